@@ -1,0 +1,41 @@
+"""The headers of B9 and the access log, on every response litestar sends.
+
+A `before_send` hook sees every response, including 404s, 405s and errors raised
+before a handler runs (route middleware would miss those). The access log records the
+path only: game links carry their token in the query string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+from litestar.datastructures import MutableScopeHeaders
+from litestar.types import Message, Scope
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
+GAME_PREFIX = "/games/noitu"
+API_PREFIX = "/games/noitu/api/"
+
+log = structlog.get_logger("noitu.access")
+
+
+def response_headers(access_log: bool) -> Callable[[Message, Scope], object]:
+    async def before_send(message: Message, scope: Scope) -> None:
+        if message["type"] != "http.response.start":
+            return
+        path: str = scope["path"]
+        headers = MutableScopeHeaders.from_message(message)
+        headers["Referrer-Policy"] = "no-referrer"
+        headers["X-Content-Type-Options"] = "nosniff"
+        if path.startswith(GAME_PREFIX):
+            headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+        if path.startswith(API_PREFIX):
+            headers["Cache-Control"] = "no-store"
+        if access_log:
+            log.info("request", method=scope.get("method"), path=path, status=message["status"])
+
+    return before_send

@@ -1,0 +1,15 @@
+"""A score reporter that only writes the score to the log (local play mode)."""
+
+from __future__ import annotations
+
+import structlog
+
+from ..application.session import GameMessage, ReportState
+
+log = structlog.get_logger("noitu.scores")
+
+
+class LoggingScoreReporter:
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+        log.info("score", user_id=user_id, score=score, game_message=message.key)
+        return ReportState.OK

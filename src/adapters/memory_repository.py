@@ -1,0 +1,85 @@
+"""The in-memory session repository: the default store of one server process."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from ..application.session import Session
+
+
+class InMemorySessionRepository:
+    def __init__(self) -> None:
+        self._sessions: dict[str, Session] = {}
+        self._owners: dict[str, str] = {}
+        self._by_user: dict[int, dict[str, None]] = {}  # insertion-ordered sets
+        self._playing: set[str] = set()
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._waiters: dict[str, int] = {}
+
+    @asynccontextmanager
+    async def lock(self, session_id: str) -> AsyncIterator[None]:
+        lock = self._locks.get(session_id)
+        if lock is None:
+            lock = self._locks[session_id] = asyncio.Lock()
+        self._waiters[session_id] = self._waiters.get(session_id, 0) + 1
+        try:
+            async with lock:
+                yield
+        finally:
+            remaining = self._waiters[session_id] - 1
+            if remaining:
+                self._waiters[session_id] = remaining
+            else:
+                del self._waiters[session_id]
+                del self._locks[session_id]
+
+    async def get(self, session_id: str) -> Session | None:
+        return self._sessions.get(session_id)
+
+    async def add(self, session: Session) -> None:
+        self._sessions[session.id] = session
+        self._owners[session.owner] = session.id
+        self._by_user.setdefault(session.user_id, {})[session.id] = None
+        self._index(session)
+
+    async def save(self, session: Session) -> None:
+        if session.id not in self._sessions:
+            return
+        session.version += 1
+        self._sessions[session.id] = session
+        self._index(session)
+
+    def _index(self, session: Session) -> None:
+        if session.is_playing:
+            self._playing.add(session.id)
+        else:
+            self._playing.discard(session.id)
+
+    async def remove(self, session_id: str) -> None:
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            return
+        self._playing.discard(session_id)
+        if self._owners.get(session.owner) == session_id:
+            del self._owners[session.owner]
+        mine = self._by_user.get(session.user_id)
+        if mine is not None:
+            mine.pop(session_id, None)
+            if not mine:
+                del self._by_user[session.user_id]
+
+    async def find_by_owner(self, owner: str) -> Session | None:
+        found = self._owners.get(owner)
+        return None if found is None else self._sessions.get(found)
+
+    async def playing_of(self, user_id: int) -> list[Session]:
+        mine = self._by_user.get(user_id, {})
+        return [self._sessions[i] for i in mine if i in self._playing]
+
+    async def count_playing(self) -> int:
+        return len(self._playing)
+
+    async def ids(self) -> list[str]:
+        return list(self._sessions)

@@ -1,0 +1,30 @@
+"""GetState: the session view; also settles a turn that ran out (spec "api/state")."""
+
+from __future__ import annotations
+
+from .errors import NoSession
+from .give_up import SessionCommand
+from .ports import Clock, SessionRepository
+from .score_keeping import ScoreKeeper
+from .view import SessionView, view_of
+
+
+class GetState:
+    def __init__(
+        self, sessions: SessionRepository, score_keeper: ScoreKeeper, clock: Clock
+    ) -> None:
+        self._sessions = sessions
+        self._score_keeper = score_keeper
+        self._clock = clock
+
+    async def __call__(self, command: SessionCommand) -> SessionView:
+        async with self._sessions.lock(command.session):
+            session = await self._sessions.get(command.session)
+            if session is None:
+                raise NoSession()
+            now = self._clock.now_ms()
+            session.last_active_ms = now
+            if session.game.settle(now):
+                self._score_keeper.game_ended(session)
+            await self._sessions.save(session)
+            return view_of(session, now)

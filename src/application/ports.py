@@ -1,0 +1,71 @@
+"""The ports: what the use cases need from the outside world, one small Protocol each."""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from .session import GameMessage, ReportState, Session, Ticket
+
+
+class Clock(Protocol):
+    def now_ms(self) -> int:
+        """Milliseconds since the Unix epoch."""
+        ...
+
+
+class SessionRepository(Protocol):
+    """Where sessions live. `lock` serializes every change to one session."""
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
+
+    async def get(self, session_id: str) -> Session | None: ...
+
+    async def add(self, session: Session) -> None: ...
+
+    async def save(self, session: Session) -> None: ...
+
+    async def remove(self, session_id: str) -> None: ...
+
+    async def find_by_owner(self, owner: str) -> Session | None:
+        """The session of a player on one game message, if any."""
+        ...
+
+    async def playing_of(self, user_id: int) -> list[Session]:
+        """The user's unfinished sessions, oldest first."""
+        ...
+
+    async def count_playing(self) -> int: ...
+
+    async def ids(self) -> list[str]:
+        """Every stored session id (for the minutely sweep)."""
+        ...
+
+
+class TokenVerifier(Protocol):
+    def verify(self, token: str, now_s: int) -> Ticket:
+        """The ticket a token carries; raises BadToken or TokenExpired."""
+        ...
+
+
+class TokenIssuer(Protocol):
+    def issue(self, ticket: Ticket) -> str: ...
+
+
+class StartRateLimiter(Protocol):
+    async def allow(self, user_id: int, now_ms: int) -> bool:
+        """Count a start and say yes, or say no without counting it."""
+        ...
+
+
+class ScoreReporter(Protocol):
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+        """Put a score on the game message's high-score table: OK or FAILED."""
+        ...
+
+
+class Background(Protocol):
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run work without making the caller wait for it."""
+        ...

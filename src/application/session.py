@@ -1,0 +1,76 @@
+"""A session: one game in progress, who plays it, and which Telegram message it scores on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from ..domain.game import Game
+
+
+class ReportState(str, Enum):
+    NONE = ""  # still playing
+    PENDING = "pending"
+    OK = "ok"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class GameMessage:
+    """The Telegram message a game was launched from: a chat message or an inline one."""
+
+    chat_id: int | None = None
+    message_id: int | None = None
+    inline_message_id: str | None = None
+    topic_id: int | None = None
+
+    def __post_init__(self) -> None:
+        by_chat = self.chat_id is not None and self.message_id is not None
+        by_inline = bool(self.inline_message_id)
+        if by_chat == by_inline:
+            raise ValueError("a game message is either chat_id+message_id or inline_message_id")
+
+    @property
+    def key(self) -> str:
+        if self.inline_message_id:
+            return f"i:{self.inline_message_id}"
+        return f"c:{self.chat_id}:{self.message_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """What a verified game link says: the player and the game message (spec B8)."""
+
+    user_id: int
+    first_name: str
+    message: GameMessage
+    expires_at: int  # Unix seconds
+
+    @property
+    def owner(self) -> str:
+        return f"{self.user_id}/{self.message.key}"
+
+
+@dataclass(slots=True)
+class Session:
+    id: str
+    ticket: Ticket
+    game: Game
+    created_ms: int
+    last_active_ms: int
+    last_move_ms: int = 0
+    report: ReportState = ReportState.NONE
+    version: int = 0
+
+    @property
+    def user_id(self) -> int:
+        return self.ticket.user_id
+
+    @property
+    def owner(self) -> str:
+        return self.ticket.owner
+
+    @property
+    def is_playing(self) -> bool:
+        return not self.game.is_over

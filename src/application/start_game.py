@@ -1,0 +1,99 @@
+"""StartGame: a verified game link becomes a new session (spec "api/start", B8)."""
+
+from __future__ import annotations
+
+import random
+
+import msgspec
+
+from ..domain.game import Game, TurnRules
+from ..domain.lexicon import Lexicon
+from ..domain.opponents import Difficulty
+from .errors import BadRequest, Busy, TooFast
+from .limits import SessionLimits
+from .messages import BAD_DIFFICULTY
+from .ports import Clock, SessionRepository, StartRateLimiter, TokenVerifier
+from .score_keeping import ScoreKeeper
+from .session import Session
+from .view import SessionView, view_of
+
+
+class StartGameCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    token: str
+    difficulty: str = ""
+
+
+def parse_difficulty(value: str) -> Difficulty:
+    if not value:
+        return Difficulty.MEDIUM
+    try:
+        return Difficulty(value)
+    except ValueError:
+        raise BadRequest(BAD_DIFFICULTY) from None
+
+
+class StartGame:
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        rules: TurnRules,
+        limits: SessionLimits,
+        sessions: SessionRepository,
+        tokens: TokenVerifier,
+        start_limiter: StartRateLimiter,
+        score_keeper: ScoreKeeper,
+        clock: Clock,
+        rng: random.Random,
+        id_source: random.Random,
+    ) -> None:
+        self._lexicon = lexicon
+        self._rules = rules
+        self._limits = limits
+        self._sessions = sessions
+        self._tokens = tokens
+        self._start_limiter = start_limiter
+        self._score_keeper = score_keeper
+        self._clock = clock
+        self._rng = rng
+        self._id_source = id_source
+
+    async def __call__(self, command: StartGameCommand) -> SessionView:
+        difficulty = parse_difficulty(command.difficulty)
+        now = self._clock.now_ms()
+        ticket = self._tokens.verify(command.token, now // 1000)
+        if not await self._start_limiter.allow(ticket.user_id, now):
+            raise TooFast()
+
+        replaced = await self._sessions.find_by_owner(ticket.owner)
+        playing = await self._sessions.playing_of(ticket.user_id)
+        ending = [replaced] if replaced is not None and replaced.is_playing else []
+        others = [s for s in playing if replaced is None or s.id != replaced.id]
+        overflow = len(others) + 1 - self._limits.max_playing_per_user
+        ending += others[: max(overflow, 0)]
+        if await self._sessions.count_playing() - len(ending) >= self._limits.max_playing:
+            raise Busy()
+
+        for old in ending:
+            await self._end(old.id, now)
+
+        game = Game.start(self._lexicon, self._rules, difficulty, self._rng, now)
+        session = Session(
+            id=f"{self._id_source.getrandbits(128):032x}",
+            ticket=ticket,
+            game=game,
+            created_ms=now,
+            last_active_ms=now,
+        )
+        await self._sessions.add(session)
+        return view_of(session, now)
+
+    async def _end(self, session_id: str, now: int) -> None:
+        """Settle a session this start replaces or pushes out; its score is still reported."""
+        async with self._sessions.lock(session_id):
+            session = await self._sessions.get(session_id)
+            if session is None or not session.is_playing:
+                return
+            if not session.game.settle(now):
+                session.game.give_up(now)
+            self._score_keeper.game_ended(session)
+            await self._sessions.save(session)

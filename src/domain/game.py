@@ -1,0 +1,175 @@
+"""One game of nối từ: the move checks, the turn clock and the endings (spec B4).
+
+Time is a plain integer of milliseconds handed in by the caller; the domain never reads
+a clock. Randomness comes in as a `random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import Enum
+
+from .chain import Chain, Side
+from .lexicon import MIN_SYLLABLES, Lexicon
+from .opponents import Difficulty, Opponent, draw_opening, suggestions
+from .scoring import Score
+from .spelling import syllables
+
+MAX_TYPED_CHARACTERS = 64
+MAX_TYPED_TOKENS = 8
+
+
+class Status(str, Enum):
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+
+
+class EndReason(str, Enum):
+    TIMEOUT = "timeout"
+    NO_LEGAL_MOVE = "no_legal_move"
+    GAVE_UP = "gave_up"
+    BOT_STUCK = "bot_stuck"
+    MAX_MOVES = "max_moves"
+
+
+class Rejection(str, Enum):
+    TOO_FEW_SYLLABLES = "too_few_syllables"
+    NOT_IN_DICTIONARY = "not_in_dictionary"
+    WRONG_LINK = "wrong_link"
+    ALREADY_USED = "already_used"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRules:
+    """The clock and the length of a game."""
+
+    turn_ms: int = 30_000
+    grace_ms: int = 2_000
+    max_chain: int = 300
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOutcome:
+    accepted: bool
+    rejection: Rejection | None = None
+    player_word: int | None = None
+    bot_word: int | None = None
+
+
+def typed_word_too_long(raw: str) -> bool:
+    """Input over 64 characters (raw) or over 8 space-separated tokens (spec B2)."""
+    return len(raw) > MAX_TYPED_CHARACTERS or len(raw.split()) > MAX_TYPED_TOKENS
+
+
+class Game:
+    """The chain, whose turn it is, its deadline, the score and how the game ended."""
+
+    def __init__(self, lexicon: Lexicon, rules: TurnRules, difficulty: Difficulty) -> None:
+        self.lexicon = lexicon
+        self.rules = rules
+        self.difficulty = difficulty
+        self.chain = Chain(lexicon)
+        self.status = Status.PLAYING
+        self.end_reason: EndReason | None = None
+        self.deadline_ms = 0
+        self.ended_ms = 0
+        self.score = 0
+        self.suggestions: list[int] = []
+
+    @classmethod
+    def start(
+        cls,
+        lexicon: Lexicon,
+        rules: TurnRules,
+        difficulty: Difficulty,
+        rng: random.Random,
+        now_ms: int,
+    ) -> Game:
+        """The bot opens; the player's clock starts at once."""
+        game = cls(lexicon, rules, difficulty)
+        opening = draw_opening(lexicon, rng)
+        game.chain.append(opening, Side.BOT, 0)
+        game.deadline_ms = now_ms + rules.turn_ms
+        return game
+
+    @property
+    def is_over(self) -> bool:
+        return self.status is not Status.PLAYING
+
+    def turn_expired(self, now_ms: int) -> bool:
+        """A move counts while now ≤ deadline + grace."""
+        return not self.is_over and now_ms > self.deadline_ms + self.rules.grace_ms
+
+    def settle(self, now_ms: int) -> bool:
+        """End a turn that ran out: `timeout`, or `no_legal_move` in a dead end."""
+        if not self.turn_expired(now_ms):
+            return False
+        reason = EndReason.TIMEOUT if self.chain.has_legal_word() else EndReason.NO_LEGAL_MOVE
+        self._end(Status.LOST, reason, now_ms)
+        return True
+
+    def give_up(self, now_ms: int) -> None:
+        """"Chịu thua": `no_legal_move` in a dead end, otherwise `gave_up`."""
+        if self.is_over:
+            return
+        reason = EndReason.GAVE_UP if self.chain.has_legal_word() else EndReason.NO_LEGAL_MOVE
+        self._end(Status.LOST, reason, now_ms)
+
+    def points_for(self, word: int, now_ms: int) -> int:
+        """The points a word answering the current syllable earns now."""
+        lexicon = self.lexicon
+        return Score.of(
+            words_before=len(self.chain),
+            syllables=lexicon.syllable_counts[word],
+            time_left_ms=self.deadline_ms - now_ms,
+            turn_ms=self.rules.turn_ms,
+            replies_to_answered=lexicon.out_degree[self.chain.current],
+        ).total
+
+    def play(
+        self, typed: str, now_ms: int, opponent: Opponent, rng: random.Random
+    ) -> MoveOutcome:
+        """Check a normalized word in the spec's order, then let the bot answer.
+
+        The caller has settled an expired turn and refused a finished game already.
+        """
+        if self.is_over or self.turn_expired(now_ms):
+            raise ValueError("play() needs a game whose turn is still open")
+        lexicon = self.lexicon
+        chain = self.chain
+        if len(syllables(typed)) < MIN_SYLLABLES:
+            return MoveOutcome(False, Rejection.TOO_FEW_SYLLABLES)
+        word = lexicon.resolve(typed)
+        if word is None:
+            return MoveOutcome(False, Rejection.NOT_IN_DICTIONARY)
+        if lexicon.first[word] != chain.current:
+            return MoveOutcome(False, Rejection.WRONG_LINK, player_word=word)
+        if word in chain.used:
+            return MoveOutcome(False, Rejection.ALREADY_USED, player_word=word)
+
+        points = self.points_for(word, now_ms)
+        chain.append(word, Side.PLAYER, points)
+        self.score += points
+        if len(chain) >= self.rules.max_chain:
+            self._end(Status.WON, EndReason.MAX_MOVES, now_ms)
+            return MoveOutcome(True, player_word=word)
+
+        reply = opponent.choose(chain, rng)
+        if reply is None:
+            self._end(Status.WON, EndReason.BOT_STUCK, now_ms)
+            return MoveOutcome(True, player_word=word)
+        # The bot answers at once, so its word is valued with the whole turn left.
+        self.deadline_ms = now_ms + self.rules.turn_ms
+        chain.append(reply, Side.BOT, self.points_for(reply, now_ms))
+        return MoveOutcome(True, player_word=word, bot_word=reply)
+
+    def _end(self, status: Status, reason: EndReason, now_ms: int) -> None:
+        self.status = status
+        self.end_reason = reason
+        self.ended_ms = now_ms
+        self.deadline_ms = 0
+        if status is Status.LOST:
+            self.suggestions = suggestions(self.chain, self.chain.current)

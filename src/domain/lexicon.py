@@ -1,0 +1,248 @@
+"""The Lexicon: every playable word, indexed for the game (spec B1, B3, B5, B6).
+
+The Lexicon is built from the lines of a dictionary file; reading the file itself is an
+adapter's job. Words get dense integer ids so that the game and the bots can work on
+ints and lists instead of strings and sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .spelling import (
+    family_key,
+    normalize,
+    preferred_spelling_score,
+    resolve_spelling,
+    syllables,
+)
+
+MIN_SYLLABLES = 2
+MAX_MEANINGS = 5
+COMMON_TIER = 2
+OPENING_MIN_REPLIES = 20
+TIERS = ("1", "2", "3", "4")
+
+
+@dataclass(frozen=True, slots=True)
+class Meaning:
+    pos: str
+    gloss: str
+
+
+@dataclass(frozen=True, slots=True)
+class DictionaryEntry:
+    """One word line of a dictionary file."""
+
+    word: str
+    tier: int = 1
+    meanings: tuple[Meaning, ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DictionaryFile:
+    """The parsed content of a dictionary file, before spelling families are merged."""
+
+    entries: tuple[DictionaryEntry, ...]
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A playable word as the game shows it."""
+
+    id: int
+    text: str
+    syllables: int
+    tier: int
+    meanings: tuple[Meaning, ...]
+
+
+class DictionaryFormatError(ValueError):
+    """A dictionary file that cannot be loaded; names the source and the line."""
+
+    def __init__(self, source: str, line: int, problem: str) -> None:
+        super().__init__(f"{source}:{line}: {problem}")
+        self.source = source
+        self.line = line
+        self.problem = problem
+
+
+def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> DictionaryFile:
+    """Parse the B1 file format. Rejects unnormalized, short or repeated words."""
+    entries: list[DictionaryEntry] = []
+    metadata: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if line.startswith("#@"):
+            key, _, value = line[2:].partition(" ")
+            if key:
+                metadata[key] = value.strip()
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        word, *cells = line.split("\t")
+        if normalize(word) != word:
+            raise DictionaryFormatError(
+                source, number, f"word {word!r} is not normalized (expected {normalize(word)!r})"
+            )
+        if len(syllables(word)) < MIN_SYLLABLES:
+            raise DictionaryFormatError(
+                source, number, f"word {word!r} has fewer than {MIN_SYLLABLES} syllables"
+            )
+        if word in seen:
+            raise DictionaryFormatError(
+                source, number, f"word {word!r} repeats line {seen[word]}"
+            )
+        seen[word] = number
+        tier: int | None = None
+        meanings: list[Meaning] = []
+        for cell in cells:
+            if cell in TIERS:
+                if tier is not None:
+                    raise DictionaryFormatError(source, number, "more than one tier cell")
+                tier = int(cell)
+                continue
+            pos, bar, gloss = cell.partition("|")
+            if not bar:
+                raise DictionaryFormatError(
+                    source, number, f"cell {cell!r} is neither a tier 1-4 nor a meaning pos|gloss"
+                )
+            if gloss.strip():
+                meanings.append(Meaning(pos.strip(), gloss.strip()))
+        entries.append(DictionaryEntry(word, tier or 1, tuple(meanings), number))
+    return DictionaryFile(tuple(entries), metadata)
+
+
+def merge_families(entries: Iterable[DictionaryEntry]) -> list[DictionaryEntry]:
+    """Merge spellings of one family into one entry under its canonical spelling.
+
+    The canonical spelling is the one of the most common tier; on a tie, the one using
+    the house spelling (tone on the first vowel of oa/oe/uy, y over i) in more
+    syllables; then code-point order. Meanings are joined, the canonical ones first.
+    """
+    families: dict[str, list[DictionaryEntry]] = {}
+    for entry in entries:
+        families.setdefault(family_key(entry.word), []).append(entry)
+    merged: list[DictionaryEntry] = []
+    for members in families.values():
+        if len(members) == 1:
+            merged.append(members[0])
+            continue
+        ranked = sorted(
+            members, key=lambda e: (e.tier, -preferred_spelling_score(e.word), e.word)
+        )
+        canonical = ranked[0]
+        meanings: list[Meaning] = []
+        for member in ranked:
+            for meaning in member.meanings:
+                if meaning not in meanings:
+                    meanings.append(meaning)
+        merged.append(
+            DictionaryEntry(canonical.word, canonical.tier, tuple(meanings), canonical.line)
+        )
+    merged.sort(key=lambda e: e.word)
+    return merged
+
+
+class Lexicon:
+    """Every playable word, with ids, tiers, meanings and the first-syllable index."""
+
+    def __init__(self, entries: Iterable[DictionaryEntry], metadata: dict[str, str] | None = None):
+        merged = merge_families(entries)
+        if not merged:
+            raise ValueError("the dictionary has no words")
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self.words: list[str] = [e.word for e in merged]
+        self.tiers: list[int] = [e.tier for e in merged]
+        self.meanings: list[tuple[Meaning, ...]] = [e.meanings[:MAX_MEANINGS] for e in merged]
+        self.word_ids: dict[str, int] = {w: i for i, w in enumerate(self.words)}
+
+        self.syllable_names: list[str] = []
+        self.syllable_ids: dict[str, int] = {}
+        self.first: list[int] = []
+        self.last: list[int] = []
+        self.syllable_counts: list[int] = []
+        for word in self.words:
+            parts = syllables(word)
+            self.first.append(self._syllable_id(parts[0]))
+            self.last.append(self._syllable_id(parts[-1]))
+            self.syllable_counts.append(len(parts))
+
+        starting: list[list[int]] = [[] for _ in self.syllable_names]
+        for word_id, first in enumerate(self.first):
+            starting[first].append(word_id)
+        # Words are sorted, so every list is in code-point order.
+        self.starting_with: list[tuple[int, ...]] = [tuple(ids) for ids in starting]
+        self.out_degree: list[int] = [len(ids) for ids in starting]
+        # Words with the same first and last syllable are interchangeable for the rest of
+        # a game; the bots search over these "edges" instead of over single words.
+        edge_ids: dict[tuple[int, int], int] = {}
+        self.edge_of: list[int] = []
+        self.edge_last: list[int] = []
+        self.edge_size: list[int] = []
+        edges_from: list[list[int]] = [[] for _ in self.syllable_names]
+        for first, last in zip(self.first, self.last):
+            edge = edge_ids.get((first, last))
+            if edge is None:
+                edge = edge_ids[(first, last)] = len(self.edge_last)
+                self.edge_last.append(last)
+                self.edge_size.append(0)
+                edges_from[first].append(edge)
+            self.edge_of.append(edge)
+            self.edge_size[edge] += 1
+        self.edges_from: list[tuple[int, ...]] = [tuple(e) for e in edges_from]
+        self.opening_candidates: tuple[int, ...] = tuple(
+            i for i, last in enumerate(self.last) if self.out_degree[last] >= OPENING_MIN_REPLIES
+        )
+        self.common_opening_candidates: tuple[int, ...] = tuple(
+            i for i in self.opening_candidates if self.tiers[i] <= COMMON_TIER
+        )
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str], source: str = "<dictionary>") -> Lexicon:
+        parsed = parse_dictionary(lines, source)
+        return cls(parsed.entries, parsed.metadata)
+
+    def _syllable_id(self, name: str) -> int:
+        found = self.syllable_ids.get(name)
+        if found is None:
+            found = len(self.syllable_names)
+            self.syllable_ids[name] = found
+            self.syllable_names.append(name)
+        return found
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.word_ids
+
+    def word(self, word_id: int) -> Word:
+        return Word(
+            word_id,
+            self.words[word_id],
+            self.syllable_counts[word_id],
+            self.tiers[word_id],
+            self.meanings[word_id],
+        )
+
+    def resolve(self, typed: str) -> int | None:
+        """The id of the word a normalized spelling stands for (spec B3), or None."""
+        found = self.word_ids.get(typed)
+        if found is not None:
+            return found
+        canonical = resolve_spelling(typed, self.word_ids.__contains__)
+        return None if canonical is None else self.word_ids[canonical]
+
+    def replies_to(self, syllable: str) -> int:
+        """How many dictionary words start with a syllable (used or not)."""
+        found = self.syllable_ids.get(syllable)
+        return 0 if found is None else self.out_degree[found]
+
+    def words_starting_with(self, syllable: str) -> Sequence[int]:
+        found = self.syllable_ids.get(syllable)
+        return () if found is None else self.starting_with[found]

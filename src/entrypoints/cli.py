@@ -1,0 +1,136 @@
+"""The `noitu` command: serve, token."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import structlog
+
+from ..adapters.dictionary_file import DictionaryUnreadable
+from ..application.session import GameMessage, Ticket
+from ..domain.lexicon import DictionaryFormatError
+from .container import Container
+from .settings import Settings, SettingsError, load_settings
+
+TOKEN_TTL_S = 6 * 3600
+LOCAL_PLAYER = Ticket(
+    user_id=1, first_name="Bạn", message=GameMessage(chat_id=1, message_id=1), expires_at=0
+)
+
+
+def _settings_or_exit() -> Settings:
+    try:
+        return load_settings()
+    except SettingsError as error:
+        for problem in error.problems:
+            print(f"noitu: {problem}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def build_container(settings: Settings) -> Container:
+    container = Container()
+    container.settings.override(settings)
+    return container
+
+
+def _load_dictionary_or_exit(container: Container) -> None:
+    try:
+        lexicon = container.lexicon()
+    except (DictionaryFormatError, DictionaryUnreadable) as error:
+        print(f"noitu: bad dictionary: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    structlog.get_logger("noitu").info(
+        "dictionary_loaded", words=len(lexicon), source=container.settings().dictionary or "shipped"
+    )
+
+
+def local_play_link(container: Container, host: str, port: int) -> str:
+    ticket = Ticket(
+        user_id=LOCAL_PLAYER.user_id,
+        first_name=LOCAL_PLAYER.first_name,
+        message=LOCAL_PLAYER.message,
+        expires_at=int(time.time()) + TOKEN_TTL_S,
+    )
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    token = container.token_signer().issue(ticket)
+    return f"http://{shown_host}:{port}/games/noitu/?t={token}"
+
+
+def serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from .log_setup import configure_logging
+    from .server import build_app
+
+    settings = _settings_or_exit()
+    configure_logging(settings.effective_log_format, settings.log_level)
+    log = structlog.get_logger("noitu")
+    for warning in settings.warnings:
+        log.warning("settings", problem=warning)
+    container = build_container(settings)
+    if settings.noitu_enabled:
+        _load_dictionary_or_exit(container)
+    app = build_app(container)
+    host, port = settings.bind_host, settings.port
+    if settings.local_play and settings.game_enabled:
+        link = local_play_link(container, host, port)
+        print(f"\nnoitu: local play mode, open this link to play:\n\n  {link}\n", flush=True)
+    uvicorn.run(
+        app, host=host, port=port, log_config=None, access_log=False, server_header=False,
+        lifespan="on",
+    )
+
+
+def token(args: argparse.Namespace) -> None:
+    settings = _settings_or_exit()
+    if not settings.game_secret and not settings.bot_token:
+        print(
+            "noitu: set NOITU_GAME_SECRET (or TELEGRAM_BOT_TOKEN) so the server can check"
+            " the token",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    if (args.chat is None) != (args.message is None) or (args.chat is None) == (args.inline is None):
+        print("noitu: give either --chat and --message, or --inline", file=sys.stderr)
+        raise SystemExit(2)
+    if args.user <= 0:
+        print("noitu: --user must be a positive Telegram user id", file=sys.stderr)
+        raise SystemExit(2)
+    container = build_container(settings)
+    ticket = Ticket(
+        user_id=args.user,
+        first_name=args.name,
+        message=GameMessage(
+            chat_id=args.chat, message_id=args.message, inline_message_id=args.inline,
+            topic_id=args.topic,
+        ),
+        expires_at=int(time.time()) + args.ttl,
+    )
+    print(container.token_signer().issue(ticket))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="noitu", description="Nối từ against a bot, for Telegram.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve_parser = commands.add_parser("serve", help="run the server (local play without a bot token)")
+    serve_parser.set_defaults(run=serve)
+
+    token_parser = commands.add_parser("token", help="print a signed game token")
+    token_parser.add_argument("--user", type=int, required=True, help="Telegram user id")
+    token_parser.add_argument("--name", default="", help="the player's first name")
+    token_parser.add_argument("--chat", type=int, help="chat id of the game message")
+    token_parser.add_argument("--message", type=int, help="message id of the game message")
+    token_parser.add_argument("--inline", help="inline_message_id of the game message")
+    token_parser.add_argument("--topic", type=int, help="forum topic id")
+    token_parser.add_argument("--ttl", type=int, default=TOKEN_TTL_S, help="seconds until it expires")
+    token_parser.set_defaults(run=token)
+
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Settings from the environment, validated once at start (spec "Setup").
+
+Bad values that would make the server misbehave stop it with one line per problem.
+A bad GAME_BASE_URL or a short NOITU_GAME_SECRET does not stop it: the spec says they
+disable the game, with a warning, while the bot keeps answering /noitu.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..adapters.token_signer import MIN_SECRET_BYTES
+
+BASE_URL_PATTERN = re.compile(
+    r"^https://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?)"
+    r"(?P<path>(?:/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)*)$"
+)
+TELEGRAM_MODES = ("polling", "webhook", "none")
+STORES = ("memory", "redis")
+LOG_FORMATS = ("json", "console")
+
+
+class SettingsError(ValueError):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_token: str = ""
+    game_base_url: str = ""
+    game_secret: bytes = b""
+    modules: tuple[str, ...] = ()
+    dictionary: str = ""
+    turn_ms: int = 30_000
+    grace_ms: int = 2_000
+    host: str = ""
+    port: int = 8080
+    log_format: str = ""
+    log_level: str = "INFO"
+    access_log: bool = True
+    telegram_mode: str = "polling"
+    telegram_api_base: str = ""
+    store: str = "memory"
+    redis_url: str = ""
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def local_play(self) -> bool:
+        """No bot token: the local play mode on 127.0.0.1, without Telegram."""
+        return not self.bot_token
+
+    @property
+    def noitu_enabled(self) -> bool:
+        """MODULES empty or naming noitu."""
+        return not self.modules or "noitu" in self.modules
+
+    @property
+    def game_disabled_reason(self) -> str:
+        """Why the game page is off in production, or "" when it is on."""
+        if self.local_play:
+            return ""
+        if not self.game_base_url:
+            return "GAME_BASE_URL is unset or invalid"
+        if self.game_secret and len(self.game_secret) < MIN_SECRET_BYTES:
+            return f"NOITU_GAME_SECRET is shorter than {MIN_SECRET_BYTES} bytes"
+        return ""
+
+    @property
+    def game_enabled(self) -> bool:
+        return self.noitu_enabled and not self.game_disabled_reason
+
+    @property
+    def bind_host(self) -> str:
+        return self.host or ("127.0.0.1" if self.local_play else "0.0.0.0")
+
+    @property
+    def effective_log_format(self) -> str:
+        return self.log_format or ("console" if self.local_play else "json")
+
+
+def _seconds_to_ms(name: str, raw: str, minimum: float, problems: list[str]) -> int | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        problems.append(f"{name}={raw!r}: expected a number of seconds")
+        return None
+    if not (minimum <= value <= 3600):
+        problems.append(f"{name}={raw!r}: expected between {minimum:g} and 3600 seconds")
+        return None
+    return round(value * 1000)
+
+
+def _choice(name: str, raw: str, options: tuple[str, ...], problems: list[str]) -> str:
+    value = raw.strip().lower()
+    if value not in options:
+        problems.append(f"{name}={raw!r}: expected one of {', '.join(options)}")
+    return value
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    problems: list[str] = []
+    warnings: list[str] = []
+    values: dict[str, object] = {}
+
+    values["bot_token"] = env.get("TELEGRAM_BOT_TOKEN", "").strip()
+
+    base_url = env.get("GAME_BASE_URL", "").strip()
+    if base_url and not BASE_URL_PATTERN.match(base_url):
+        warnings.append(
+            f"GAME_BASE_URL={base_url!r} is not https://host[/path] without a trailing slash;"
+            " the game is disabled"
+        )
+        base_url = ""
+    values["game_base_url"] = base_url
+
+    secret = env.get("NOITU_GAME_SECRET", "").encode()
+    if secret and len(secret) < MIN_SECRET_BYTES:
+        warnings.append(
+            f"NOITU_GAME_SECRET has {len(secret)} bytes, fewer than {MIN_SECRET_BYTES};"
+            " the game is disabled"
+        )
+    values["game_secret"] = secret
+
+    modules = env.get("MODULES", "").replace(",", " ").split()
+    values["modules"] = tuple(m.strip().lower() for m in modules)
+
+    values["dictionary"] = env.get("NOITU_DICTIONARY", "").strip()
+    turn = _seconds_to_ms("NOITU_TURN_SECONDS", env.get("NOITU_TURN_SECONDS", "30"), 1, problems)
+    grace = _seconds_to_ms("NOITU_GRACE_SECONDS", env.get("NOITU_GRACE_SECONDS", "2"), 0, problems)
+    if turn is not None:
+        values["turn_ms"] = turn
+    if grace is not None:
+        values["grace_ms"] = grace
+
+    values["host"] = env.get("NOITU_HOST", "").strip()
+    raw_port = env.get("NOITU_PORT", "8080").strip()
+    if raw_port.isdigit() and 0 < int(raw_port) < 65536:
+        values["port"] = int(raw_port)
+    else:
+        problems.append(f"NOITU_PORT={raw_port!r}: expected a port number from 1 to 65535")
+
+    raw_format = env.get("NOITU_LOG_FORMAT", "")
+    values["log_format"] = _choice("NOITU_LOG_FORMAT", raw_format, LOG_FORMATS, problems) if raw_format else ""
+    level = env.get("NOITU_LOG_LEVEL", "INFO").strip().upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        problems.append(f"NOITU_LOG_LEVEL={level!r}: expected DEBUG, INFO, WARNING or ERROR")
+    values["log_level"] = level
+    access = env.get("NOITU_ACCESS_LOG", "1").strip().lower()
+    if access not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+        problems.append(f"NOITU_ACCESS_LOG={access!r}: expected 1 or 0")
+    values["access_log"] = access in ("1", "true", "yes", "on")
+
+    values["telegram_mode"] = _choice(
+        "TELEGRAM_MODE", env.get("TELEGRAM_MODE", "polling"), TELEGRAM_MODES, problems
+    )
+    api_base = env.get("TELEGRAM_API_BASE", "").strip().rstrip("/")
+    if api_base and not re.match(r"^https?://[^/\s]+(/\S*)?$", api_base):
+        problems.append(f"TELEGRAM_API_BASE={api_base!r}: expected an http(s) URL")
+    values["telegram_api_base"] = api_base
+
+    values["store"] = _choice("NOITU_STORE", env.get("NOITU_STORE", "memory"), STORES, problems)
+    values["redis_url"] = env.get("REDIS_URL", "").strip()
+    if values["store"] == "redis" and not values["redis_url"]:
+        problems.append("NOITU_STORE=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379/0)")
+
+    if problems:
+        raise SettingsError(problems)
+    return Settings(warnings=tuple(warnings), **values)  # type: ignore[arg-type]

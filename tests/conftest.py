@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from support.dictionaries import LITTLE  # noqa: E402
+from support.fakes import FakeClock  # noqa: E402
+
+from noitu.domain.lexicon import Lexicon  # noqa: E402
+
+
+@pytest.fixture
+def little() -> Lexicon:
+    return Lexicon.from_lines(LITTLE.splitlines(), "little")
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(7)

@@ -1,0 +1,60 @@
+"""Hand-written fakes for the ports: a clock you can advance, a recording reporter,
+background work the test can wait for."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from noitu.application.session import GameMessage, ReportState
+
+START_MS = 1_800_000_000_000
+
+
+class FakeClock:
+    def __init__(self, now_ms: int = START_MS) -> None:
+        self.now = now_ms
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def advance(self, ms: int) -> None:
+        self.now += ms
+
+
+@dataclass(frozen=True)
+class ReportedScore:
+    user_id: int
+    score: int
+    message: GameMessage
+
+
+class RecordingScoreReporter:
+    """Records every report; answers `outcome` (OK unless a test says otherwise)."""
+
+    def __init__(self, outcome: ReportState = ReportState.OK) -> None:
+        self.outcome = outcome
+        self.reports: list[ReportedScore] = []
+
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+        self.reports.append(ReportedScore(user_id, score, message))
+        return self.outcome
+
+
+class CollectingBackground:
+    """Runs spawned work on the loop; `settle()` waits until all of it is done."""
+
+    def __init__(self) -> None:
+        self.tasks: list[asyncio.Task[None]] = []
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        self.tasks.append(asyncio.get_running_loop().create_task(work))
+
+    async def settle(self) -> None:
+        while any(not t.done() for t in self.tasks):
+            await asyncio.gather(*self.tasks)
+
+    async def drain(self, timeout_s: float) -> None:
+        await self.settle()
