@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .spelling import (
     family_key,
     normalize,
     preferred_spelling_score,
     resolve_spelling,
+    syllable_key,
     syllables,
 )
 
@@ -31,8 +33,7 @@ class Meaning:
     gloss: str
 
 
-@dataclass(frozen=True, slots=True)
-class DictionaryEntry:
+class DictionaryEntry(NamedTuple):
     """One word line of a dictionary file."""
 
     word: str
@@ -75,46 +76,63 @@ def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> Dict
     entries: list[DictionaryEntry] = []
     metadata: dict[str, str] = {}
     seen: dict[str, int] = {}
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        if line.startswith("#@"):
-            key, _, value = line[2:].partition(" ")
-            if key:
-                metadata[key] = value.strip()
+    tier_cells = {cell: int(cell) for cell in TIERS}
+    for number, line in enumerate(lines, start=1):
+        if line.endswith("\n"):
+            line = line[:-1]
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line or line[0] == "#":
+            if line.startswith("#@"):
+                key, _, value = line[2:].partition(" ")
+                if key:
+                    metadata[key] = value.strip()
             continue
-        if not line.strip() or line.startswith("#"):
-            continue
-        word, *cells = line.split("\t")
+        word, _, rest = line.partition("\t")
         if normalize(word) != word:
+            if not line.strip():
+                continue
             raise DictionaryFormatError(
                 source, number, f"word {word!r} is not normalized (expected {normalize(word)!r})"
             )
-        if len(syllables(word)) < MIN_SYLLABLES:
+        if word.count(" ") + 1 < MIN_SYLLABLES:
             raise DictionaryFormatError(
                 source, number, f"word {word!r} has fewer than {MIN_SYLLABLES} syllables"
             )
         if word in seen:
-            raise DictionaryFormatError(
-                source, number, f"word {word!r} repeats line {seen[word]}"
-            )
+            raise DictionaryFormatError(source, number, f"word {word!r} repeats line {seen[word]}")
         seen[word] = number
-        tier: int | None = None
-        meanings: list[Meaning] = []
-        for cell in cells:
-            if cell in TIERS:
-                if tier is not None:
-                    raise DictionaryFormatError(source, number, "more than one tier cell")
-                tier = int(cell)
-                continue
-            pos, bar, gloss = cell.partition("|")
-            if not bar:
-                raise DictionaryFormatError(
-                    source, number, f"cell {cell!r} is neither a tier 1-4 nor a meaning pos|gloss"
-                )
-            if gloss.strip():
-                meanings.append(Meaning(pos.strip(), gloss.strip()))
-        entries.append(DictionaryEntry(word, tier or 1, tuple(meanings), number))
+        fast_tier = tier_cells.get(rest)
+        if fast_tier is not None:
+            entries.append(DictionaryEntry(word, fast_tier, (), number))
+        elif not rest:
+            entries.append(DictionaryEntry(word, 1, (), number))
+        else:
+            tier, meanings = _parse_cells(rest.split("\t"), source, number)
+            entries.append(DictionaryEntry(word, tier, meanings, number))
     return DictionaryFile(tuple(entries), metadata)
+
+
+def _parse_cells(cells: list[str], source: str, number: int) -> tuple[int, tuple[Meaning, ...]]:
+    """A tier cell (a single digit 1-4) and meaning cells (pos|gloss) of one word line."""
+    tier: int | None = None
+    meanings: list[Meaning] = []
+    for cell in cells:
+        if not cell.strip():
+            continue  # a stray tab is harmless
+        if cell in TIERS:
+            if tier is not None:
+                raise DictionaryFormatError(source, number, "more than one tier cell")
+            tier = int(cell)
+            continue
+        pos, bar, gloss = cell.partition("|")
+        if not bar:
+            raise DictionaryFormatError(
+                source, number, f"cell {cell!r} is neither a tier 1-4 nor a meaning pos|gloss"
+            )
+        if gloss.strip():
+            meanings.append(Meaning(pos.strip(), gloss.strip()))
+    return tier or 1, tuple(meanings)
 
 
 def merge_families(entries: Iterable[DictionaryEntry]) -> list[DictionaryEntry]:
@@ -208,12 +226,21 @@ class Lexicon:
         return cls(parsed.entries, parsed.metadata)
 
     def _syllable_id(self, name: str) -> int:
-        found = self.syllable_ids.get(name)
+        key = syllable_key(name)
+        found = self.syllable_ids.get(key)
         if found is None:
             found = len(self.syllable_names)
-            self.syllable_ids[name] = found
-            self.syllable_names.append(name)
+            self.syllable_ids[key] = found
+            self.syllable_names.append(key)
         return found
+
+    def syllable_id(self, syllable: str) -> int | None:
+        """The id of a syllable, whichever of its spellings is given."""
+        return self.syllable_ids.get(syllable_key(syllable))
+
+    def last_syllable(self, word_id: int) -> str:
+        """The last syllable of a word as the word writes it."""
+        return self.words[word_id].rpartition(" ")[2]
 
     def __len__(self) -> int:
         return len(self.words)
@@ -240,9 +267,9 @@ class Lexicon:
 
     def replies_to(self, syllable: str) -> int:
         """How many dictionary words start with a syllable (used or not)."""
-        found = self.syllable_ids.get(syllable)
+        found = self.syllable_id(syllable)
         return 0 if found is None else self.out_degree[found]
 
     def words_starting_with(self, syllable: str) -> Sequence[int]:
-        found = self.syllable_ids.get(syllable)
+        found = self.syllable_id(syllable)
         return () if found is None else self.starting_with[found]

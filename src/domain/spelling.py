@@ -5,6 +5,7 @@ Everything here is pure string arithmetic on Unicode; nothing reads a file or a 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -112,13 +113,24 @@ def i_y_variant(syllable: str) -> str | None:
     return _render([*onset, swapped])
 
 
-def syllable_spellings(syllable: str) -> list[str]:
-    """The syllable itself first, then its other accepted spellings."""
+@functools.lru_cache(maxsize=1 << 16)
+def syllable_spellings(syllable: str) -> tuple[str, ...]:
+    """The syllable itself first, then its other accepted spellings.
+
+    Cached: a dictionary has a few thousand distinct syllables, and the cache is bounded
+    so that typed nonsense cannot grow it without limit.
+    """
     found = [syllable]
     for variant in (tone_placement_variant(syllable), i_y_variant(syllable)):
         if variant is not None and variant not in found:
             found.append(variant)
-    return found
+    return tuple(found)
+
+
+def syllable_key(syllable: str) -> str:
+    """One name for all spellings of a syllable: hòa and hoà, lý and lí are one syllable
+    for the link between two words."""
+    return min(syllable_spellings(syllable))
 
 
 def word_variants(word: str) -> list[str]:
@@ -165,4 +177,4 @@ def preferred_spelling_score(word: str) -> int:
 
 def family_key(word: str) -> str:
     """One name for a whole spelling family: each syllable's smallest spelling."""
-    return " ".join(min(syllable_spellings(s)) for s in syllables(word))
+    return " ".join(syllable_key(s) for s in syllables(word))

@@ -1,0 +1,1 @@
+"""Files shipped with the game: the dictionary and the web page."""

@@ -1,0 +1,206 @@
+"""The dictionary file format and the Lexicon (spec B1, B3, B6)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from noitu.domain.lexicon import (
+    DictionaryEntry,
+    DictionaryFormatError,
+    Lexicon,
+    Meaning,
+    merge_families,
+    parse_dictionary,
+)
+
+# --- families --------------------------------------------------------------------------
+
+
+def only_word(lexicon: Lexicon) -> str:
+    assert len(lexicon) == 1
+    return lexicon.words[0]
+
+
+def test_lower_tier_wins() -> None:
+    lexicon = Lexicon.from_lines(["hòa bình\t3", "hoà bình\t1"])
+    assert only_word(lexicon) == "hoà bình"
+    assert lexicon.tiers[0] == 1
+
+
+def test_tie_goes_to_tone_on_first_vowel() -> None:
+    for lines in (["hòa bình\t2", "hoà bình\t2"], ["hoà bình\t2", "hòa bình\t2"]):
+        assert only_word(Lexicon.from_lines(lines)) == "hòa bình"
+    assert only_word(Lexicon.from_lines(["khoẻ mạnh", "khỏe mạnh"])) == "khỏe mạnh"
+    assert only_word(Lexicon.from_lines(["thuý vân", "thúy vân"])) == "thúy vân"
+
+
+def test_tie_goes_to_y() -> None:
+    assert only_word(Lexicon.from_lines(["lí do", "lý do"])) == "lý do"
+    assert only_word(Lexicon.from_lines(["kĩ càng\t3", "kỹ càng\t3"])) == "kỹ càng"
+    assert only_word(Lexicon.from_lines(["quí giá", "quý giá"])) == "quý giá"
+
+
+def test_lower_tier_beats_house_spelling() -> None:
+    assert only_word(Lexicon.from_lines(["lý do\t4", "lí do\t2"])) == "lí do"
+
+
+def test_one_spelling_is_kept_as_written() -> None:
+    lexicon = Lexicon.from_lines(["hoà bình\t4"])
+    assert only_word(lexicon) == "hoà bình"
+    assert lexicon.resolve("hòa bình") == 0
+
+
+def test_either_spelling_resolves_to_the_canonical_id() -> None:
+    lexicon = Lexicon.from_lines(["bình minh", "hoà bình\t2", "hòa bình\t2", "lí do", "lý do"])
+    assert lexicon.words == ["bình minh", "hòa bình", "lý do"]
+    canonical = lexicon.word_ids["hòa bình"]
+    assert lexicon.resolve("hòa bình") == canonical
+    assert lexicon.resolve("hoà bình") == canonical
+    assert lexicon.resolve("lí do") == lexicon.resolve("lý do") == lexicon.word_ids["lý do"]
+    assert "hoà bình" not in lexicon
+    assert lexicon.resolve("hoa bình") is None
+
+
+def test_whole_families_of_multi_syllable_words() -> None:
+    lexicon = Lexicon.from_lines(["thuỷ lí\t3", "thủy lí\t3", "thủy lý\t3", "thuỷ lý\t4"])
+    assert only_word(lexicon) == "thủy lý"
+    for spelling in ("thuỷ lí", "thủy lí", "thủy lý", "thuỷ lý"):
+        assert lexicon.resolve(spelling) == 0
+
+
+def test_meanings_are_joined_canonical_first() -> None:
+    lexicon = Lexicon.from_lines(
+        ["hoà bình\t2\tn|không có chiến tranh", "hòa bình\t2\tn|yên ổn\tn|không có chiến tranh"]
+    )
+    assert only_word(lexicon) == "hòa bình"
+    assert lexicon.meanings[0] == (
+        Meaning("n", "yên ổn"),
+        Meaning("n", "không có chiến tranh"),
+    )
+
+
+def test_merge_families_sorts_by_code_point() -> None:
+    merged = merge_families(
+        [DictionaryEntry("đi học"), DictionaryEntry("ăn cơm"), DictionaryEntry("an toàn")]
+    )
+    assert [e.word for e in merged] == ["an toàn", "ăn cơm", "đi học"]
+
+
+# --- the file format -------------------------------------------------------------------
+
+SAMPLE = [
+    "# a comment",
+    "#@source test data",
+    "#@licence Apache-2.0",
+    "",
+    "bình minh\t1",
+    "   ",
+    "hòa bình\t3\tn|trạng thái không có chiến tranh\tv|làm lành",
+    "ăn cơm",
+    "ca dao\tn|\t2\tn|thơ ca dân gian",
+    "# trailing comment",
+]
+
+
+def test_tiers_meanings_and_metadata() -> None:
+    parsed = parse_dictionary(SAMPLE, "sample.txt")
+    assert parsed.metadata == {"source": "test data", "licence": "Apache-2.0"}
+    by_word = {entry.word: entry for entry in parsed.entries}
+    assert list(by_word) == ["bình minh", "hòa bình", "ăn cơm", "ca dao"]
+    assert by_word["bình minh"].tier == 1
+    assert by_word["hòa bình"].tier == 3
+    assert by_word["hòa bình"].meanings == (
+        Meaning("n", "trạng thái không có chiến tranh"),
+        Meaning("v", "làm lành"),
+    )
+    assert by_word["ăn cơm"].tier == 1  # no tier cell
+    assert by_word["ăn cơm"].meanings == ()
+    assert by_word["ca dao"].tier == 2  # the tier cell may come after meanings
+    assert by_word["ca dao"].meanings == (Meaning("n", "thơ ca dân gian"),)  # "n|" skipped
+    assert by_word["hòa bình"].line == 7
+
+
+def test_windows_line_endings() -> None:
+    parsed = parse_dictionary(["bình minh\t2\r\n", "hòa bình\r\n"])
+    assert [(e.word, e.tier) for e in parsed.entries] == [("bình minh", 2), ("hòa bình", 1)]
+
+
+def test_lexicon_keeps_five_meanings() -> None:
+    cells = "\t".join(f"n|nghĩa {i}" for i in range(1, 8))
+    lexicon = Lexicon.from_lines([f"hòa bình\t{cells}"])
+    assert [m.gloss for m in lexicon.meanings[0]] == [f"nghĩa {i}" for i in range(1, 6)]
+
+
+def test_lexicon_metadata() -> None:
+    lexicon = Lexicon.from_lines(SAMPLE, "sample.txt")
+    assert lexicon.metadata["licence"] == "Apache-2.0"
+    assert len(lexicon) == 4
+
+
+@pytest.mark.parametrize(
+    ("lines", "line_number", "fragment"),
+    [
+        (["bình minh", "Hòa bình"], 2, "not normalized"),
+        (["bình minh", "hòa  bình"], 2, "not normalized"),
+        (["bình minh", "hòa bình "], 2, "not normalized"),
+        ([unicodedata.normalize("NFD", "hòa bình")], 1, "not normalized"),
+        (["bình minh", "# note", "bình minh\t2"], 3, "repeats line 1"),
+        (["bình minh", "", "hòa"], 3, "fewer than 2 syllables"),
+        (["bình minh\tdanh từ"], 1, "neither a tier"),
+        (["bình minh\t5"], 1, "neither a tier"),
+        (["bình minh\t1\t2"], 1, "more than one tier"),
+    ],
+)
+def test_rejected_lines_name_source_and_line(
+    lines: list[str], line_number: int, fragment: str
+) -> None:
+    with pytest.raises(DictionaryFormatError) as caught:
+        Lexicon.from_lines(lines, "operator.txt")
+    error = caught.value
+    assert error.source == "operator.txt"
+    assert error.line == line_number
+    assert str(error).startswith(f"operator.txt:{line_number}: ")
+    assert fragment in str(error)
+
+
+def test_an_empty_dictionary_is_refused() -> None:
+    with pytest.raises(ValueError):
+        Lexicon.from_lines(["# nothing here", "#@source none"])
+
+
+# --- indexes ---------------------------------------------------------------------------
+
+REPLY_SYLLABLES = [
+    "an", "ba", "ca", "da", "đa", "ga", "ha", "la", "ma", "na",
+    "pha", "ra", "sa", "ta", "tha", "tra", "va", "xa", "kha", "nha",
+]
+
+
+def chain_lexicon(replies_to_binh: int) -> Lexicon:
+    lines = [f"bình {s}" for s in REPLY_SYLLABLES[:replies_to_binh]]
+    lines += ["hòa bình\t2", "ca dao\t4", "dao cạo", "lý do"]
+    return Lexicon.from_lines(lines)
+
+
+def test_first_syllable_index_and_out_degree() -> None:
+    lexicon = chain_lexicon(3)
+    starting = lexicon.words_starting_with("bình")
+    assert [lexicon.words[i] for i in starting] == ["bình an", "bình ba", "bình ca"]
+    assert lexicon.replies_to("bình") == 3
+    assert lexicon.replies_to("dao") == 1
+    assert lexicon.replies_to("không") == 0
+    assert lexicon.words_starting_with("không") == ()
+    hoa_binh = lexicon.word_ids["hòa bình"]
+    assert lexicon.out_degree[lexicon.last[hoa_binh]] == 3
+    # Both spellings of a syllable are one syllable for the link.
+    assert lexicon.syllable_id("hòa") == lexicon.syllable_id("hoà") == lexicon.first[hoa_binh]
+    assert lexicon.syllable_counts[hoa_binh] == 2
+
+
+def test_opening_candidates_need_twenty_replies() -> None:
+    nineteen = chain_lexicon(19)
+    assert nineteen.opening_candidates == ()
+    twenty = chain_lexicon(20)
+    assert [twenty.words[i] for i in twenty.opening_candidates] == ["hòa bình"]
