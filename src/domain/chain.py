@@ -45,7 +45,8 @@ class Chain:
 
     @property
     def current_syllable(self) -> str:
-        return self.lexicon.syllable_names[self.current]
+        """The syllable to answer, as the last word writes it."""
+        return self.lexicon.last_syllable(self.links[-1].word)
 
     def append(self, word: int, by: Side, points: int) -> None:
         lexicon = self.lexicon

@@ -52,9 +52,14 @@ class CollectingBackground:
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         self.tasks.append(asyncio.get_running_loop().create_task(work))
 
-    async def settle(self) -> None:
+    async def settle(self, timeout_s: float = 5.0) -> None:
+        # The test client may run the app on another event loop: poll, do not await.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
         while any(not t.done() for t in self.tasks):
-            await asyncio.gather(*self.tasks)
+            if loop.time() > deadline:
+                raise TimeoutError("background work did not finish")
+            await asyncio.sleep(0.002)
 
     async def drain(self, timeout_s: float) -> None:
         await self.settle()

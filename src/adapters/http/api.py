@@ -12,7 +12,7 @@ from typing import Annotated
 import msgspec
 import structlog
 from litestar import Controller, MediaType, Request, Response, Router, get, post
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi.spec import Example
 from litestar.openapi.datastructures import ResponseSpec
@@ -114,7 +114,7 @@ class GameApi(Controller):
         responses=_error_spec("bad_token", "token_expired", "too_fast", "busy"),
     )
     async def start(
-        self, data: Annotated[StartGameCommand, JsonBody], start_game: StartGame
+        self, data: Annotated[StartGameCommand, JsonBody], start_game: NamedDependency[StartGame]
     ) -> SessionView:
         return await start_game(data)
 
@@ -125,7 +125,7 @@ class GameApi(Controller):
         responses=_error_spec("no_session", "game_over", "too_fast"),
     )
     async def move(
-        self, data: Annotated[PlayMoveCommand, JsonBody], play_move: PlayMove
+        self, data: Annotated[PlayMoveCommand, JsonBody], play_move: NamedDependency[PlayMove]
     ) -> PlayMoveResult:
         return await play_move(data)
 
@@ -136,7 +136,7 @@ class GameApi(Controller):
         responses=_error_spec("no_session"),
     )
     async def state(
-        self, data: Annotated[SessionCommand, JsonBody], get_state: GetState
+        self, data: Annotated[SessionCommand, JsonBody], get_state: NamedDependency[GetState]
     ) -> SessionView:
         return await get_state(data)
 
@@ -147,7 +147,7 @@ class GameApi(Controller):
         responses=_error_spec("no_session"),
     )
     async def give_up(
-        self, data: Annotated[SessionCommand, JsonBody], give_up: GiveUp
+        self, data: Annotated[SessionCommand, JsonBody], give_up: NamedDependency[GiveUp]
     ) -> SessionView:
         return await give_up(data)
 

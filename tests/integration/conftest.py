@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from support.dictionaries import LITTLE
+from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
+
+from noitu.application.session import GameMessage, Ticket
+from noitu.domain.lexicon import Lexicon
+from noitu.entrypoints.app import create_app
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import load_settings
+
+SECRET = "s" * 32
+API = "/games/noitu/api"
+
+
+@dataclass
+class Harness:
+    client: AsyncTestClient
+    container: Container
+    clock: FakeClock
+    reporter: RecordingScoreReporter
+    background: CollectingBackground
+    lexicon: Lexicon
+    tokens_issued: list[str] = field(default_factory=list)
+
+    def token(
+        self,
+        user: int = 1,
+        chat: int | None = 10,
+        message: int | None = 1,
+        inline: str | None = None,
+        ttl_s: int = 3600,
+        name: str = "An",
+    ) -> str:
+        if inline is not None:
+            chat = message = None
+        ticket = Ticket(
+            user_id=user,
+            first_name=name,
+            message=GameMessage(chat_id=chat, message_id=message, inline_message_id=inline),
+            expires_at=self.clock.now // 1000 + ttl_s,
+        )
+        return self.container.token_signer().issue(ticket)
+
+    async def post(self, route: str, body: Any) -> Any:
+        return await self.client.post(f"{API}/{route}", json=body)
+
+    async def start(self, difficulty: str | None = "medium", **token_args: Any) -> Any:
+        body: dict[str, Any] = {"token": self.token(**token_args)}
+        if difficulty is not None:
+            body["difficulty"] = difficulty
+        return await self.post("start", body)
+
+    async def started(self, **kwargs: Any) -> dict[str, Any]:
+        response = await self.start(**kwargs)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def move(self, session: str, word: str, wait_ms: int = 300) -> Any:
+        self.clock.advance(wait_ms)
+        return await self.post("move", {"session": session, "word": word})
+
+
+def build_container(lexicon: Lexicon, env: dict[str, str] | None = None) -> Container:
+    container = Container()
+    container.settings.override(load_settings({"NOITU_GAME_SECRET": SECRET, "NOITU_ACCESS_LOG": "0", **(env or {})}))
+    container.lexicon.override(lexicon)
+    container.rng.override(random.Random(7))
+    return container
+
+
+@pytest.fixture
+async def make_harness(clock: FakeClock) -> AsyncIterator[Any]:
+    clients: list[AsyncTestClient] = []
+
+    async def make(lexicon: Lexicon | None = None, env: dict[str, str] | None = None) -> Harness:
+        lexicon = lexicon or Lexicon.from_lines(LITTLE.splitlines(), "little")
+        container = build_container(lexicon, env)
+        reporter = RecordingScoreReporter()
+        background = CollectingBackground()
+        container.clock.override(clock)
+        container.score_reporter.override(reporter)
+        container.background.override(background)
+        client = AsyncTestClient(create_app(container))
+        await client.__aenter__()
+        clients.append(client)
+        return Harness(client, container, clock, reporter, background, lexicon)
+
+    yield make
+    for client in clients:
+        await client.__aexit__(None, None, None)
+
+
+@pytest.fixture
+async def harness(make_harness: Any) -> Harness:
+    return await make_harness()
