@@ -19,30 +19,33 @@ class InMemorySessionRepository:
         self._waiters: dict[str, int] = {}
 
     @asynccontextmanager
-    async def lock(self, session_id: str) -> AsyncIterator[None]:
-        lock = self._locks.get(session_id)
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        lock = self._locks.get(key)
         if lock is None:
-            lock = self._locks[session_id] = asyncio.Lock()
-        self._waiters[session_id] = self._waiters.get(session_id, 0) + 1
+            lock = self._locks[key] = asyncio.Lock()
+        self._waiters[key] = self._waiters.get(key, 0) + 1
         try:
             async with lock:
                 yield
         finally:
-            remaining = self._waiters[session_id] - 1
+            remaining = self._waiters[key] - 1
             if remaining:
-                self._waiters[session_id] = remaining
+                self._waiters[key] = remaining
             else:
-                del self._waiters[session_id]
-                del self._locks[session_id]
+                del self._waiters[key]
+                del self._locks[key]
 
     async def get(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)
 
-    async def add(self, session: Session) -> None:
+    async def add(self, session: Session, max_playing: int) -> bool:
+        if len(self._playing) >= max_playing:
+            return False
         self._sessions[session.id] = session
         self._owners[session.owner] = session.id
         self._by_user.setdefault(session.user_id, {})[session.id] = None
         self._index(session)
+        return True
 
     async def save(self, session: Session) -> None:
         if session.id not in self._sessions:

@@ -16,13 +16,20 @@ class Clock(Protocol):
 
 
 class SessionRepository(Protocol):
-    """Where sessions live. `lock` serializes every change to one session."""
+    """Where sessions live.
 
-    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]: ...
+    `lock(key)` serializes every change to one session (key: the session id) and every
+    start of one user (key: `user:<id>`), across all server instances sharing the store.
+    """
+
+    def lock(self, key: str) -> AbstractAsyncContextManager[None]: ...
 
     async def get(self, session_id: str) -> Session | None: ...
 
-    async def add(self, session: Session) -> None: ...
+    async def add(self, session: Session, max_playing: int) -> bool:
+        """Store a new session unless `max_playing` unfinished ones exist already;
+        the check and the write are one atomic step."""
+        ...
 
     async def save(self, session: Session) -> None: ...
 

@@ -14,7 +14,7 @@ from .limits import SessionLimits
 from .messages import BAD_DIFFICULTY
 from .ports import Clock, SessionRepository, StartRateLimiter, TokenVerifier
 from .score_keeping import ScoreKeeper
-from .session import Session
+from .session import Session, Ticket
 from .view import SessionView, view_of
 
 
@@ -64,15 +64,20 @@ class StartGame:
         if not await self._start_limiter.allow(ticket.user_id, now):
             raise TooFast()
 
+        async with self._sessions.lock(f"user:{ticket.user_id}"):
+            session = await self._start(ticket, difficulty, now)
+        return view_of(session, now)
+
+    async def _start(self, ticket: Ticket, difficulty: Difficulty, now: int) -> Session:
         replaced = await self._sessions.find_by_owner(ticket.owner)
         playing = await self._sessions.playing_of(ticket.user_id)
         ending = [replaced] if replaced is not None and replaced.is_playing else []
         others = [s for s in playing if replaced is None or s.id != replaced.id]
         overflow = len(others) + 1 - self._limits.max_playing_per_user
         ending += others[: max(overflow, 0)]
+        # The games this start ends free their slots; check before ending any of them.
         if await self._sessions.count_playing() - len(ending) >= self._limits.max_playing:
             raise Busy()
-
         for old in ending:
             await self._end(old.id, now)
 
@@ -84,8 +89,9 @@ class StartGame:
             created_ms=now,
             last_active_ms=now,
         )
-        await self._sessions.add(session)
-        return view_of(session, now)
+        if not await self._sessions.add(session, self._limits.max_playing):
+            raise Busy()
+        return session
 
     async def _end(self, session_id: str, now: int) -> None:
         """Settle a session this start replaces or pushes out; its score is still reported."""
