@@ -18,6 +18,7 @@ from ..adapters.http.api import (
     game_routers,
     http_error_handler,
     internal_error_handler,
+    tighten_schema,
 )
 from ..adapters.http.assets import PageAssets
 from ..adapters.http.middleware import response_headers
@@ -99,7 +100,7 @@ def create_app(
     if settings.game_enabled:
         lifespans.append(game_lifespan)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=routes,
         lifespan=lifespans,
         before_send=[response_headers(settings.access_log)],
@@ -112,3 +113,6 @@ def create_app(
         logging_config=None,
         debug=False,
     )
+    if settings.game_enabled:
+        tighten_schema(app.openapi_schema)
+    return app

@@ -14,7 +14,7 @@ import structlog
 from litestar import Controller, MediaType, Request, Response, Router, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import HTTPException
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import Example, OpenAPI
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body
 
@@ -25,6 +25,8 @@ from ...application.messages import ERROR_MESSAGES
 from ...application.play_move import PlayMove, PlayMoveCommand, PlayMoveResult
 from ...application.start_game import StartGame, StartGameCommand
 from ...application.view import SessionView
+from ...domain.game import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+from ...domain.opponents import Difficulty
 from .assets import PageAssets
 
 GAME_PATH = "/games/noitu"
@@ -153,19 +155,35 @@ class GameApi(Controller):
 
 
 def page_router(assets: PageAssets) -> Router:
-    @get("/", include_in_schema=True, summary="The game page", media_type=MediaType.HTML)
+    @get("/", summary="The game page", media_type="text/html")
     async def page() -> Response[bytes]:
         return assets.response("index.html")
 
-    @get("/app.js", summary="The page's script")
+    @get("/app.js", summary="The page's script", media_type="text/javascript")
     async def script() -> Response[bytes]:
         return assets.response("app.js")
 
-    @get("/app.css", summary="The page's style sheet")
+    @get("/app.css", summary="The page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
         return assets.response("app.css")
 
     return Router(path=GAME_PATH, route_handlers=[page, script, style], tags=["page"])
+
+
+def tighten_schema(schema: OpenAPI) -> None:
+    """Say in the OpenAPI document what the handlers enforce: no unknown fields, the
+    word limits of B2 and the three difficulties. (The word limits are checked by the
+    use case, after the 300 ms limit, as B4 orders; msgspec does not enforce them.)"""
+    components = schema.components.schemas or {}
+    for name in ("StartGameCommand", "PlayMoveCommand", "SessionCommand"):
+        if name in components:
+            components[name].additional_properties = False
+    if "PlayMoveCommand" in components:
+        word = components["PlayMoveCommand"].properties["word"]
+        word.max_length = MAX_TYPED_CHARACTERS
+        word.pattern = rf"^\s*(\S+\s+){{0,{MAX_TYPED_TOKENS - 1}}}\S*\s*$"
+    if "StartGameCommand" in components:
+        components["StartGameCommand"].properties["difficulty"].enum = ["", *(d.value for d in Difficulty)]
 
 
 def game_routers(assets: PageAssets, dependencies: dict[str, Provide]) -> list[object]:

@@ -1,0 +1,63 @@
+"""Settings from the environment: defaults, one message per bad value, enablement."""
+
+from __future__ import annotations
+
+import pytest
+
+from noitu.entrypoints.settings import SettingsError, load_settings
+
+
+def test_defaults_are_local_play():
+    settings = load_settings({})
+    assert settings.local_play and settings.game_enabled
+    assert (settings.bind_host, settings.port) == ("127.0.0.1", 8080)
+    assert (settings.turn_ms, settings.grace_ms) == (30_000, 2_000)
+    assert settings.effective_log_format == "console"
+
+
+def test_every_bad_value_is_named():
+    with pytest.raises(SettingsError) as caught:
+        load_settings(
+            {
+                "NOITU_TURN_SECONDS": "soon",
+                "NOITU_GRACE_SECONDS": "-1",
+                "NOITU_PORT": "80000",
+                "NOITU_LOG_FORMAT": "xml",
+                "TELEGRAM_MODE": "carrier-pigeon",
+                "NOITU_STORE": "redis",
+            }
+        )
+    problems = caught.value.problems
+    for name in ("NOITU_TURN_SECONDS", "NOITU_GRACE_SECONDS", "NOITU_PORT", "NOITU_LOG_FORMAT", "TELEGRAM_MODE", "REDIS_URL"):
+        assert any(name in p for p in problems), name
+
+
+@pytest.mark.parametrize(
+    ("url", "enabled"),
+    [
+        ("https://noitu.example.com", True),
+        ("https://example.com/bots/noitu", True),
+        ("https://example.com:8443", True),
+        ("https://example.com/", False),
+        ("http://example.com", False),
+        ("https://", False),
+        ("noitu.example.com", False),
+        ("https://example.com/a b", False),
+    ],
+)
+def test_game_base_url(url, enabled):
+    settings = load_settings({"TELEGRAM_BOT_TOKEN": "1:x", "GAME_BASE_URL": url})
+    assert settings.game_enabled is enabled
+    assert bool(settings.warnings) is not enabled
+
+
+def test_modules():
+    assert load_settings({"MODULES": "noitu, other"}).noitu_enabled
+    assert not load_settings({"MODULES": "other"}).noitu_enabled
+    assert not load_settings({"MODULES": "other"}).game_enabled
+
+
+def test_production_binds_everywhere_and_logs_json():
+    settings = load_settings({"TELEGRAM_BOT_TOKEN": "1:x", "GAME_BASE_URL": "https://a.b"})
+    assert settings.bind_host == "0.0.0.0"
+    assert settings.effective_log_format == "json"
