@@ -1,0 +1,86 @@
+"""The README's run command, for real: `noitu serve` with no bot token prints a link,
+and a game plays to the end over plain HTTP."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import httpx
+import pytest
+
+from support.dictionaries import LITTLE, write
+from support.process import NOITU, ServerProcess
+
+
+@pytest.fixture
+def server(tmp_path):
+    process = ServerProcess(
+        {"NOITU_DICTIONARY": write(tmp_path, LITTLE), "NOITU_LOG_FORMAT": "json"},
+        tmp_path / "server.log",
+    )
+    yield process.start()
+    process.stop()
+
+
+def test_local_play_prints_a_link_that_plays_a_game(server):
+    link = re.search(r"http://127\.0\.0\.1:\d+/games/noitu/\?t=(\S+)", server.output())
+    assert link, server.output()
+    token = link.group(1)
+    with httpx.Client(base_url=server.base, timeout=5) as client:
+        page = client.get("/games/noitu/")
+        assert page.status_code == 200 and "<html" in page.text
+        start = client.post("/games/noitu/api/start", json={"token": token})
+        assert start.status_code == 200
+        state = start.json()
+        assert state["current"] == "đầu"
+        move = client.post("/games/noitu/api/move", json={"session": state["session"], "word": "đầu óc"})
+        body = move.json()
+        assert body["state"]["status"] == "won"
+        assert body["state"]["end_reason"] == "bot_stuck"
+        client.get(f"/games/noitu/?t={token}")
+    log_after_link = server.output().split(token, 1)[1]
+    # The link is printed once; the request log names paths, never the token.
+    assert token not in log_after_link
+    assert '"path": "/games/noitu/api/move"' in log_after_link or '"path":"/games/noitu/api/move"' in log_after_link
+
+
+def test_token_command_signs_with_the_configured_secret(tmp_path):
+    secret = "z" * 32
+    env = {"NOITU_GAME_SECRET": secret, "NOITU_DICTIONARY": write(tmp_path, LITTLE)}
+    printed = subprocess.run(
+        [NOITU, "token", "--user", "5", "--name", "Minh", "--chat", "-100", "--message", "9"],
+        env={**env, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30,
+    )
+    assert printed.returncode == 0, printed.stderr
+    server = ServerProcess(env, tmp_path / "server.log").start()
+    try:
+        response = httpx.post(
+            f"{server.base}/games/noitu/api/start", json={"token": printed.stdout.strip()}, timeout=5
+        )
+        assert response.status_code == 200
+        assert response.json()["player"] == "Minh"
+    finally:
+        server.stop()
+
+
+def test_bad_settings_stop_the_server_with_one_line_each(tmp_path):
+    result = subprocess.run(
+        [NOITU, "serve"],
+        env={"NOITU_PORT": "x", "NOITU_TURN_SECONDS": "0", "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert any("NOITU_PORT" in line for line in lines)
+    assert any("NOITU_TURN_SECONDS" in line for line in lines)
+
+
+def test_a_broken_dictionary_names_the_line(tmp_path):
+    path = write(tmp_path, "mở đầu\nĐầu tiên\n")
+    result = subprocess.run(
+        [NOITU, "serve"], env={"NOITU_DICTIONARY": path, "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode == 2
+    assert f"{path}:2" in result.stderr

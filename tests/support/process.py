@@ -1,0 +1,72 @@
+"""Start a real `noitu serve` process for tests, and stop it for sure."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+NOITU = str(Path(sys.executable).with_name("noitu"))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServerProcess:
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.port = int(env.get("NOITU_PORT") or free_port())
+        self.env = {**os.environ, "NOITU_PORT": str(self.port), **env}
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout_s: float = 20.0) -> ServerProcess:
+        self._log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [NOITU, "serve"], env=self.env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"noitu serve exited: {self.output()}")
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=0.5).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"noitu serve did not answer in time: {self.output()}")
+
+    def output(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self._log.close()
+        self.process = None
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+        self.stop()
