@@ -145,3 +145,9 @@ def test_settings_disable_the_game_on_a_bad_base_url_or_short_secret():
     assert not short.game_enabled
     good = load_settings({"TELEGRAM_BOT_TOKEN": "1:x", "GAME_BASE_URL": "https://x.org/g"})
     assert good.game_enabled and not good.local_play
+
+
+async def test_the_page_without_its_slash_redirects_and_keeps_the_query(harness):
+    response = await harness.client.get("/games/noitu?t=abc", follow_redirects=False)
+    assert response.status_code == 308
+    assert response.headers["location"] == "/games/noitu/?t=abc"

@@ -17,6 +17,7 @@ from litestar.exceptions import HTTPException
 from litestar.openapi.spec import Example, OpenAPI
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body
+from litestar.response import Redirect
 
 from ...application.errors import GameError
 from ...application.get_state import GetState
@@ -155,8 +156,18 @@ class GameApi(Controller):
 
 
 def page_router(assets: PageAssets) -> Router:
-    @get("/", summary="The game page", media_type="text/html")
-    async def page() -> Response[bytes]:
+    @get(
+        "/",
+        summary="The game page",
+        media_type="text/html",
+        responses={308: ResponseSpec(data_container=None, description="Adds the trailing slash")},
+    )
+    async def page(request: Request) -> Response[bytes] | Redirect:
+        # The page loads its script, style and API by relative paths: it needs the slash.
+        raw_path = request.scope.get("raw_path") or request.scope["path"].encode()
+        if not raw_path.split(b"?")[0].endswith(b"/"):
+            query = request.scope.get("query_string", b"").decode("latin-1")
+            return Redirect(f"{GAME_PATH}/" + (f"?{query}" if query else ""), status_code=308)
         return assets.response("index.html")
 
     @get("/app.js", summary="The page's script", media_type="text/javascript")
