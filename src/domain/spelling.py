@@ -127,6 +127,7 @@ def syllable_spellings(syllable: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def syllable_key(syllable: str) -> str:
     """One name for all spellings of a syllable: hòa and hoà, lý and lí are one syllable
     for the link between two words."""

@@ -1,0 +1,39 @@
+"""Installing from a built wheel carries the dictionary and the page."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_wheel_carries_the_data_and_the_page(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "-w", str(tmp_path), str(ROOT)],
+        check=True, timeout=300, capture_output=True,
+    )
+    wheel = next(tmp_path.glob("noitu-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("dictionary.txt", "index.html", "app.js", "app.css", "ATTRIBUTION.md", "LICENSE.underthesea.txt"):
+        assert f"noitu/assets/{name}" in names
+    assert "noitu/domain/lexicon.py" in names
+
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True, timeout=300, capture_output=True,
+    )
+    probe = (
+        "from importlib import resources; "
+        "text = (resources.files('noitu.assets') / 'dictionary.txt').read_text('utf-8'); "
+        "print(text.count(chr(10)))"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r}); {probe}"],
+        check=True, timeout=60, capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert int(lines.stdout) > 50_000
