@@ -22,7 +22,7 @@ from ..adapters.http.api import (
 )
 from ..adapters.http.assets import PageAssets
 from ..adapters.http.middleware import response_headers
-from ..application.errors import GameError
+from ..application.errors import Busy, GameError
 from ..application.get_state import GetState
 from ..application.give_up import GiveUp
 from ..application.play_move import PlayMove
@@ -70,6 +70,8 @@ async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) ->
             result = await settle()
             if result.settled or result.dropped_idle or result.dropped_finished:
                 log.info("sweep", **{f: getattr(result, f) for f in result.__struct_fields__})
+        except Busy:  # the store is unreachable; it logs the outage once, not per round
+            pass
         except Exception:  # keep sweeping whatever one round hit
             log.exception("sweep_failed")
 
@@ -95,6 +97,8 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await container.background().drain(SHUTDOWN_REPORTS_S)
+            if settings.store == "redis":
+                await container.redis().aclose()
 
     lifespans = [*(extra_lifespans or [])]
     if settings.game_enabled:

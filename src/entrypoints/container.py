@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
@@ -17,6 +18,7 @@ from ..adapters.logging_reporter import LoggingScoreReporter
 from ..adapters.memory_repository import InMemorySessionRepository
 from ..adapters.memory_start_limiter import InMemoryStartLimiter
 from ..adapters.system_clock import SystemClock
+from ..adapters.telegram.factories import make_bot, make_score_reporter
 from ..adapters.token_signer import MIN_SECRET_BYTES, HmacTokenSigner, key_from_bot_token
 from ..application.get_state import GetState
 from ..application.give_up import GiveUp
@@ -28,6 +30,9 @@ from ..application.start_game import StartGame
 from ..domain.game import TurnRules
 from ..domain.opponents import OPPONENTS, Difficulty, Opponent
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from ..adapters.redis_store import RedisLink, RedisSessionRepository, RedisStartRateLimiter
 
 
 def signing_key(settings: Settings) -> bytes:
@@ -47,6 +52,29 @@ def opponents() -> dict[Difficulty, Opponent]:
     return {difficulty: make() for difficulty, make in OPPONENTS.items()}
 
 
+def session_limits(settings: Settings) -> SessionLimits:
+    return SessionLimits(max_playing=settings.max_sessions)
+
+
+# NOITU_STORE=redis. Imported when first used: the memory store does not need redis-py.
+def redis_link(url: str) -> RedisLink:
+    from ..adapters.redis_store import RedisLink
+
+    return RedisLink.from_url(url)
+
+
+def redis_sessions(link: RedisLink, *args: object) -> RedisSessionRepository:
+    from ..adapters.redis_store import RedisSessionRepository
+
+    return RedisSessionRepository(link, *args)  # type: ignore[arg-type]
+
+
+def redis_start_limiter(link: RedisLink) -> RedisStartRateLimiter:
+    from ..adapters.redis_store import RedisStartRateLimiter
+
+    return RedisStartRateLimiter(link)
+
+
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
 
@@ -54,16 +82,32 @@ class Container(containers.DeclarativeContainer):
         load_lexicon, providers.Callable(lambda s: s.dictionary or None, settings)
     )
     rules = providers.Singleton(turn_rules, settings)
-    limits = providers.Singleton(SessionLimits)
+    limits = providers.Singleton(session_limits, settings)
     clock = providers.Singleton(SystemClock)
     rng = providers.Singleton(random.Random)
     id_source = providers.Singleton(random.SystemRandom)
     opponents = providers.Singleton(opponents)
 
     token_signer = providers.Singleton(HmacTokenSigner, providers.Singleton(signing_key, settings))
-    sessions = providers.Singleton(InMemorySessionRepository)
-    start_limiter = providers.Singleton(InMemoryStartLimiter)
+    # NOITU_STORE: memory (one process) or redis (shared by every instance).
+    redis = providers.Singleton(redis_link, settings.provided.redis_url)
+    sessions = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemorySessionRepository),
+        redis=providers.Singleton(redis_sessions, redis, lexicon, rules, limits, clock),
+    )
+    start_limiter = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryStartLimiter),
+        redis=providers.Singleton(redis_start_limiter, redis),
+    )
     score_reporter = providers.Singleton(LoggingScoreReporter)
+    # The Telegram side (built lazily; server.build_app makes it the score reporter when a
+    # bot token is set).
+    telegram_bot = providers.Singleton(
+        make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
+    )
+    telegram_reporter = providers.Singleton(make_score_reporter, telegram_bot)
     background = providers.Singleton(AsyncioBackground)
     score_keeper = providers.Singleton(ScoreKeeper, sessions, score_reporter, background)
 

@@ -47,6 +47,7 @@ class Settings:
     telegram_api_base: str = ""
     store: str = "memory"
     redis_url: str = ""
+    max_sessions: int = 2_000
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -168,6 +169,14 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["redis_url"] = env.get("REDIS_URL", "").strip()
     if values["store"] == "redis" and not values["redis_url"]:
         problems.append("NOITU_STORE=redis needs REDIS_URL (e.g. redis://127.0.0.1:6379/0)")
+    elif values["redis_url"] and not re.match(r"^(redis|rediss|unix)://\S+$", values["redis_url"]):
+        problems.append(f"REDIS_URL={values['redis_url']!r}: expected redis://host:port/db")
+    # The cap on live sessions (spec: 2,000), shared by every instance on one Redis.
+    raw_max = env.get("NOITU_MAX_SESSIONS", "2000").strip()
+    if raw_max.isdigit() and 0 < int(raw_max) <= 1_000_000:
+        values["max_sessions"] = int(raw_max)
+    else:
+        problems.append(f"NOITU_MAX_SESSIONS={raw_max!r}: expected a number from 1 to 1000000")
 
     if problems:
         raise SettingsError(problems)
