@@ -25,6 +25,5 @@ class GetState:
             now = self._clock.now_ms()
             session.last_active_ms = now
             if session.game.settle(now):
-                self._score_keeper.game_ended(session)
-            await self._sessions.save(session)
+                await self._score_keeper.save(session)
             return view_of(session, now)

@@ -32,6 +32,5 @@ class GiveUp:
             # A turn that already ran out ends as it ran out, not as a give-up.
             if not session.game.settle(now):
                 session.game.give_up(now)
-            self._score_keeper.game_ended(session)
-            await self._sessions.save(session)
+            await self._score_keeper.save(session)
             return view_of(session, now)

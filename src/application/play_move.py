@@ -61,8 +61,7 @@ class PlayMove:
             game = session.game
             session.last_active_ms = now
             if game.settle(now):
-                self._score_keeper.game_ended(session)
-                await self._sessions.save(session)
+                await self._score_keeper.save(session)
                 return self._answer(session, now, Rejection.TIMEOUT, None, None)
             if game.is_over:
                 raise GameOver()
@@ -76,8 +75,7 @@ class PlayMove:
             outcome = game.play(
                 normalize(command.word), now, self._opponents[game.difficulty], self._rng
             )
-            self._score_keeper.game_ended(session)
-            await self._sessions.save(session)
+            await self._score_keeper.save(session)
             return self._answer(
                 session, now, outcome.rejection, outcome.player_word, outcome.bot_word
             )

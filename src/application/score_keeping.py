@@ -14,19 +14,35 @@ class ScoreKeeper:
         self._reporter = reporter
         self._background = background
 
-    def game_ended(self, session: Session) -> None:
-        """Call after any change that may have ended the game; reports at most once.
+    async def save(self, session: Session) -> None:
+        """Save a session; if this write records the game's end, report its score.
 
-        The report state is set on the session before the caller saves it, so a game's
-        ending and its "pending" report are written together.
+        The "pending" report state is written together with the ending, and the report
+        starts only once that write succeeded: a failed write reports nothing, and the
+        instance that wrote the ending is the only one that reports.
         """
+        report = self._mark_ended(session)
+        await self._sessions.save(session)
+        if report:
+            self._background.spawn(self._report(session.id, session))
+
+    async def remove(self, session: Session) -> None:
+        """Drop a session; a game it ends is still reported."""
+        report = self._mark_ended(session)
+        await self._sessions.remove(session.id)
+        if report:
+            self._background.spawn(self._report(session.id, session))
+
+    @staticmethod
+    def _mark_ended(session: Session) -> bool:
+        """Set the report state of a game that just ended; True when it needs a report."""
         if session.is_playing or session.report is not ReportState.NONE:
-            return
+            return False
         if session.game.score <= 0:
             session.report = ReportState.SKIPPED
-            return
+            return False
         session.report = ReportState.PENDING
-        self._background.spawn(self._report(session.id, session))
+        return True
 
     async def _report(self, session_id: str, ended: Session) -> None:
         outcome = await self._reporter.report(

@@ -40,17 +40,12 @@ class SettleExpired:
                 game = session.game
                 if game.settle(now):
                     settled += 1
+                    await self._score_keeper.save(session)
                 elif session.is_playing and now - session.last_active_ms >= self._limits.idle_ms:
                     game.give_up(now)
-                    self._score_keeper.game_ended(session)
-                    await self._sessions.remove(session_id)
+                    await self._score_keeper.remove(session)
                     dropped_idle += 1
-                    continue
-                if not session.is_playing and now - game.ended_ms >= self._limits.finished_ms:
-                    self._score_keeper.game_ended(session)
-                    await self._sessions.remove(session_id)
+                elif not session.is_playing and now - game.ended_ms >= self._limits.finished_ms:
+                    await self._score_keeper.remove(session)
                     dropped_finished += 1
-                    continue
-                self._score_keeper.game_ended(session)
-                await self._sessions.save(session)
         return SweepResult(settled, dropped_idle, dropped_finished)

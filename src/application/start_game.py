@@ -101,5 +101,4 @@ class StartGame:
                 return
             if not session.game.settle(now):
                 session.game.give_up(now)
-            self._score_keeper.game_ended(session)
-            await self._sessions.save(session)
+            await self._score_keeper.save(session)

@@ -7,6 +7,7 @@ a clock. Randomness comes in as a `random.Random`.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -93,6 +94,36 @@ class Game:
         opening = draw_opening(lexicon, rng)
         game.chain.append(opening, Side.BOT, 0)
         game.deadline_ms = now_ms + rules.turn_ms
+        return game
+
+    @classmethod
+    def restore(
+        cls,
+        lexicon: Lexicon,
+        rules: TurnRules,
+        difficulty: Difficulty,
+        links: Iterable[tuple[int, Side, int]],
+        *,
+        status: Status,
+        end_reason: EndReason | None,
+        deadline_ms: int,
+        ended_ms: int,
+        score: int,
+        suggestions: Iterable[int] = (),
+    ) -> Game:
+        """A game saved elsewhere, rebuilt: the chain is replayed word by word (word,
+        side, points), so its used words and counters are the original's."""
+        game = cls(lexicon, rules, difficulty)
+        for word, by, points in links:
+            game.chain.append(word, by, points)
+        if not len(game.chain):
+            raise ValueError("a game has at least its opening word")
+        game.status = status
+        game.end_reason = end_reason
+        game.deadline_ms = deadline_ms
+        game.ended_ms = ended_ms
+        game.score = score
+        game.suggestions = list(suggestions)
         return game
 
     @property

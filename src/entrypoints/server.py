@@ -59,7 +59,12 @@ def telegram_side(container: Container, settings: Settings) -> TelegramSide:
         if settings.game_base_url:
             webhook_url = f"{settings.game_base_url}{WEBHOOK_PATH}"
             secret = webhook_secret(settings.bot_token)
-            routes.append(webhook_route(bot, dispatcher, secret))
+            recent = None
+            if settings.store == "redis":
+                from ..adapters.redis_store import RedisRecentUpdates
+
+                recent = RedisRecentUpdates(container.redis())
+            routes.append(webhook_route(bot, dispatcher, secret, recent))
             facts["webhook"] = webhook_url
         else:
             facts["problem"] = "webhook mode needs a valid GAME_BASE_URL: no updates will arrive"

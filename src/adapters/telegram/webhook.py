@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import json
 from collections import OrderedDict
+from typing import Protocol
 
 import structlog
 from aiogram import Bot, Dispatcher
@@ -46,7 +47,7 @@ class RecentUpdates:
         self._size = size
         self._seen: OrderedDict[int, None] = OrderedDict()
 
-    def first_time(self, update_id: int) -> bool:
+    async def first_time(self, update_id: int) -> bool:
         if update_id in self._seen:
             return False
         self._seen[update_id] = None
@@ -55,8 +56,14 @@ class RecentUpdates:
         return True
 
 
+class SeenUpdates(Protocol):
+    """Remembers handled update ids: this process's memory, or Redis across instances."""
+
+    async def first_time(self, update_id: int) -> bool: ...
+
+
 def webhook_route(
-    bot: Bot, dispatcher: Dispatcher, secret: str, recent: RecentUpdates | None = None
+    bot: Bot, dispatcher: Dispatcher, secret: str, recent: SeenUpdates | None = None
 ) -> HTTPRouteHandler:
     expected = secret.encode()
     seen = recent or RecentUpdates()
@@ -76,7 +83,12 @@ def webhook_route(
             update = Update.model_validate(json.loads(await request.body()), context={"bot": bot})
         except (ValueError, ValidationError):
             return Response(b"", status_code=400)
-        if not seen.first_time(update.update_id):
+        try:
+            first = await seen.first_time(update.update_id)
+        except Exception as error:  # a shared store that is down must not drop /noitu
+            log.warning("webhook_dedup_unavailable", error=type(error).__name__)
+            first = True
+        if not first:
             log.info("webhook_duplicate", update_id=update.update_id)
             return Response(b"", status_code=200)
         try:

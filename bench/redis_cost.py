@@ -1,0 +1,176 @@
+"""What the Redis session store costs per move, against the in-memory store.
+
+Times the PlayMove use case end to end (lock, get, the move, the bot's reply, save,
+unlock) with each repository, on the shipped dictionary, and prints medians.
+
+    .venv/bin/python bench/redis_cost.py                 # starts its own redis-server
+    .venv/bin/python bench/redis_cost.py --redis-url redis://127.0.0.1:6379/15
+
+Each sample is a fresh session (added untimed) whose next move is timed: an accepted
+word (the bot answers; easy and medium bots) or a rejected one (no bot: nearly all of
+what is left is the store), at the opening and deep into a chain (the Redis store reads
+and writes the whole chain on every move). With --redis-url the database is flushed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import secrets
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from noitu.adapters.dictionary_file import load_lexicon
+from noitu.adapters.memory_repository import InMemorySessionRepository
+from noitu.adapters.redis_store import RedisLink, RedisSessionRepository
+from noitu.adapters.system_clock import SystemClock
+from noitu.application.limits import SessionLimits
+from noitu.application.play_move import PlayMove, PlayMoveCommand
+from noitu.application.score_keeping import ScoreKeeper
+from noitu.application.session import GameMessage, ReportState, Session, Ticket
+from noitu.domain.chain import Side
+from noitu.domain.game import Game, TurnRules
+from noitu.domain.opponents import OPPONENTS, Difficulty
+
+
+class NoReports:
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+        return ReportState.OK
+
+
+class DropBackground:
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        work.close()
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str, str]:
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    directory = tempfile.mkdtemp(prefix="noitu-bench-redis-")
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", directory],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                conn.sendall(b"PING\r\n")
+                if conn.recv(16).startswith(b"+PONG"):
+                    return process, f"redis://127.0.0.1:{port}/0", directory
+        except OSError:
+            time.sleep(0.02)
+    process.kill()
+    raise SystemExit("redis-server did not start")
+
+
+def long_game(lexicon: Any, rules: TurnRules, difficulty: Difficulty, rng: random.Random,
+              now: int, words: int) -> Game:
+    """A game whose chain has `words` words (odd: the bot's word is last), each word the
+    one that leaves the most replies, so the chain does not run into a dead end."""
+    game = Game.start(lexicon, rules, difficulty, rng, now)
+    chain = game.chain
+    while len(chain) < words:
+        side = Side.PLAYER if len(chain) % 2 else Side.BOT
+        chain.append(max(chain.legal_words(), key=chain.replies_after), side, 0)
+    return game
+
+
+async def measure(repository: Any, lexicon: Any, difficulty: Difficulty, accepted: bool,
+                  samples: int, seed: int, words: int = 1) -> list[float]:
+    clock = SystemClock()
+    rng = random.Random(seed)
+    rules = TurnRules()
+    limits = SessionLimits(max_playing=10**9)
+    keeper = ScoreKeeper(repository, NoReports(), DropBackground())
+    opponents = {d: make() for d, make in OPPONENTS.items()}
+    play = PlayMove(repository, opponents, limits, keeper, clock, rng)
+    timings: list[float] = []
+    for i in range(samples):
+        now = clock.now_ms()
+        session = Session(
+            id=secrets.token_hex(16),
+            ticket=Ticket(user_id=1 + i, first_name="", message=GameMessage(chat_id=1, message_id=i + 1),
+                          expires_at=now // 1000 + 3600),
+            game=long_game(lexicon, rules, difficulty, rng, now, words),
+            created_ms=now,
+            last_active_ms=now,
+        )
+        session.game.deadline_ms = clock.now_ms() + rules.turn_ms  # building may take a while
+        await repository.add(session, limits.max_playing)
+        if accepted:
+            word = lexicon.words[next(session.game.chain.legal_words())]
+        else:
+            word = "không có từ này"
+        started = time.perf_counter()
+        result = await play(PlayMoveCommand(session=session.id, word=word))
+        timings.append((time.perf_counter() - started) * 1000)
+        assert result.result.accepted is accepted, result.result
+    return timings
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--redis-url", default="")
+    parser.add_argument("--samples", type=int, default=400)
+    args = parser.parse_args()
+
+    process = directory = None
+    url = args.redis_url
+    if not url:
+        process, url, directory = start_redis()
+    lexicon = load_lexicon(None)
+    link = RedisLink.from_url(url)
+    try:
+        await link.client.flushdb()
+        stores = {
+            "memory": lambda: InMemorySessionRepository(),
+            "redis": lambda: RedisSessionRepository(
+                link, lexicon, TurnRules(), SessionLimits(), SystemClock()
+            ),
+        }
+        affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
+        print(f"cores: {os.cpu_count()} (usable: {affinity}); python {platform.python_version()};"
+              f" dictionary: {len(lexicon)} words; {args.samples} samples each")
+        print(f"{'move':<22}{'memory ms':>12}{'redis ms':>12}{'extra ms':>12}{'p90 redis':>12}")
+        cases = [
+            ("rejected (no bot)", Difficulty.MEDIUM, False, 1),
+            ("accepted, easy bot", Difficulty.EASY, True, 1),
+            ("accepted, medium bot", Difficulty.MEDIUM, True, 1),
+            ("medium, 101-word chain", Difficulty.MEDIUM, True, 101),
+            ("medium, 251-word chain", Difficulty.MEDIUM, True, 251),
+        ]
+        for name, difficulty, accepted, words in cases:
+            medians = {}
+            p90 = 0.0
+            for store, make in stores.items():
+                await measure(make(), lexicon, difficulty, accepted, 30, 1, words)  # warm up
+                timings = await measure(make(), lexicon, difficulty, accepted, args.samples, 2, words)
+                medians[store] = statistics.median(timings)
+                if store == "redis":
+                    p90 = statistics.quantiles(timings, n=10)[-1]
+            print(f"{name:<22}{medians['memory']:>12.3f}{medians['redis']:>12.3f}"
+                  f"{medians['redis'] - medians['memory']:>12.3f}{p90:>12.3f}")
+        await link.client.flushdb()
+    finally:
+        await link.aclose()
+        if process is not None:
+            process.kill()
+            process.wait()
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,490 @@
+"""The SessionRepository port: what every adapter (memory, Redis) must do.
+
+Tests named `test_redis_*` cover what only a shared store has: several instances on one
+store, lock time-outs, the version check against a stale copy, key expiry, and Redis
+being unreachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+from noitu.application.errors import Busy
+from noitu.application.limits import SessionLimits
+from noitu.application.session import ReportState
+from noitu.domain.chain import Side
+from noitu.domain.game import EndReason, Status
+from noitu.domain.opponents import OPPONENTS, Difficulty
+
+
+class RecordingLog:
+    """Stands in for the adapter's logger: keeps the event names."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def _record(self, event: str, **_: object) -> None:
+        self.events.append(event)
+
+    error = warning = info = _record
+
+
+@pytest.fixture
+def redis_log(monkeypatch) -> RecordingLog:
+    from noitu.adapters import redis_store
+
+    recorder = RecordingLog()
+    monkeypatch.setattr(redis_store, "log", recorder)
+    return recorder
+
+
+def assert_same(stored, original):
+    """Everything a session carries, compared by value."""
+    assert stored is not None
+    assert stored.id == original.id
+    assert stored.ticket == original.ticket
+    assert (stored.created_ms, stored.last_active_ms, stored.last_move_ms) == (
+        original.created_ms, original.last_active_ms, original.last_move_ms,
+    )
+    assert stored.report is original.report
+    a, b = stored.game, original.game
+    assert [(l.word, l.by, l.points) for l in a.chain.links] == [
+        (l.word, l.by, l.points) for l in b.chain.links
+    ]
+    assert a.chain.used == b.chain.used
+    assert a.chain.used_from == b.chain.used_from
+    assert a.chain.used_edges == b.chain.used_edges
+    assert (a.status, a.end_reason, a.deadline_ms, a.ended_ms, a.score, a.suggestions) == (
+        b.status, b.end_reason, b.deadline_ms, b.ended_ms, b.score, b.suggestions,
+    )
+    assert (a.difficulty, a.rules) == (b.difficulty, b.rules)
+
+
+async def test_get_of_an_unknown_session_is_none(repository):
+    assert await repository.get("0" * 32) is None
+
+
+async def test_add_then_get(repository, new_session):
+    session = new_session()
+    assert await repository.add(session, max_playing=10)
+    assert_same(await repository.get(session.id), session)
+    assert await repository.count_playing() == 1
+    assert await repository.ids() == [session.id]
+
+
+async def test_a_real_game_round_trips(repository, new_session, clock):
+    """Chain, used words, score, status, deadline, suggestions and report survive, and
+    the restored game plays on like the original."""
+    opponent = OPPONENTS[Difficulty.MEDIUM]()
+    rng = random.Random(3)
+    session = new_session(inline="AAQ-inline")
+    assert await repository.add(session, 10)
+    async with repository.lock(session.id):
+        clock.advance(4_000)
+        assert session.game.play("đầu tiên", clock.now_ms(), opponent, rng).bot_word is not None
+        session.last_move_ms = session.last_active_ms = clock.now_ms()
+        await repository.save(session)
+    stored = await repository.get(session.id)
+    assert_same(stored, session)
+    assert stored.game.score > 0 and stored.game.deadline_ms == clock.now_ms() + 30_000
+
+    async with repository.lock(session.id):
+        playing = await repository.get(session.id)
+        clock.advance(1_000)
+        game = playing.game
+        assert game.play("viên chức", clock.now_ms(), opponent, rng).rejection.value == "wrong_link"
+        assert game.play("tiên sinh", clock.now_ms(), opponent, rng).rejection.value == "wrong_link"
+        assert game.play("sinh viên", clock.now_ms(), opponent, rng).bot_word is not None
+        await repository.save(playing)
+    stored = await repository.get(session.id)
+    assert_same(stored, playing)
+    words = stored.game.lexicon.words
+    assert [words[l.word] for l in stored.game.chain.links] == [
+        "mở đầu", "đầu tiên", "tiên sinh", "sinh viên", "viên chức",
+    ]
+    assert not stored.game.chain.has_legal_word() and not stored.game.is_over
+
+
+async def test_an_ended_game_round_trips(repository, new_session, clock):
+    opponent = OPPONENTS[Difficulty.EASY]()
+    session = new_session()
+    assert await repository.add(session, 10)
+    async with repository.lock(session.id):
+        stored = await repository.get(session.id)
+        clock.advance(300)
+        stored.game.play("đầu tiên", clock.now_ms(), opponent, random.Random(1))
+        clock.advance(40_000)
+        assert stored.game.settle(clock.now_ms())
+        stored.report = ReportState.PENDING
+        await repository.save(stored)
+    ended = await repository.get(session.id)
+    assert_same(ended, stored)
+    assert (ended.game.status, ended.game.end_reason) == (Status.LOST, EndReason.TIMEOUT)
+    assert [ended.game.lexicon.words[w] for w in ended.game.suggestions] == ["sinh viên"]
+    assert ended.game.deadline_ms == 0 and ended.report is ReportState.PENDING
+    assert await repository.count_playing() == 0
+    assert await repository.ids() == [session.id]
+
+
+async def test_every_side_and_difficulty_round_trips(repository, new_session):
+    for difficulty in Difficulty:
+        session = new_session(difficulty=difficulty)
+        assert await repository.add(session, 10)
+        stored = await repository.get(session.id)
+        assert stored.game.difficulty is difficulty
+        assert stored.game.chain.links[0].by is Side.BOT
+
+
+async def test_add_refuses_beyond_the_cap(repository, new_session, clock):
+    sessions = [new_session(user=u) for u in range(1, 5)]
+    assert [await repository.add(s, max_playing=3) for s in sessions] == [True, True, True, False]
+    assert await repository.get(sessions[3].id) is None
+    assert await repository.count_playing() == 3
+    # A finished game frees its slot.
+    async with repository.lock(sessions[0].id):
+        stored = await repository.get(sessions[0].id)
+        stored.game.give_up(clock.now_ms())
+        await repository.save(stored)
+    assert await repository.count_playing() == 2
+    assert await repository.add(sessions[3], max_playing=3)
+    assert await repository.count_playing() == 3
+
+
+async def test_the_cap_holds_for_concurrent_adds(make_repository, new_session):
+    # Two "instances" (for Redis: two clients) add 20 sessions at once; the cap is 7.
+    first, second = make_repository(), make_repository()
+    sessions = [new_session(user=u) for u in range(1, 21)]
+    results = await asyncio.gather(
+        *((first if i % 2 else second).add(s, 7) for i, s in enumerate(sessions))
+    )
+    assert sum(results) == 7
+    assert await first.count_playing() == 7
+    assert len(await second.ids()) == 7
+
+
+async def test_save_writes_and_counts_versions(repository, new_session, clock):
+    session = new_session()
+    await repository.add(session, 10)
+    start = session.version
+    for _ in range(3):
+        async with repository.lock(session.id):
+            stored = await repository.get(session.id)
+            clock.advance(100)
+            stored.last_active_ms = clock.now_ms()
+            await repository.save(stored)
+    stored = await repository.get(session.id)
+    assert stored.version == start + 3
+    assert stored.last_active_ms == clock.now_ms()
+
+
+async def test_save_does_not_bring_back_a_removed_session(repository, new_session):
+    session = new_session()
+    await repository.add(session, 10)
+    await repository.remove(session.id)
+    await repository.save(session)
+    assert await repository.get(session.id) is None
+    assert await repository.ids() == []
+    assert await repository.count_playing() == 0
+
+
+async def test_remove_clears_every_index(repository, new_session):
+    session = new_session(user=5, message=9)
+    other = new_session(user=5, message=10)
+    await repository.add(session, 10)
+    await repository.add(other, 10)
+    await repository.remove(session.id)
+    await repository.remove(session.id)  # twice is harmless
+    assert await repository.get(session.id) is None
+    assert await repository.find_by_owner(session.owner) is None
+    assert [s.id for s in await repository.playing_of(5)] == [other.id]
+    assert await repository.count_playing() == 1
+    assert await repository.ids() == [other.id]
+
+
+async def test_find_by_owner_follows_the_latest_session_on_a_message(repository, new_session):
+    first = new_session(user=1, message=7)
+    assert await repository.find_by_owner(first.owner) is None
+    await repository.add(first, 10)
+    assert (await repository.find_by_owner(first.owner)).id == first.id
+    # Another player on the same message is another owner.
+    stranger = new_session(user=2, message=7)
+    await repository.add(stranger, 10)
+    assert (await repository.find_by_owner(first.owner)).id == first.id
+    # A new start on the same message takes the owner over; removing the old one
+    # does not drop the new one.
+    second = new_session(user=1, message=7)
+    await repository.add(second, 10)
+    assert (await repository.find_by_owner(first.owner)).id == second.id
+    await repository.remove(first.id)
+    assert (await repository.find_by_owner(first.owner)).id == second.id
+    inline = new_session(user=1, inline="AAQ")
+    await repository.add(inline, 10)
+    assert (await repository.find_by_owner("1/i:AAQ")).id == inline.id
+
+
+async def test_playing_of_lists_unfinished_sessions_oldest_first(repository, new_session, clock):
+    mine = [new_session(user=3) for _ in range(4)]
+    theirs = new_session(user=4)
+    for session in (mine[0], theirs, mine[1], mine[2], mine[3]):
+        await repository.add(session, 10)
+    assert [s.id for s in await repository.playing_of(3)] == [s.id for s in mine]
+    async with repository.lock(mine[1].id):
+        stored = await repository.get(mine[1].id)
+        stored.game.give_up(clock.now_ms())
+        await repository.save(stored)
+    assert [s.id for s in await repository.playing_of(3)] == [mine[0].id, mine[2].id, mine[3].id]
+    assert [s.id for s in await repository.playing_of(4)] == [theirs.id]
+    assert await repository.playing_of(99) == []
+    assert await repository.count_playing() == 4
+    assert sorted(await repository.ids()) == sorted([*(s.id for s in mine), theirs.id])
+
+
+async def test_lock_excludes_two_tasks(make_repository):
+    first, second = make_repository(), make_repository()
+    inside = 0
+    most = 0
+    order: list[str] = []
+
+    async def work(repository, name: str) -> None:
+        nonlocal inside, most
+        for _ in range(5):
+            async with repository.lock("abc"):
+                inside += 1
+                most = max(most, inside)
+                order.append(name)
+                await asyncio.sleep(0.003)
+                inside -= 1
+
+    await asyncio.wait_for(asyncio.gather(work(first, "a"), work(second, "b")), 10)
+    assert most == 1
+    assert sorted(order) == ["a"] * 5 + ["b"] * 5
+
+
+async def test_locks_on_different_keys_do_not_wait_for_each_other(repository):
+    async with repository.lock("user:1"):
+        async with asyncio.timeout(1):
+            async with repository.lock("user:2"):
+                pass
+
+
+async def test_a_lock_is_released_when_its_body_fails(repository):
+    with pytest.raises(RuntimeError):
+        async with repository.lock("k"):
+            raise RuntimeError("boom")
+    async with asyncio.timeout(1):
+        async with repository.lock("k"):
+            pass
+
+
+async def test_no_update_is_lost_under_concurrent_changes(make_repository, new_session):
+    """Many read-change-write rounds under the lock, from two instances: none is lost."""
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+
+    async def bump(repository) -> None:
+        async with repository.lock(session.id):
+            stored = await repository.get(session.id)
+            stored.last_move_ms += 1
+            await repository.save(stored)
+
+    await asyncio.gather(*(bump(first if i % 2 else second) for i in range(30)))
+    assert (await first.get(session.id)).last_move_ms == 30
+
+
+# Redis only.
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_a_stale_copy_is_refused(repository, new_session):
+    session = new_session()
+    await repository.add(session, 10)
+    one = await repository.get(session.id)
+    two = await repository.get(session.id)
+    one.last_move_ms = 1
+    await repository.save(one)
+    two.last_move_ms = 2
+    with pytest.raises(Busy):
+        await repository.save(two)
+    assert (await repository.get(session.id)).last_move_ms == 1
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_a_held_lock_times_out_as_busy(make_repository):
+    holder = make_repository()
+    waiter = make_repository(lock_wait_s=0.3)
+    async with holder.lock("s1"):
+        started = time.monotonic()
+        with pytest.raises(Busy):
+            async with waiter.lock("s1"):
+                pass
+        assert 0.25 < time.monotonic() - started < 1.5
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_a_dead_holders_lock_runs_out(make_repository):
+    holder = make_repository(lock_ttl_ms=200)
+    other = make_repository()
+    # The holder "dies": it takes the lock and never releases it.
+    manager = holder.lock("s2")
+    await manager.__aenter__()
+    started = time.monotonic()
+    async with other.lock("s2"):
+        assert 0.1 < time.monotonic() - started < 1.5
+    # The late release of the dead holder does not free someone else's lock.
+    async with other.lock("s2"):
+        await manager.__aexit__(None, None, None)
+        with pytest.raises(Busy):
+            async with make_repository(lock_wait_s=0.1).lock("s2"):
+                pass
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_keys_expire_with_the_spec_and_indexes_follow(
+    make_repository, new_session, redis_url, clock
+):
+    import redis.asyncio as aioredis
+
+    limits = SessionLimits(idle_ms=1_000, finished_ms=200)
+    repository = make_repository(limits=limits, expiry_margin_ms=1)
+    playing = new_session(user=8, message=1)
+    ended = new_session(user=8, message=2)
+    await repository.add(playing, 10)
+    await repository.add(ended, 10)
+    async with repository.lock(ended.id):
+        stored = await repository.get(ended.id)
+        stored.game.give_up(clock.now_ms())
+        await repository.save(stored)
+
+    async with aioredis.from_url(redis_url) as client:
+        ttl_playing = await client.pttl(f"noitu:s:{playing.id}")
+        ttl_ended = await client.pttl(f"noitu:s:{ended.id}")
+        assert 0 < ttl_ended <= 201 < ttl_playing <= 1_001
+        assert 201 < await client.pttl(f"noitu:owner:{playing.owner}") <= 1_001
+        assert await client.pttl("noitu:user:8") > 201
+        await asyncio.sleep(0.35)
+        assert await repository.get(ended.id) is None
+        assert await repository.ids() == [playing.id]
+        assert await repository.count_playing() == 1
+        await asyncio.sleep(max(ttl_playing / 1000 - 0.35, 0) + 0.05)
+        assert await repository.get(playing.id) is None
+        assert await repository.ids() == []
+        assert await repository.count_playing() == 0
+        assert await repository.playing_of(8) == []
+        assert await repository.find_by_owner(playing.owner) is None
+        assert await client.zcard("noitu:user:8") == 0
+        # Only the start counter is left: nothing grows without bound.
+        assert await client.keys("noitu:*") == [b"noitu:seq"]
+    # A freed slot is usable again.
+    assert await repository.add(new_session(user=9), 1)
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_the_expiry_follows_last_activity(make_repository, new_session, redis_url, clock):
+    import redis.asyncio as aioredis
+
+    repository = make_repository()
+    session = new_session()
+    await repository.add(session, 10)
+    clock.advance(10 * 60_000)  # ten idle minutes: 5 left, plus the margin
+    async with repository.lock(session.id):
+        stored = await repository.get(session.id)
+        await repository.save(stored)  # the sweep saves without activity
+    async with aioredis.from_url(redis_url) as client:
+        ttl = await client.pttl(f"noitu:s:{session.id}")
+    assert 5 * 60_000 < ttl <= 6 * 60_000
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_an_unknown_word_reads_as_gone(
+    make_repository, new_session, redis_url
+):
+    import redis.asyncio as aioredis
+
+    repository = make_repository()
+    session = new_session()
+    await repository.add(session, 10)
+    async with aioredis.from_url(redis_url, decode_responses=True) as client:
+        data = await client.hget(f"noitu:s:{session.id}", "d")
+        await client.hset(f"noitu:s:{session.id}", "d", data.replace("mở đầu", "mở màn"))
+    assert await repository.get(session.id) is None
+
+
+@pytest.mark.redis
+async def test_redis_down_answers_busy_fast_and_logs_once(
+    redis_links, little, rules, limits, clock, redis_log
+):
+    from noitu.adapters.redis_store import RedisSessionRepository
+    from support.redis_server import free_port
+
+    link = redis_links(f"redis://127.0.0.1:{free_port()}/0")
+    repository = RedisSessionRepository(link, little, rules, limits, clock)
+    for _ in range(3):
+        started = time.monotonic()
+        with pytest.raises(Busy):
+            await repository.get("0" * 32)
+        with pytest.raises(Busy):
+            async with repository.lock("x"):
+                pass
+        assert time.monotonic() - started < 2.5
+    assert redis_log.events == ["redis_unavailable"]
+    assert link.down
+
+
+@pytest.mark.redis
+async def test_redis_recovers_by_itself_and_logs_it(
+    tmp_path, little, rules, limits, clock, new_session, redis_links, redis_log
+):
+    from noitu.adapters.redis_store import RedisSessionRepository
+    from support.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    try:
+        repository = RedisSessionRepository(redis_links(server.url), little, rules, limits, clock)
+        session = new_session()
+        assert await repository.add(session, 10)
+        server.stop(save=True)
+        with pytest.raises(Busy):
+            await repository.get(session.id)
+        with pytest.raises(Busy):
+            await repository.count_playing()
+        server.start()
+        assert (await repository.get(session.id)).id == session.id
+        assert await repository.count_playing() == 1
+        assert redis_log.events == ["redis_unavailable", "redis_recovered"]
+    finally:
+        server.kill()
+
+
+@pytest.mark.redis
+async def test_redis_a_frozen_server_answers_busy_within_the_timeout(
+    tmp_path, little, rules, limits, clock, new_session, redis_links
+):
+    from noitu.adapters.redis_store import RedisSessionRepository
+    from support.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis")
+    server.start()
+    try:
+        repository = RedisSessionRepository(redis_links(server.url), little, rules, limits, clock)
+        session = new_session()
+        assert await repository.add(session, 10)
+        server.pause()
+        started = time.monotonic()
+        with pytest.raises(Busy):
+            await repository.get(session.id)
+        assert time.monotonic() - started < 2.0
+        server.resume()
+        assert (await repository.get(session.id)).id == session.id
+    finally:
+        server.kill()
