@@ -1,7 +1,10 @@
 """The Chain: the words of one game in order, and what is still unused.
 
 Per-game counters make "how many unused words start with syllable s" O(1), which the
-bots and the dead-end checks ask on every move.
+bots and the dead-end checks ask on every move. For the hard bot the chain also keeps,
+per first syllable, the edges that now lead to an exhausted syllable (every word starting
+there is used: a move there wins at once), and how many drawing moves of each syllable
+are used (see `Lexicon.draw_moves`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ class Chain:
         self.used: set[int] = set()
         self.used_from: dict[int, int] = {}  # first syllable -> used words starting there
         self.used_edges: dict[int, int] = {}  # edge -> used words on it
+        # first syllable -> edges from it into a syllable whose words are all used
+        self.edges_to_exhausted: dict[int, list[int]] = {}
+        self.used_draw_moves: dict[int, int] = {}  # syllable -> its drawing moves used
 
     def __len__(self) -> int:
         return len(self.links)
@@ -53,9 +59,17 @@ class Chain:
         self.links.append(Link(word, by, points))
         self.used.add(word)
         first = lexicon.first[word]
-        self.used_from[first] = self.used_from.get(first, 0) + 1
+        used = self.used_from[first] = self.used_from.get(first, 0) + 1
         edge = lexicon.edge_of[word]
         self.used_edges[edge] = self.used_edges.get(edge, 0) + 1
+        if used == lexicon.out_degree[first]:
+            # No word starts with `first` any more: every edge into it now wins at once.
+            edge_first = lexicon.edge_first
+            for into in lexicon.edges_into[first]:
+                self.edges_to_exhausted.setdefault(edge_first[into], []).append(into)
+        outcome = lexicon.outcome
+        if not outcome[first] and not outcome[lexicon.last[word]]:
+            self.used_draw_moves[first] = self.used_draw_moves.get(first, 0) + 1
 
     def unused_replies(self, syllable: int) -> int:
         """How many unused dictionary words start with a syllable."""

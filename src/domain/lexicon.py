@@ -12,12 +12,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .spelling import (
-    family_key,
     normalize,
     preferred_spelling_score,
     resolve_spelling,
     syllable_key,
-    syllables,
 )
 
 MIN_SYLLABLES = 2
@@ -135,6 +133,14 @@ def _parse_cells(cells: list[str], source: str, number: int) -> tuple[int, tuple
     return tier or 1, tuple(meanings)
 
 
+class _SyllableKeys(dict[str, str]):
+    """syllable -> syllable_key(syllable), computed once per distinct syllable."""
+
+    def __missing__(self, syllable: str) -> str:
+        key = self[syllable] = syllable_key(syllable)
+        return key
+
+
 def merge_families(entries: Iterable[DictionaryEntry]) -> list[DictionaryEntry]:
     """Merge spellings of one family into one entry under its canonical spelling.
 
@@ -143,8 +149,14 @@ def merge_families(entries: Iterable[DictionaryEntry]) -> list[DictionaryEntry]:
     syllables; then code-point order. Meanings are joined, the canonical ones first.
     """
     families: dict[str, list[DictionaryEntry]] = {}
+    keys = _SyllableKeys()
     for entry in entries:
-        families.setdefault(family_key(entry.word), []).append(entry)
+        family = " ".join(map(keys.__getitem__, entry.word.split(" ")))
+        found = families.get(family)
+        if found is None:
+            families[family] = [entry]
+        else:
+            found.append(entry)
     merged: list[DictionaryEntry] = []
     for members in families.values():
         if len(members) == 1:
@@ -166,6 +178,18 @@ def merge_families(entries: Iterable[DictionaryEntry]) -> list[DictionaryEntry]:
     return merged
 
 
+class _SyllableIds(dict[str, int]):
+    """written syllable -> the Lexicon's syllable id (spellings of one syllable share it)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        super().__init__()
+        self._lexicon = lexicon
+
+    def __missing__(self, syllable: str) -> int:
+        found = self[syllable] = self._lexicon._syllable_id(syllable)
+        return found
+
+
 class Lexicon:
     """Every playable word, with ids, tiers, meanings and the first-syllable index."""
 
@@ -181,14 +205,11 @@ class Lexicon:
 
         self.syllable_names: list[str] = []
         self.syllable_ids: dict[str, int] = {}
-        self.first: list[int] = []
-        self.last: list[int] = []
-        self.syllable_counts: list[int] = []
-        for word in self.words:
-            parts = syllables(word)
-            self.first.append(self._syllable_id(parts[0]))
-            self.last.append(self._syllable_id(parts[-1]))
-            self.syllable_counts.append(len(parts))
+        ids = _SyllableIds(self)
+        heads, _, tails = zip(*(w.partition(" ") for w in self.words))
+        self.first: list[int] = list(map(ids.__getitem__, heads))
+        self.last: list[int] = [ids[t.rpartition(" ")[2]] for t in tails]
+        self.syllable_counts: list[int] = [t.count(" ") + 2 for t in tails]
 
         starting: list[list[int]] = [[] for _ in self.syllable_names]
         for word_id, first in enumerate(self.first):
@@ -219,6 +240,103 @@ class Lexicon:
         self.common_opening_candidates: tuple[int, ...] = tuple(
             i for i in self.opening_candidates if self.tiers[i] <= COMMON_TIER
         )
+        self._index_for_bots()
+
+    def _index_for_bots(self) -> None:
+        """Indexes the bots read on every reply, built once so that a reply stays cheap.
+
+        - `edge_first[e]`: the first syllable of edge e.
+        - `edges_into[s]`: the edges whose words end on syllable s.
+        - `outcome[s]`: the value of syllable s for the side to move, by retrograde
+          analysis of the syllable graph: d > 0 when that side wins and d < 0 when it
+          loses, the game ending on the |d|-th position from here (this one counts as
+          the first: a syllable no word starts with is -1, one with a word into such a
+          syllable is +2); 0 when neither side can force an end. The analysis lets
+          every word be played again, except words that start and end on the same
+          syllable (such as "gì gì"): such words only hand the same syllable
+          back, so they decide by their number, odd or even, when every other move
+          loses. Words do run out, so this is exact for -1 and +2 and a guide beyond.
+        - `draw_moves[s]`: for a syllable of outcome 0, how many words lead from it to
+          a syllable of outcome 0 (its only moves that do not lose by the analysis);
+          once a game has used them all, the side to move there is lost by it too.
+        - `draw_edges_from[s]`: the edges from s into a syllable of outcome 0.
+        - `edges_ranked[s]`: the edges from s, best first for the side moving by the
+          outcome of their last syllable: quick wins, slower wins, draws, slow losses,
+          quick losses; ties in edge order.
+        """
+        count = len(self.syllable_names)
+        edge_last = self.edge_last
+        first_of_edge = dict(zip(self.edge_of, self.first))
+        edge_first = list(map(first_of_edge.__getitem__, range(len(edge_last))))
+        into: list[list[int]] = [[] for _ in range(count)]
+        loops = [0] * count  # words that start and end on the same syllable
+        edge_size = self.edge_size
+        for edge, (first, last) in enumerate(zip(edge_first, edge_last)):
+            into[last].append(edge)
+            if first == last:
+                loops[first] = edge_size[edge]
+        self.edge_first: list[int] = edge_first
+        self.edges_into: list[list[int]] = into
+        self._common_starting_with: list[tuple[int, ...] | None] = [None] * count
+
+        # Retrograde analysis, breadth first so that every distance is the shortest win
+        # (or the longest loss) once the position is decided.
+        # A syllable whose other moves all lose is won by whoever does not play the last
+        # of its looping words: the side to move when an odd number of them is left.
+        outcome = [0] * count
+        undecided_moves = [len(edges) - (loops[s] > 0) for s, edges in enumerate(self.edges_from)]
+        queue = [s for s in range(count) if not undecided_moves[s]]
+        for s in queue:
+            outcome[s] = loops[s] + 1 if loops[s] % 2 else -loops[s] - 1
+        head = 0
+        while head < len(queue):
+            target = queue[head]
+            head += 1
+            value = outcome[target]
+            for edge in into[target]:
+                source = edge_first[edge]
+                if outcome[source]:
+                    continue
+                if value < 0:
+                    outcome[source] = 1 - value
+                    queue.append(source)
+                else:
+                    undecided_moves[source] -= 1
+                    if not undecided_moves[source]:
+                        spins = loops[source]
+                        outcome[source] = spins + value + 1 if spins % 2 else -spins - value - 1
+                        queue.append(source)
+        self.outcome: list[int] = outcome
+        draw_moves = [0] * count
+        draw_edges: list[list[int]] = [[] for _ in range(count)]
+        for target, value in enumerate(outcome):
+            if not value:
+                for edge in into[target]:
+                    source = edge_first[edge]
+                    draw_edges[source].append(edge)
+                    if not outcome[source]:
+                        draw_moves[source] += edge_size[edge]
+        self.draw_moves: list[int] = draw_moves
+        self.draw_edges_from: list[list[int]] = draw_edges
+
+        worst = -2 * count  # below any distance
+        badness = [
+            worst - value if value < 0 else (-worst - value if value > 0 else 0)
+            for value in outcome
+        ]
+        edge_badness = list(map(badness.__getitem__, edge_last))
+        self.edges_ranked: list[tuple[int, ...]] = [
+            tuple(sorted(edges, key=edge_badness.__getitem__)) for edges in self.edges_from
+        ]
+
+    def common_starting_with(self, syllable: int) -> tuple[int, ...]:
+        """The tier ≤ 2 words starting with a syllable (an index filled on first use)."""
+        found = self._common_starting_with[syllable]
+        if found is None:
+            tiers = self.tiers
+            found = tuple(w for w in self.starting_with[syllable] if tiers[w] <= COMMON_TIER)
+            self._common_starting_with[syllable] = found
+        return found
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], source: str = "<dictionary>") -> Lexicon:

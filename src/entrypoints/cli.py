@@ -1,4 +1,4 @@
-"""The `noitu` command: serve, token."""
+"""The `noitu` command: serve, token, bench, arena."""
 
 from __future__ import annotations
 
@@ -127,6 +127,13 @@ def main(argv: list[str] | None = None) -> None:
     token_parser.add_argument("--topic", type=int, help="forum topic id")
     token_parser.add_argument("--ttl", type=int, default=TOKEN_TTL_S, help="seconds until it expires")
     token_parser.set_defaults(run=token)
+
+    from . import arena, bench  # the heavy parts import inside their commands
+
+    bench.add_arguments(commands.add_parser("bench", help="measure the performance budget"))
+    arena_parser = commands.add_parser("arena", help="bot-vs-bot games under the real rules")
+    arena.add_arguments(arena_parser)
+    arena_parser.set_defaults(run=arena.main)
 
     args = parser.parse_args(argv)
     args.run(args)
