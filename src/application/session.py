@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 from enum import Enum
 
 from ..domain.game import Game
@@ -62,6 +63,8 @@ class Session:
     last_move_ms: int = 0
     report: ReportState = ReportState.NONE
     version: int = 0
+    # The view of each chain word, built once: the chain only grows (not stored).
+    shown_links: list[Any] = field(default_factory=list, compare=False, repr=False)
 
     @property
     def user_id(self) -> int:

@@ -49,6 +49,14 @@ def view_of(session: Session, now_ms: int) -> SessionView:
     game = session.game
     lexicon = game.lexicon
     words = lexicon.words
+    shown = session.shown_links
+    links = game.chain.links
+    if len(shown) > len(links):
+        shown.clear()
+    shown.extend(
+        LinkView(words[link.word], link.by.value, link.points, meanings_of(lexicon, link.word))
+        for link in links[len(shown):]
+    )
     return SessionView(
         session=session.id,
         player=session.ticket.first_name,
@@ -56,10 +64,7 @@ def view_of(session: Session, now_ms: int) -> SessionView:
         status=game.status.value,
         end_reason=game.end_reason.value if game.end_reason else "",
         current=game.chain.current_syllable,
-        chain=[
-            LinkView(words[link.word], link.by.value, link.points, meanings_of(lexicon, link.word))
-            for link in game.chain.links
-        ],
+        chain=list(shown),
         score=game.score,
         turn_limit_ms=game.rules.turn_ms,
         deadline_ms=game.deadline_ms,

@@ -391,3 +391,31 @@ class Lexicon:
     def words_starting_with(self, syllable: str) -> Sequence[int]:
         found = self.syllable_id(syllable)
         return () if found is None else self.starting_with[found]
+
+
+# --- snapshots ---------------------------------------------------------------------------
+# A built Lexicon as plain lists, dicts and tuples, so that an adapter can keep it on disk
+# and skip the build next time (as Python keeps .pyc files). The domain does no I/O.
+
+SNAPSHOT_FORMAT = 1
+
+
+def lexicon_snapshot(lexicon: Lexicon) -> dict[str, object]:
+    """Every attribute of a built Lexicon, meanings as (pos, gloss) pairs."""
+    state = dict(vars(lexicon))
+    state["meanings"] = [tuple((m.pos, m.gloss) for m in ms) for ms in lexicon.meanings]
+    state["_common_starting_with"] = None
+    return {"format": SNAPSHOT_FORMAT, "state": state}
+
+
+def lexicon_from_snapshot(snapshot: dict[str, object]) -> Lexicon:
+    if snapshot.get("format") != SNAPSHOT_FORMAT:
+        raise ValueError("unknown lexicon snapshot format")
+    state = dict(snapshot["state"])  # type: ignore[arg-type]
+    state["meanings"] = [
+        tuple(Meaning(pos, gloss) for pos, gloss in ms) if ms else () for ms in state["meanings"]
+    ]
+    state["_common_starting_with"] = [None] * len(state["syllable_names"])
+    lexicon = Lexicon.__new__(Lexicon)
+    vars(lexicon).update(state)
+    return lexicon

@@ -1,0 +1,49 @@
+"""The built-Lexicon cache: same Lexicon either way; a bad cache only costs a rebuild."""
+
+from __future__ import annotations
+
+import random
+
+from support.dictionaries import LITTLE, write
+
+from noitu.adapters.dictionary_file import load_lexicon
+from noitu.domain.game import Game, TurnRules
+from noitu.domain.opponents import Difficulty, HardOpponent
+
+
+def test_a_cached_lexicon_is_the_built_one(tmp_path):
+    path = write(tmp_path, LITTLE + "đầu đàn\t2\tdanh|con đầu\tđộng|dẫn\n")
+    built = load_lexicon(path, cache_dir=None)
+    first = load_lexicon(path, cache_dir=tmp_path / "cache")
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    cached = load_lexicon(path, cache_dir=tmp_path / "cache")
+    for lexicon in (first, cached):
+        assert vars(lexicon).keys() == vars(built).keys()
+        for name, value in vars(built).items():
+            assert vars(lexicon)[name] == value, name
+    assert cached.resolve("hoà bình") == built.resolve("hòa bình")
+    # The bots play the same game on either.
+    moves = []
+    for lexicon in (built, cached):
+        game = Game.start(lexicon, TurnRules(), Difficulty.HARD, random.Random(4), 0)
+        game.play("đầu mối", 1, HardOpponent(), random.Random(4))
+        moves.append([lexicon.words[link.word] for link in game.chain.links])
+    assert moves[0] == moves[1]
+
+
+def test_a_broken_cache_is_rebuilt_and_a_changed_file_gets_its_own(tmp_path):
+    cache = tmp_path / "cache"
+    path = write(tmp_path, LITTLE)
+    load_lexicon(path, cache_dir=cache)
+    (stored,) = cache.iterdir()
+    stored.write_bytes(b"not a snapshot")
+    assert len(load_lexicon(path, cache_dir=cache)) == len(load_lexicon(path, cache_dir=None))
+    write(tmp_path, LITTLE + "đầu đàn\n")
+    assert "đầu đàn" in load_lexicon(path, cache_dir=cache)
+    assert len(list(cache.iterdir())) == 2
+
+
+def test_an_unwritable_cache_still_loads(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert len(load_lexicon(write(tmp_path, LITTLE), cache_dir=blocker / "cache")) > 10
