@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 
@@ -73,6 +74,10 @@ def serve(args: argparse.Namespace) -> None:
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
     app = build_app(container)
+    # The dictionary is a large heap that lives as long as the process: keep it out of
+    # the garbage collector's full passes, which would otherwise stall requests.
+    gc.collect()
+    gc.freeze()
     host, port = settings.bind_host, settings.port
     if settings.local_play and settings.game_enabled:
         link = local_play_link(container, host, port)

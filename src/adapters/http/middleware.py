@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import structlog
-from litestar.datastructures import MutableScopeHeaders
 from litestar.types import Message, Scope
 
 CONTENT_SECURITY_POLICY = (
@@ -20,6 +19,10 @@ CONTENT_SECURITY_POLICY = (
 GAME_PREFIX = "/games/noitu"
 API_PREFIX = "/games/noitu/api/"
 
+COMMON_HEADERS = [(b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff")]
+PAGE_HEADERS = [*COMMON_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
+API_HEADERS = [*PAGE_HEADERS, (b"cache-control", b"no-store")]
+
 log = structlog.get_logger("noitu.access")
 
 
@@ -28,13 +31,15 @@ def response_headers(access_log: bool) -> Callable[[Message, Scope], object]:
         if message["type"] != "http.response.start":
             return
         path: str = scope["path"]
-        headers = MutableScopeHeaders.from_message(message)
-        headers["Referrer-Policy"] = "no-referrer"
-        headers["X-Content-Type-Options"] = "nosniff"
-        if path.startswith(GAME_PREFIX):
-            headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+        # Appended as raw pairs: no handler sets these, and a lookup per header costs
+        # more than the rest of this hook (it runs on every response).
+        headers = message.setdefault("headers", [])
         if path.startswith(API_PREFIX):
-            headers["Cache-Control"] = "no-store"
+            headers.extend(API_HEADERS)
+        elif path.startswith(GAME_PREFIX):
+            headers.extend(PAGE_HEADERS)
+        else:
+            headers.extend(COMMON_HEADERS)
         if access_log:
             log.info("request", method=scope.get("method"), path=path, status=message["status"])
 
