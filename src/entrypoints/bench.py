@@ -21,6 +21,7 @@ import os
 import platform
 import random
 import secrets
+import socket
 import statistics
 import subprocess
 import sys
@@ -952,9 +953,43 @@ async def _load(
     }
 
 
+@contextlib.contextmanager
+def store_env(store: str):
+    """The environment that selects the session store; for Redis, a throwaway
+    `redis-server` on a free loopback port for the duration of the run."""
+    if store == "memory":
+        yield {}
+        return
+    import shutil
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("noitu bench: --store redis needs redis-server (apt-get install redis-server)")
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        redis = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", folder],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                with contextlib.suppress(OSError):
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.05)
+            yield {"NOITU_STORE": "redis", "REDIS_URL": f"redis://127.0.0.1:{port}/0"}
+        finally:
+            redis.terminate()
+            redis.wait(10)
+
+
 def bench_http(
     runs: int, players: int, difficulty: str, duration: float, warmup: float, client: str,
-    server_python: str = "",
+    server_python: str = "", store: str = "memory",
 ) -> dict:
     from ..adapters.dictionary_file import load_lexicon
 
@@ -963,7 +998,9 @@ def bench_http(
     tokens = issue_tokens(secret, players)
     results = []
     for run in range(runs):
-        with running_server(secret, python=server_python) as (server, port):
+        with store_env(store) as env, running_server(
+            secret, env, python=server_python
+        ) as (server, port):
             result = asyncio.run(
                 _load(port, server.pid, tokens, difficulty, lexicon,
                       warmup, duration, min(warmup, 3.0), client)
@@ -981,6 +1018,7 @@ def bench_http(
     merged["errors"] = [r["errors"] for r in results]
     merged["rejected_moves"] = [r["rejected_moves"] for r in results]
     merged["runs"] = runs
+    merged["store"] = store
     merged["server"] = f"{server_python} -m noitu.entrypoints.cli serve" if server_python else "noitu serve"
     merged["machine"] = machine()
     return merged
@@ -1099,7 +1137,7 @@ def format_http(report: dict) -> str:
         (f"medians of {report['runs']} runs; {report['players']:.0f} players at "
         f"{report['difficulty']}, a move every ≥ 300 ms after each answer, "
         f"{report['window_s']:.0f} s measured after the warm-up, client: {report['client']};"
-        f" server: {report['server']}"),
+        f" server: {report['server']}, store: {report.get('store', 'memory')}"),
         "",
         _row("figure", "value", "budget"),
     ]
@@ -1156,6 +1194,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--server-python", default="",
         help="run the server with this interpreter (to compare server environments)",
     )
+    http.add_argument("--store", default="memory", choices=("memory", "redis"),
+                      help="the session store of the server (redis: a throwaway redis-server)")
     http.add_argument("--json", action="store_true")
     http.set_defaults(run=run_http)
 
@@ -1208,6 +1248,6 @@ def run_memory(args: argparse.Namespace) -> None:
 def run_http(args: argparse.Namespace) -> None:
     report = bench_http(
         max(1, args.runs), args.players, args.difficulty, args.duration, args.warmup, args.client,
-        args.server_python,
+        args.server_python, args.store,
     )
     _emit(report, args.json, format_http)
