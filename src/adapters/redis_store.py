@@ -502,22 +502,31 @@ class RedisSessionRepository:
             log.warning("session_unreadable", session=session_id, problem=str(error))
             return None
 
+    def _write_keys(self, session: Session) -> list[str]:
+        """The keys ADD and SAVE touch, in their scripts' order."""
+        return [
+            self._session_key(session.id),
+            self._sessions_key,
+            self._playing_key,
+            self._user_key(session.user_id),
+            self._owner_key(session.owner),
+        ]
+
+    def _write_args(self, session: Session) -> list[object]:
+        """What ADD and SAVE write, in their scripts' order (ADD adds more after it)."""
+        return [
+            session.id,
+            session.version,
+            self._codec.encode(session),
+            1 if session.is_playing else 0,
+        ]
+
     async def add(self, session: Session, max_playing: int) -> bool:
         added = await self._link.run(
             self._add(
-                keys=[
-                    self._session_key(session.id),
-                    self._sessions_key,
-                    self._playing_key,
-                    self._user_key(session.user_id),
-                    self._owner_key(session.owner),
-                    self._seq_key,
-                ],
+                keys=[*self._write_keys(session), self._seq_key],
                 args=[
-                    session.id,
-                    session.version,
-                    self._codec.encode(session),
-                    1 if session.is_playing else 0,
+                    *self._write_args(session),
                     session.user_id,
                     session.owner,
                     self._ttl_ms(session),
@@ -534,21 +543,8 @@ class RedisSessionRepository:
         expired) is not brought back."""
         result = await self._link.run(
             self._save(
-                keys=[
-                    self._session_key(session.id),
-                    self._sessions_key,
-                    self._playing_key,
-                    self._user_key(session.user_id),
-                    self._owner_key(session.owner),
-                ],
-                args=[
-                    session.id,
-                    session.version,
-                    self._codec.encode(session),
-                    1 if session.is_playing else 0,
-                    self._ttl_ms(session),
-                    self._user_ttl_ms,
-                ],
+                keys=self._write_keys(session),
+                args=[*self._write_args(session), self._ttl_ms(session), self._user_ttl_ms],
             )
         )
         result = int(result)
