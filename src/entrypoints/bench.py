@@ -426,14 +426,23 @@ def bench_validation(lexicon: Lexicon, runs: int) -> dict:
     typed = typed_words(lexicon)
     chain = _chain_of(lexicon, [lexicon.word_ids[w] for w in typed["exact"][:1]])
     per_kind: dict[str, list[float]] = {kind: [] for kind in typed}
+    # Lexicon.resolve alone, on normalized words: dictionary words and other spellings.
+    resolve_only = {"exact": typed["exact"], "variant": typed["variant"]}
+    per_resolve: dict[str, list[float]] = {kind: [] for kind in resolve_only}
     for _ in range(runs):
         for kind, batch in typed.items():
             started = time.perf_counter_ns()
             for raw in batch:
                 validate_typed(raw, chain)
             per_kind[kind].append((time.perf_counter_ns() - started) / len(batch) / 1000)
+        for kind, batch in resolve_only.items():
+            started = time.perf_counter_ns()
+            for word in batch:
+                lexicon.resolve(word)
+            per_resolve[kind].append((time.perf_counter_ns() - started) / len(batch) / 1000)
     result = {kind: {"us_per_word": median(v), "words": len(typed[kind])} for kind, v in per_kind.items()}
     result["worst_us_per_word"] = max(r["us_per_word"] for r in result.values())
+    result["resolve_us"] = {kind: median(v) for kind, v in per_resolve.items()}
     result["runs"] = runs
     return result
 
@@ -1070,6 +1079,11 @@ def format_engine(report: dict) -> str:
                 f"{figure['us_per_word']:.2f} µs/word", "≤ 10 µs",
                 _verdict(figure["us_per_word"] <= BUDGET["validation_us"]),
             )
+        )
+    for kind, micros in validation.get("resolve_us", {}).items():
+        lines.append(
+            _row(f"  of which Lexicon.resolve, {kind}", f"{micros:.2f} µs/word", "≤ 5 µs",
+                 _verdict(micros <= 5.0))
         )
     positions = replies["positions"]
     lines.append(
