@@ -27,6 +27,7 @@ from ..domain.lexicon import (
 )
 
 SHIPPED_DICTIONARY = "dictionary.txt"
+CACHE_FILES_KEPT = 4  # the newest built Lexicons; older ones (old versions) are removed
 log = structlog.get_logger("noitu.dictionary")
 
 
@@ -104,5 +105,14 @@ def _store(cached: Path, lexicon: Lexicon) -> None:
         with tempfile.NamedTemporaryFile(dir=cached.parent, delete=False) as handle:
             handle.write(blob)
         os.replace(handle.name, cached)
+        _forget_old(cached)
     except (OSError, ValueError) as error:
         log.info("lexicon_cache_skipped", path=str(cached), error=type(error).__name__)
+
+
+def _forget_old(newest: Path) -> None:
+    """Keep the cache small: every code or dictionary change leaves a file behind."""
+    others = [f for f in newest.parent.glob("lexicon-*.marshal") if f != newest]
+    others.sort(key=lambda f: f.stat().st_mtime, reverse=True)
+    for stale in others[CACHE_FILES_KEPT - 1 :]:
+        stale.unlink(missing_ok=True)

@@ -47,3 +47,12 @@ def test_an_unwritable_cache_still_loads(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     assert len(load_lexicon(write(tmp_path, LITTLE), cache_dir=blocker / "cache")) > 10
+
+
+def test_the_cache_keeps_only_the_newest_files(tmp_path):
+    cache = tmp_path / "cache"
+    path = tmp_path / "dictionary.txt"
+    for extra in range(6):
+        path.write_text(LITTLE + f"đầu x{'abcdeg'[extra]}\n", encoding="utf-8")
+        load_lexicon(str(path), cache_dir=cache)
+    assert len(list(cache.glob("lexicon-*.marshal"))) == 4
