@@ -11,6 +11,8 @@ import asyncio
 from typing import Any
 
 import pytest
+import structlog
+import structlog.testing
 from aiogram import Bot, Dispatcher
 from aiogram.exceptions import TelegramNetworkError
 from aiogram.types import Update
@@ -402,6 +404,21 @@ async def test_polling_survives_a_telegram_that_is_down_at_start(
         await wait_for(lambda: session.named("sendGame"))
         await wait_for(lambda: len(session.named("setMyCommands")) == 2)
     assert len(session.named("deleteWebhook")) == 2
+
+
+async def test_a_second_poller_is_reported_once_and_polling_goes_on(
+    bot: Bot, session: RecordingSession
+) -> None:
+    conflict = Fail(409, "Conflict: terminated by other getUpdates request")
+    session.answer("getUpdates", conflict)
+    runner = TelegramRunner(bot, dispatcher(links()), "polling", polling_timeout_s=1)
+    with structlog.testing.capture_logs() as logs:
+        async with runner.lifespan():
+            await session.updates.put(command())
+            await wait_for(lambda: session.named("sendGame"), timeout_s=10)
+    conflicts = [e for e in logs if e["event"] == "telegram_conflict"]
+    assert len(conflicts) == 1
+    assert "TELEGRAM_MODE=none" in conflicts[0]["problem"]
 
 
 async def test_mode_none_takes_no_updates(bot: Bot, session: RecordingSession) -> None:

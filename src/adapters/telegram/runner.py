@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import structlog
 from aiogram import Bot, Dispatcher
+from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
 from .links import GAME_SHORT_NAME
@@ -31,7 +34,38 @@ STOP_POLLING_S = 5.0
 FIRST_RETRY_S = 1.0
 MAX_RETRY_S = 60.0
 
+CONFLICT_REPORT_EVERY_S = 300.0
+
 log = structlog.get_logger("noitu.telegram")
+
+
+class PollingConflictWatch(logging.Filter):
+    """Says plainly, once per incident, when another process polls this bot token.
+
+    aiogram's polling loop logs each failed getUpdates and retries with a backoff (it
+    does not crash); Telegram answers 409 Conflict while a second poller runs. This
+    filter watches aiogram's dispatcher log for that error and adds one clear line.
+    """
+
+    def __init__(self, every_s: float = CONFLICT_REPORT_EVERY_S, clock=time.monotonic) -> None:
+        super().__init__()
+        self._every_s = every_s
+        self._clock = clock
+        self._last = -every_s
+        self.reported = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args and "TelegramConflictError" in str(record.args[0]):
+            now = self._clock()
+            if now - self._last >= self._every_s:
+                self._last = now
+                self.reported += 1
+                log.error(
+                    "telegram_conflict",
+                    problem="another process is polling this bot token; only one may."
+                    " Stop it, or run TELEGRAM_MODE=none here (or webhook mode everywhere)",
+                )
+        return True
 
 
 class TelegramRunner:
@@ -95,6 +129,14 @@ class TelegramRunner:
     async def _poll(self) -> None:
         """Long polling until stopped; restarted with a backoff if it ever falls over."""
         backoff = self._first_retry_s
+        watch = PollingConflictWatch()
+        aiogram_dispatcher_log.addFilter(watch)
+        try:
+            await self._poll_until_stopped(backoff)
+        finally:
+            aiogram_dispatcher_log.removeFilter(watch)
+
+    async def _poll_until_stopped(self, backoff: float) -> None:
         while True:
             # A webhook left set by an earlier run would make every getUpdates a 409.
             if not await self._keep_trying(
