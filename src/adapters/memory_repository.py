@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 
 from ..application.session import Session
+from .keyed_locks import KeyedLocks
 
 
 class InMemorySessionRepository:
@@ -15,25 +14,10 @@ class InMemorySessionRepository:
         self._owners: dict[str, str] = {}
         self._by_user: dict[int, dict[str, None]] = {}  # insertion-ordered sets
         self._playing: set[str] = set()
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._waiters: dict[str, int] = {}
+        self._locks = KeyedLocks()
 
-    @asynccontextmanager
-    async def lock(self, key: str) -> AsyncIterator[None]:
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = self._locks[key] = asyncio.Lock()
-        self._waiters[key] = self._waiters.get(key, 0) + 1
-        try:
-            async with lock:
-                yield
-        finally:
-            remaining = self._waiters[key] - 1
-            if remaining:
-                self._waiters[key] = remaining
-            else:
-                del self._waiters[key]
-                del self._locks[key]
+    def lock(self, key: str) -> AbstractAsyncContextManager[None]:
+        return self._locks.hold(key)
 
     async def get(self, session_id: str) -> Session | None:
         return self._sessions.get(session_id)

@@ -42,6 +42,7 @@ from redis.exceptions import ReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..application.errors import Busy
+from .keyed_locks import KeyedLocks
 from ..application.limits import SessionLimits
 from ..application.ports import Clock
 from ..application.session import GameMessage, ReportState, Session, Ticket
@@ -361,39 +362,6 @@ class SessionCodec:
         return found
 
 
-class _LocalLocks:
-    """Per-key asyncio locks, so the tasks of one process queue here and only one of
-    them at a time polls Redis for the shared lock. Forgotten when nobody waits."""
-
-    def __init__(self) -> None:
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._waiters: dict[str, int] = {}
-
-    @asynccontextmanager
-    async def hold(self, key: str, timeout_s: float) -> AsyncIterator[None]:
-        lock = self._locks.get(key)
-        if lock is None:
-            lock = self._locks[key] = asyncio.Lock()
-        self._waiters[key] = self._waiters.get(key, 0) + 1
-        try:
-            try:
-                async with asyncio.timeout(timeout_s):
-                    await lock.acquire()
-            except TimeoutError:
-                raise Busy() from None
-            try:
-                yield
-            finally:
-                lock.release()
-        finally:
-            remaining = self._waiters[key] - 1
-            if remaining:
-                self._waiters[key] = remaining
-            else:
-                del self._waiters[key]
-                del self._locks[key]
-
-
 class RedisSessionRepository:
     """The SessionRepository port on Redis (see the module docstring for the keys)."""
 
@@ -417,7 +385,7 @@ class RedisSessionRepository:
         self._lock_ttl_ms = lock_ttl_ms
         self._lock_wait_s = lock_wait_s
         self._margin_ms = expiry_margin_ms
-        self._local = _LocalLocks()
+        self._local = KeyedLocks()
         p = link.prefix
         self._p = p
         self._sessions_key = f"{p}sessions"
