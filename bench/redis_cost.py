@@ -31,15 +31,15 @@ from typing import Any
 
 from noitu.adapters.dictionary_file import load_lexicon
 from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.redis_store import RedisLink, RedisSessionRepository
+from noitu.adapters.redis.store import RedisLink, RedisSessionRepository
 from noitu.adapters.system_clock import SystemClock
-from noitu.application.limits import SessionLimits
-from noitu.application.play_move import PlayMove, PlayMoveCommand
-from noitu.application.score_keeping import ScoreKeeper
-from noitu.application.session import GameMessage, ReportState, Session, Ticket
-from noitu.domain.chain import Side
-from noitu.domain.game import Game, TurnRules
-from noitu.domain.opponents import OPPONENTS, Difficulty
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.play_move import PlayMove, PlayMoveCommand
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.game import Game, TurnRules
+from noitu.domain.noitu.bots.opponents import OPPONENTS, Difficulty
 
 
 class NoReports:

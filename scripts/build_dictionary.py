@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.domain.lexicon import DictionaryEntry, merge_families
-from noitu.domain.phonotactics import is_vietnamese_word
-from noitu.domain.spelling import normalize, syllables
+from noitu.domain.noitu.lexicon import DictionaryEntry, merge_families
+from noitu.domain.noitu.phonotactics import is_vietnamese_word
+from noitu.domain.noitu.spelling import normalize, syllables
 
 PACKAGE = "underthesea"
 VERSION = "9.5.0"

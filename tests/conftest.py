@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from support.dictionaries import LITTLE  # noqa: E402
 from support.fakes import FakeClock  # noqa: E402
 
-from noitu.domain.lexicon import Lexicon  # noqa: E402
+from noitu.domain.noitu.lexicon import Lexicon  # noqa: E402
 
 
 @pytest.fixture

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import structlog
 
-from ..domain import lexicon as lexicon_module
-from ..domain import opponents, spelling
-from ..domain.lexicon import (
+from noitu.domain.noitu import lexicon as lexicon_module
+from noitu.domain.noitu import spelling
+from noitu.domain.noitu.bots import opponents
+from noitu.domain.noitu.lexicon import (
     DictionaryFormatError,
     Lexicon,
     lexicon_from_snapshot,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import structlog
 
-from ..application.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState
 
 log = structlog.get_logger("noitu.scores")
 

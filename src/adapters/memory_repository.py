@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
-from ..application.session import Session
-from .keyed_locks import KeyedLocks
+from noitu.application.noitu.session import Session
+from noitu.adapters.keyed_locks import KeyedLocks
 
 
 class InMemorySessionRepository:

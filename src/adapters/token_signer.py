@@ -13,8 +13,8 @@ import hashlib
 import hmac
 import json
 
-from ..application.errors import BadToken, TokenExpired
-from ..application.session import GameMessage, Ticket
+from noitu.application.noitu.errors import BadToken, TokenExpired
+from noitu.application.noitu.session import GameMessage, Ticket
 
 MAX_TOKEN_BYTES = 1024
 MAX_NAME_CHARACTERS = 64

@@ -13,21 +13,21 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 
-from ..adapters.http.api import (
+from noitu.adapters.http.api import (
     game_error_handler,
     game_routers,
     http_error_handler,
     internal_error_handler,
     tighten_schema,
 )
-from ..adapters.http.assets import PageAssets
-from ..adapters.http.middleware import response_headers
-from ..application.errors import Busy, GameError
-from ..application.get_state import GetState
-from ..application.give_up import GiveUp
-from ..application.play_move import PlayMove
-from ..application.start_game import StartGame
-from .container import Container
+from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.middleware import response_headers
+from noitu.application.noitu.errors import Busy, GameError
+from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.give_up import GiveUp
+from noitu.application.noitu.play_move import PlayMove
+from noitu.application.noitu.start_game import StartGame
+from noitu.entrypoints.container import Container
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0

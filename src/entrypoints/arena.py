@@ -21,9 +21,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..domain.chain import Chain, Side
-from ..domain.lexicon import Lexicon
-from ..domain.opponents import (
+from noitu.domain.noitu.chain import Chain, Side
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import (
     OPPONENTS,
     Difficulty,
     HardOpponent,
@@ -328,7 +328,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> None:
-    from ..adapters.dictionary_file import load_lexicon
+    from noitu.adapters.dictionary_file import load_lexicon
 
     if args.games < 1:
         raise SystemExit("noitu arena: --games must be at least 1")

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..domain.chain import Chain, Side
-from ..domain.game import typed_word_too_long
-from ..domain.lexicon import MIN_SYLLABLES, Lexicon
-from ..domain.opponents import (
+from noitu.domain.noitu.chain import Chain, Side
+from noitu.domain.noitu.game import typed_word_too_long
+from noitu.domain.noitu.lexicon import MIN_SYLLABLES, Lexicon
+from noitu.domain.noitu.bots.opponents import (
     HARD_NODE_LIMIT,
     EasyOpponent,
     HardOpponent,
@@ -44,8 +44,8 @@ from ..domain.opponents import (
     Opponent,
     draw_opening,
 )
-from ..domain.spelling import normalize, syllables
-from .arena import percentile
+from noitu.domain.noitu.spelling import normalize, syllables
+from noitu.entrypoints.arena import percentile
 
 # --- the budget (docs/performance.md) -------------------------------------------------
 
@@ -317,7 +317,7 @@ def _load_probe(trace: bool, cache_dir: str | None = None) -> None:
     With `cache_dir`, the built-Lexicon cache there is used (and filled on a miss), as
     a server start does; without, the Lexicon is built from the text (a first start).
     """
-    from ..adapters.dictionary_file import load_lexicon
+    from noitu.adapters.dictionary_file import load_lexicon
 
     gc.collect()
     before = rss_mb()
@@ -379,7 +379,7 @@ def bench_load(runs: int) -> dict:
 def typed_words(lexicon: Lexicon, count: int = 2000, seed: int = 11) -> dict[str, list[str]]:
     """What players type: dictionary words, other spellings of them (hoà/hòa, lí/lý),
     the same words in capitals with extra spaces, and words not in the dictionary."""
-    from ..domain.spelling import word_variants
+    from noitu.domain.noitu.spelling import word_variants
 
     rng = random.Random(seed)
     words = lexicon.words
@@ -504,7 +504,7 @@ def bench_replies(lexicon: Lexicon, positions: Sequence[Position], runs: int) ->
 
 
 def bench_engine(runs: int, quick: bool = False) -> dict:
-    from ..adapters.dictionary_file import load_lexicon
+    from noitu.adapters.dictionary_file import load_lexicon
 
     report: dict[str, Any] = {"machine": machine()}
     report["load"] = bench_load(runs)
@@ -539,11 +539,11 @@ def _memory_probe(sessions: int, words: int) -> None:
 
 
 async def _memory(sessions: int, words: int) -> None:
-    from ..application.session import GameMessage, Ticket
-    from ..application.start_game import StartGameCommand
-    from .container import Container
-    from .server import build_app
-    from .settings import load_settings
+    from noitu.application.noitu.session import GameMessage, Ticket
+    from noitu.application.noitu.start_game import StartGameCommand
+    from noitu.entrypoints.container import Container
+    from noitu.entrypoints.server import build_app
+    from noitu.entrypoints.settings import load_settings
 
     secret = "b" * 32
     container = Container()
@@ -815,7 +815,7 @@ def _noitu_executable() -> str:
 def issue_tokens(secret: str, players: int) -> list[str]:
     """`noitu token --user N --chat 1 --message N` for every player, run in-process
     (the same code as the command, without 600 interpreter start-ups)."""
-    from . import cli
+    from noitu.entrypoints import cli
 
     saved = os.environ.get("NOITU_GAME_SECRET")
     os.environ["NOITU_GAME_SECRET"] = secret
@@ -1000,7 +1000,7 @@ def bench_http(
     runs: int, players: int, difficulty: str, duration: float, warmup: float, client: str,
     server_python: str = "", store: str = "memory",
 ) -> dict:
-    from ..adapters.dictionary_file import load_lexicon
+    from noitu.adapters.dictionary_file import load_lexicon
 
     lexicon = load_lexicon(None)
     secret = secrets.token_hex(32)

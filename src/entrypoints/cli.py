@@ -9,11 +9,11 @@ import time
 
 import structlog
 
-from ..adapters.dictionary_file import DictionaryUnreadable
-from ..application.session import GameMessage, Ticket
-from ..domain.lexicon import DictionaryFormatError
-from .container import Container
-from .settings import Settings, SettingsError, load_settings
+from noitu.adapters.dictionary_file import DictionaryUnreadable
+from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.domain.noitu.lexicon import DictionaryFormatError
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 TOKEN_TTL_S = 6 * 3600
 LOCAL_PLAYER = Ticket(
@@ -62,8 +62,8 @@ def local_play_link(container: Container, host: str, port: int) -> str:
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    from .log_setup import configure_logging
-    from .server import build_app
+    from noitu.entrypoints.log_setup import configure_logging
+    from noitu.entrypoints.server import build_app
 
     settings = _settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     token_parser.add_argument("--ttl", type=int, default=TOKEN_TTL_S, help="seconds until it expires")
     token_parser.set_defaults(run=token)
 
-    from . import arena, bench  # the heavy parts import inside their commands
+    from noitu.entrypoints import arena, bench  # the heavy parts import inside their commands
 
     bench.add_arguments(commands.add_parser("bench", help="measure the performance budget"))
     arena_parser = commands.add_parser("arena", help="bot-vs-bot games under the real rules")

@@ -12,27 +12,27 @@ from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
-from ..adapters.background import AsyncioBackground
-from ..adapters.dictionary_file import load_lexicon
-from ..adapters.logging_reporter import LoggingScoreReporter
-from ..adapters.memory_repository import InMemorySessionRepository
-from ..adapters.memory_start_limiter import InMemoryStartLimiter
-from ..adapters.system_clock import SystemClock
-from ..adapters.telegram.factories import make_bot, make_score_reporter
-from ..adapters.token_signer import MIN_SECRET_BYTES, HmacTokenSigner, key_from_bot_token
-from ..application.get_state import GetState
-from ..application.give_up import GiveUp
-from ..application.limits import SessionLimits
-from ..application.play_move import PlayMove
-from ..application.score_keeping import ScoreKeeper
-from ..application.settle_expired import SettleExpired
-from ..application.start_game import StartGame
-from ..domain.game import TurnRules
-from ..domain.opponents import OPPONENTS, Difficulty, Opponent
-from .settings import Settings
+from noitu.adapters.background import AsyncioBackground
+from noitu.adapters.dictionary_file import load_lexicon
+from noitu.adapters.logging_reporter import LoggingScoreReporter
+from noitu.adapters.memory_repository import InMemorySessionRepository
+from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.system_clock import SystemClock
+from noitu.adapters.telegram.factories import make_bot, make_score_reporter
+from noitu.adapters.token_signer import MIN_SECRET_BYTES, HmacTokenSigner, key_from_bot_token
+from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.give_up import GiveUp
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.play_move import PlayMove
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.settle_expired import SettleExpired
+from noitu.application.noitu.start_game import StartGame
+from noitu.domain.noitu.game import TurnRules
+from noitu.domain.noitu.bots.opponents import OPPONENTS, Difficulty, Opponent
+from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
-    from ..adapters.redis_store import RedisLink, RedisSessionRepository, RedisStartRateLimiter
+    from noitu.adapters.redis.store import RedisLink, RedisSessionRepository, RedisStartRateLimiter
 
 
 def signing_key(settings: Settings) -> bytes:
@@ -58,19 +58,19 @@ def session_limits(settings: Settings) -> SessionLimits:
 
 # NOITU_STORE=redis. Imported when first used: the memory store does not need redis-py.
 def redis_link(url: str) -> RedisLink:
-    from ..adapters.redis_store import RedisLink
+    from noitu.adapters.redis.store import RedisLink
 
     return RedisLink.from_url(url)
 
 
 def redis_sessions(link: RedisLink, *args: object) -> RedisSessionRepository:
-    from ..adapters.redis_store import RedisSessionRepository
+    from noitu.adapters.redis.store import RedisSessionRepository
 
     return RedisSessionRepository(link, *args)  # type: ignore[arg-type]
 
 
 def redis_start_limiter(link: RedisLink) -> RedisStartRateLimiter:
-    from ..adapters.redis_store import RedisStartRateLimiter
+    from noitu.adapters.redis.store import RedisStartRateLimiter
 
     return RedisStartRateLimiter(link)
 

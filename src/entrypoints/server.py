@@ -13,9 +13,9 @@ from typing import Any
 import structlog
 from litestar import Litestar
 
-from .app import create_app
-from .container import Container
-from .settings import Settings
+from noitu.entrypoints.app import create_app
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import Settings
 
 log = structlog.get_logger("noitu")
 
@@ -33,10 +33,10 @@ def telegram_side(container: Container, settings: Settings) -> TelegramSide:
     from aiogram import Dispatcher
     from aiogram.utils.token import TokenValidationError
 
-    from ..adapters.telegram.handlers import noitu_router
-    from ..adapters.telegram.links import GameLinks
-    from ..adapters.telegram.runner import TelegramRunner
-    from ..adapters.telegram.webhook import WEBHOOK_PATH, webhook_route, webhook_secret
+    from noitu.adapters.telegram.handlers import noitu_router
+    from noitu.adapters.telegram.links import GameLinks
+    from noitu.adapters.telegram.runner import TelegramRunner
+    from noitu.adapters.telegram.webhook import WEBHOOK_PATH, webhook_route, webhook_secret
 
     try:
         bot = container.telegram_bot()
@@ -61,7 +61,7 @@ def telegram_side(container: Container, settings: Settings) -> TelegramSide:
             secret = webhook_secret(settings.bot_token)
             recent = None
             if settings.store == "redis":
-                from ..adapters.redis_store import RedisRecentUpdates
+                from noitu.adapters.redis.store import RedisRecentUpdates
 
                 recent = RedisRecentUpdates(container.redis())
             routes.append(webhook_route(bot, dispatcher, secret, recent))

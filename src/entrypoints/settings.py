@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..adapters.token_signer import MIN_SECRET_BYTES
+from noitu.adapters.token_signer import MIN_SECRET_BYTES
 
 BASE_URL_PATTERN = re.compile(
     r"^https://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?)"

@@ -17,16 +17,16 @@ import pytest
 import redis
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.redis_store import (
+from noitu.adapters.redis.store import (
     RedisLink,
     RedisSessionRepository,
     RedisStartRateLimiter,
 )
-from noitu.application.limits import SessionLimits
-from noitu.application.session import GameMessage, Session, Ticket
-from noitu.domain.game import Game, TurnRules
-from noitu.domain.lexicon import Lexicon
-from noitu.domain.opponents import Difficulty
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.session import GameMessage, Session, Ticket
+from noitu.domain.noitu.game import Game, TurnRules
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import Difficulty
 from support.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.fakes import FakeClock
 

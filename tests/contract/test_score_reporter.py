@@ -10,7 +10,7 @@ from support.telegram import RecordingSession
 
 from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
-from noitu.application.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState
 
 CHAT = GameMessage(chat_id=-100200, message_id=7, topic_id=3)
 INLINE = GameMessage(inline_message_id="BAAAAB-inline")

@@ -12,12 +12,12 @@ import random
 import time
 
 import pytest
-from noitu.application.errors import Busy
-from noitu.application.limits import SessionLimits
-from noitu.application.session import ReportState
-from noitu.domain.chain import Side
-from noitu.domain.game import EndReason, Status
-from noitu.domain.opponents import OPPONENTS, Difficulty
+from noitu.application.noitu.errors import Busy
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.session import ReportState
+from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.game import EndReason, Status
+from noitu.domain.noitu.bots.opponents import OPPONENTS, Difficulty
 
 
 class RecordingLog:
@@ -34,7 +34,7 @@ class RecordingLog:
 
 @pytest.fixture
 def redis_log(monkeypatch) -> RecordingLog:
-    from noitu.adapters import redis_store
+    from noitu.adapters.redis import store as redis_store
 
     recorder = RecordingLog()
     monkeypatch.setattr(redis_store, "log", recorder)
@@ -423,7 +423,7 @@ async def test_redis_an_unknown_word_reads_as_gone(
 async def test_redis_down_answers_busy_fast_and_logs_once(
     redis_links, little, rules, limits, clock, redis_log
 ):
-    from noitu.adapters.redis_store import RedisSessionRepository
+    from noitu.adapters.redis.store import RedisSessionRepository
     from support.redis_server import free_port
 
     link = redis_links(f"redis://127.0.0.1:{free_port()}/0")
@@ -444,7 +444,7 @@ async def test_redis_down_answers_busy_fast_and_logs_once(
 async def test_redis_recovers_by_itself_and_logs_it(
     tmp_path, little, rules, limits, clock, new_session, redis_links, redis_log
 ):
-    from noitu.adapters.redis_store import RedisSessionRepository
+    from noitu.adapters.redis.store import RedisSessionRepository
     from support.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis")
@@ -470,7 +470,7 @@ async def test_redis_recovers_by_itself_and_logs_it(
 async def test_redis_a_frozen_server_answers_busy_within_the_timeout(
     tmp_path, little, rules, limits, clock, new_session, redis_links
 ):
-    from noitu.adapters.redis_store import RedisSessionRepository
+    from noitu.adapters.redis.store import RedisSessionRepository
     from support.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis")

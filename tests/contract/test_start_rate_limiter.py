@@ -36,7 +36,7 @@ async def test_starts_in_the_same_millisecond_each_count(start_limiter):
 
 @pytest.mark.redis
 async def test_redis_the_limit_holds_across_instances_at_once(redis_links):
-    from noitu.adapters.redis_store import RedisStartRateLimiter
+    from noitu.adapters.redis.store import RedisStartRateLimiter
 
     first = RedisStartRateLimiter(redis_links())
     second = RedisStartRateLimiter(redis_links())
@@ -49,7 +49,7 @@ async def test_redis_the_limit_holds_across_instances_at_once(redis_links):
 @pytest.mark.redis
 async def test_redis_the_counter_expires(redis_links, redis_url):
     import redis.asyncio as aioredis
-    from noitu.adapters.redis_store import RedisStartRateLimiter
+    from noitu.adapters.redis.store import RedisStartRateLimiter
 
     limiter = RedisStartRateLimiter(redis_links(), window_ms=60_000)
     assert await limiter.allow(4, T0)

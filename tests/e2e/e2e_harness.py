@@ -17,7 +17,7 @@ from playwright.sync_api import ConsoleMessage, Locator, Page, Request, expect
 from support.dictionaries import LITTLE, write
 
 from noitu.adapters.token_signer import HmacTokenSigner
-from noitu.application.session import GameMessage, Ticket
+from noitu.application.noitu.session import GameMessage, Ticket
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

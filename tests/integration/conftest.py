@@ -11,8 +11,8 @@ from litestar.testing import AsyncTestClient
 from support.dictionaries import LITTLE
 from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
 
-from noitu.application.session import GameMessage, Ticket
-from noitu.domain.lexicon import Lexicon
+from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings

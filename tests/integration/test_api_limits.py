@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from noitu.application.session import ReportState
+from noitu.application.noitu.session import ReportState
 
 
 async def test_move_body_limits(harness):

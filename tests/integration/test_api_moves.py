@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support.dictionaries import chain_dictionary
 
-from noitu.domain.lexicon import Lexicon
+from noitu.domain.noitu.lexicon import Lexicon
 
 ALREADY_USED = "ba ca\nca da\nca ea\nda ca\n"
 

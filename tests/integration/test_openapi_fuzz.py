@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 
 from support.dictionaries import LITTLE
 
-from noitu.domain.lexicon import Lexicon
+from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings

@@ -31,7 +31,7 @@ from noitu.adapters.telegram.texts import (
 )
 from noitu.adapters.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
 from noitu.adapters.token_signer import HmacTokenSigner
-from noitu.application.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.server import build_app
 from noitu.entrypoints.settings import load_settings

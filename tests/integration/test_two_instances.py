@@ -24,7 +24,7 @@ import pytest
 import redis
 from support.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from noitu.adapters.token_signer import HmacTokenSigner
-from noitu.application.session import GameMessage, Ticket
+from noitu.application.noitu.session import GameMessage, Ticket
 from support.dictionaries import LITTLE, write
 from support.process import NOITU, ServerProcess
 

@@ -8,7 +8,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from noitu.application.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState
 
 START_MS = 1_800_000_000_000
 

@@ -9,7 +9,7 @@ import math
 import random
 from contextlib import redirect_stdout
 
-from noitu.domain.lexicon import Lexicon
+from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints import arena
 from support.dictionaries import chain_dictionary
 

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from noitu.domain.lexicon import Lexicon
+from noitu.domain.noitu.lexicon import Lexicon
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_dictionary.py"
 

@@ -7,8 +7,8 @@ import random
 from support.dictionaries import LITTLE, write
 
 from noitu.adapters.dictionary_file import load_lexicon
-from noitu.domain.game import Game, TurnRules
-from noitu.domain.opponents import Difficulty, HardOpponent
+from noitu.domain.noitu.game import Game, TurnRules
+from noitu.domain.noitu.bots.opponents import Difficulty, HardOpponent
 
 
 def test_a_cached_lexicon_is_the_built_one(tmp_path):

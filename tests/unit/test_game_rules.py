@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from noitu.domain.chain import Side
-from noitu.domain.game import (
+from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.game import (
     EndReason,
     Game,
     Rejection,
@@ -15,9 +15,9 @@ from noitu.domain.game import (
     TurnRules,
     typed_word_too_long,
 )
-from noitu.domain.lexicon import Lexicon
-from noitu.domain.opponents import Difficulty, EasyOpponent, MediumOpponent, draw_opening
-from noitu.domain.scoring import Score, rarity_points, speed_points
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import Difficulty, EasyOpponent, MediumOpponent, draw_opening
+from noitu.domain.noitu.scoring import Score, rarity_points, speed_points
 
 T0 = 1_000_000
 

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from noitu.domain.lexicon import (
+from noitu.domain.noitu.lexicon import (
     DictionaryEntry,
     DictionaryFormatError,
     Lexicon,

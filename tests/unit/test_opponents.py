@@ -7,9 +7,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from noitu.domain.chain import Chain, Side
-from noitu.domain.lexicon import Lexicon
-from noitu.domain.opponents import (
+from noitu.domain.noitu.chain import Chain, Side
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import (
     DRAWLESS,
     WIN,
     EasyOpponent,

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from noitu.domain.phonotactics import (
+from noitu.domain.noitu.phonotactics import (
     Q_RHYMES,
     RHYMES,
     is_vietnamese_syllable,

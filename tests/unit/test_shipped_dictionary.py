@@ -6,9 +6,9 @@ from importlib.resources import files
 
 import pytest
 
-from noitu.domain.lexicon import Lexicon, parse_dictionary
-from noitu.domain.phonotactics import is_vietnamese_word
-from noitu.domain.spelling import normalize, syllables
+from noitu.domain.noitu.lexicon import Lexicon, parse_dictionary
+from noitu.domain.noitu.phonotactics import is_vietnamese_word
+from noitu.domain.noitu.spelling import normalize, syllables
 
 WHEEL_SHA256 = "81400f41b75ceff6f80c52b4ad043806c80f5899ec555d8e6374d468a59bce56"
 

@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from noitu.domain.spelling import (
+from noitu.domain.noitu.spelling import (
     family_key,
     i_y_variant,
     normalize,

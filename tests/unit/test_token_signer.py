@@ -10,8 +10,8 @@ import json
 import pytest
 
 from noitu.adapters.token_signer import HmacTokenSigner, key_from_bot_token
-from noitu.application.errors import BadToken, TokenExpired
-from noitu.application.session import GameMessage, Ticket
+from noitu.application.noitu.errors import BadToken, TokenExpired
+from noitu.application.noitu.session import GameMessage, Ticket
 
 KEY = b"k" * 32
 NOW = 1_800_000_000

@@ -13,15 +13,15 @@ from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporte
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.token_signer import HmacTokenSigner
-from noitu.application.errors import TooFast
-from noitu.application.give_up import GiveUp, SessionCommand
-from noitu.application.limits import SessionLimits
-from noitu.application.play_move import PlayMove, PlayMoveCommand
-from noitu.application.score_keeping import ScoreKeeper
-from noitu.application.session import GameMessage, Ticket
-from noitu.application.start_game import StartGame, StartGameCommand
-from noitu.domain.game import TurnRules
-from noitu.domain.opponents import OPPONENTS
+from noitu.application.noitu.errors import TooFast
+from noitu.application.noitu.give_up import GiveUp, SessionCommand
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.play_move import PlayMove, PlayMoveCommand
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.application.noitu.start_game import StartGame, StartGameCommand
+from noitu.domain.noitu.game import TurnRules
+from noitu.domain.noitu.bots.opponents import OPPONENTS
 
 
 class SlowRepository(InMemorySessionRepository):

@@ -19,16 +19,16 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import Body
 from litestar.response import Redirect
 
-from ...application.errors import GameError
-from ...application.get_state import GetState
-from ...application.give_up import GiveUp, SessionCommand
-from ...application.messages import ERROR_MESSAGES
-from ...application.play_move import PlayMove, PlayMoveCommand, PlayMoveResult
-from ...application.start_game import StartGame, StartGameCommand
-from ...application.view import SessionView
-from ...domain.game import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
-from ...domain.opponents import Difficulty
-from .assets import PageAssets
+from noitu.application.noitu.errors import GameError
+from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.give_up import GiveUp, SessionCommand
+from noitu.application.noitu.messages import ERROR_MESSAGES
+from noitu.application.noitu.play_move import PlayMove, PlayMoveCommand, PlayMoveResult
+from noitu.application.noitu.start_game import StartGame, StartGameCommand
+from noitu.application.noitu.view import SessionView
+from noitu.domain.noitu.game import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+from noitu.domain.noitu.bots.opponents import Difficulty
+from noitu.adapters.http.assets import PageAssets
 
 GAME_PATH = "/games/noitu"
 MAX_BODY_BYTES = 4096

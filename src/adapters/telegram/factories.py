@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from aiogram import Bot
 
-    from .reporter import TelegramScoreReporter
+    from noitu.adapters.telegram.reporter import TelegramScoreReporter
 
 
 def make_bot(token: str, api_base: str = "") -> Bot:
@@ -28,6 +28,6 @@ def make_bot(token: str, api_base: str = "") -> Bot:
 
 
 def make_score_reporter(bot: Bot) -> TelegramScoreReporter:
-    from .reporter import TelegramScoreReporter
+    from noitu.adapters.telegram.reporter import TelegramScoreReporter
 
     return TelegramScoreReporter(bot)

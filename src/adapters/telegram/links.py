@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...application.ports import Clock, TokenIssuer
-from ...application.session import GameMessage, Ticket
+from noitu.application.noitu.ports import Clock, TokenIssuer
+from noitu.application.noitu.session import GameMessage, Ticket
 
 GAME_SHORT_NAME = "noitu"
 GAME_PATH = "/games/noitu/"

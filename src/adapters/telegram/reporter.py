@@ -16,8 +16,8 @@ import structlog
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 
-from ...application.session import GameMessage, ReportState
-from .retry import describe, retry_delay
+from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.adapters.telegram.retry import describe, retry_delay
 
 NOT_MODIFIED = "BOT_SCORE_NOT_MODIFIED"
 

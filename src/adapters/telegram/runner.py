@@ -25,9 +25,9 @@ from aiogram import Bot, Dispatcher
 from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
-from .links import GAME_SHORT_NAME
-from .retry import describe, retry_delay
-from .texts import COMMAND_DESCRIPTION
+from noitu.adapters.telegram.links import GAME_SHORT_NAME
+from noitu.adapters.telegram.retry import describe, retry_delay
+from noitu.adapters.telegram.texts import COMMAND_DESCRIPTION
 
 POLLING_TIMEOUT_S = 30
 STOP_POLLING_S = 5.0

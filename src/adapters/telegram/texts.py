@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...application.messages import GAME_DISABLED
+from noitu.application.noitu.messages import GAME_DISABLED
 
 COMMAND_DESCRIPTION = "Chơi nối từ với bot"
 NO_GAMES_IN_CHANNELS = (

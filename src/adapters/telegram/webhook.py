@@ -20,7 +20,7 @@ from litestar import Request, Response, post
 from litestar.handlers import HTTPRouteHandler
 from pydantic import ValidationError
 
-from .retry import describe
+from noitu.adapters.telegram.retry import describe
 
 WEBHOOK_PATH = "/telegram/webhook"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .spelling import (
+from noitu.domain.noitu.spelling import (
     normalize,
     preferred_spelling_score,
     resolve_spelling,

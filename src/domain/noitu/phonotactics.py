@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from .spelling import ACUTE, DOT, TONE_MARKS
+from noitu.domain.noitu.spelling import ACUTE, DOT, TONE_MARKS
 
 # Written onsets. "q" is always followed by the u of its rhyme (qua, quốc, quyết);
 # "gi" may share its i with the rhyme (gì, gìn, giếng).

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from .errors import NoSession
-from .ports import Clock, SessionRepository
-from .score_keeping import ScoreKeeper
-from .view import SessionView, view_of
+from noitu.application.noitu.errors import NoSession
+from noitu.application.noitu.ports import Clock, SessionRepository
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.view import SessionView, view_of
 
 
 class SessionCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

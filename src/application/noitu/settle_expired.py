@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import msgspec
 
-from .limits import SessionLimits
-from .ports import Clock, SessionRepository
-from .score_keeping import ScoreKeeper
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.ports import Clock, SessionRepository
+from noitu.application.noitu.score_keeping import ScoreKeeper
 
 
 class SweepResult(msgspec.Struct, frozen=True):

@@ -6,15 +6,15 @@ import random
 
 import msgspec
 
-from ..domain.game import Rejection, typed_word_too_long
-from ..domain.opponents import Difficulty, Opponent
-from ..domain.spelling import normalize
-from .errors import BadRequest, GameOver, NoSession, TooFast
-from .limits import SessionLimits
-from .messages import REJECTION_MESSAGES, WORD_TOO_LONG
-from .ports import Clock, SessionRepository
-from .score_keeping import ScoreKeeper
-from .view import SessionView, view_of
+from noitu.domain.noitu.game import Rejection, typed_word_too_long
+from noitu.domain.noitu.bots.opponents import Difficulty, Opponent
+from noitu.domain.noitu.spelling import normalize
+from noitu.application.noitu.errors import BadRequest, GameOver, NoSession, TooFast
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
+from noitu.application.noitu.ports import Clock, SessionRepository
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.view import SessionView, view_of
 
 
 class PlayMoveCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -6,7 +6,7 @@ from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from .session import GameMessage, ReportState, Session, Ticket
+from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
 
 
 class Clock(Protocol):

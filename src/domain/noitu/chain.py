@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from .lexicon import Lexicon
+from noitu.domain.noitu.lexicon import Lexicon
 
 
 class Side(str, Enum):

@@ -6,16 +6,16 @@ import random
 
 import msgspec
 
-from ..domain.game import Game, TurnRules
-from ..domain.lexicon import Lexicon
-from ..domain.opponents import Difficulty
-from .errors import BadRequest, Busy, TooFast
-from .limits import SessionLimits
-from .messages import BAD_DIFFICULTY
-from .ports import Clock, SessionRepository, StartRateLimiter, TokenVerifier
-from .score_keeping import ScoreKeeper
-from .session import Session, Ticket
-from .view import SessionView, view_of
+from noitu.domain.noitu.game import Game, TurnRules
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import Difficulty
+from noitu.application.noitu.errors import BadRequest, Busy, TooFast
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.messages import BAD_DIFFICULTY
+from noitu.application.noitu.ports import Clock, SessionRepository, StartRateLimiter, TokenVerifier
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.session import Session, Ticket
+from noitu.application.noitu.view import SessionView, view_of
 
 
 class StartGameCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from enum import Enum
 
-from ..domain.game import Game
+from noitu.domain.noitu.game import Game
 
 
 class ReportState(str, Enum):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from ..domain.lexicon import Lexicon
-from .session import Session
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.application.noitu.session import Session
 
 
 class MeaningView(msgspec.Struct, frozen=True):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .ports import Background, ScoreReporter, SessionRepository
-from .session import ReportState, Session
+from noitu.application.noitu.ports import Background, ScoreReporter, SessionRepository
+from noitu.application.noitu.session import ReportState, Session
 
 
 class ScoreKeeper:

@@ -41,15 +41,15 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from ..application.errors import Busy
-from .keyed_locks import KeyedLocks
-from ..application.limits import SessionLimits
-from ..application.ports import Clock
-from ..application.session import GameMessage, ReportState, Session, Ticket
-from ..domain.chain import Side
-from ..domain.game import EndReason, Game, Status, TurnRules
-from ..domain.lexicon import Lexicon
-from ..domain.opponents import Difficulty
+from noitu.application.noitu.errors import Busy
+from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.ports import Clock
+from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.game import EndReason, Game, Status, TurnRules
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.bots.opponents import Difficulty
 
 T = TypeVar("T")
 

@@ -11,11 +11,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from .chain import Chain, Side
-from .lexicon import MIN_SYLLABLES, Lexicon
-from .opponents import Difficulty, Opponent, draw_opening, suggestions
-from .scoring import Score
-from .spelling import syllables
+from noitu.domain.noitu.chain import Chain, Side
+from noitu.domain.noitu.lexicon import MIN_SYLLABLES, Lexicon
+from noitu.domain.noitu.bots.opponents import Difficulty, Opponent, draw_opening, suggestions
+from noitu.domain.noitu.scoring import Score
+from noitu.domain.noitu.spelling import syllables
 
 MAX_TYPED_CHARACTERS = 64
 MAX_TYPED_TOKENS = 8

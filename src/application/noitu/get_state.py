@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .errors import NoSession
-from .give_up import SessionCommand
-from .ports import Clock, SessionRepository
-from .score_keeping import ScoreKeeper
-from .view import SessionView, view_of
+from noitu.application.noitu.errors import NoSession
+from noitu.application.noitu.give_up import SessionCommand
+from noitu.application.noitu.ports import Clock, SessionRepository
+from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.view import SessionView, view_of
 
 
 class GetState:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .messages import ERROR_MESSAGES
+from noitu.application.noitu.messages import ERROR_MESSAGES
 
 
 class GameError(Exception):

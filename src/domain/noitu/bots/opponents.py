@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
-from .chain import Chain
-from .lexicon import COMMON_TIER, Lexicon
+from noitu.domain.noitu.chain import Chain
+from noitu.domain.noitu.lexicon import COMMON_TIER, Lexicon
 
 HARD_DEPTH = 4
 HARD_NODE_LIMIT = 20_000
