@@ -1,13 +1,14 @@
 """Plots for docs/performance.md, from the JSON of `noitu bench engine --json` and
-`noitu arena --json` (matplotlib: the project's `bench` extra).
+`noitu bench bots --json` (matplotlib: the project's `bench` extra).
 
     .venv/bin/noitu bench engine --json > engine.json
-    .venv/bin/noitu arena --a hard --b medium --games 1000 --json > hard-medium.json
-    .venv/bin/noitu arena --a medium --b easy --games 1000 --json > medium-easy.json
+    .venv/bin/noitu bench bots --a hard --b medium --games 1000 --json > hard-medium.json
+    .venv/bin/noitu bench bots --a medium --b easy --games 1000 --json > medium-easy.json
     .venv/bin/python bench/plot.py --engine engine.json \\
-        --arena hard-medium.json medium-easy.json --out docs
+        --bots hard-medium.json medium-easy.json --out docs
 
-writes docs/reply-times.png and docs/arena.png.
+writes docs/reply-times.png and, for the word bots' tournament, docs/arena.png (the
+name docs/performance.md shows it by).
 """
 
 from __future__ import annotations
@@ -63,13 +64,13 @@ ROWS = (
 
 
 # The budget of docs/performance.md: A's share of wins, drawn as a red mark.
-ARENA_BUDGETS = {
+BOTS_BUDGETS = {
     ("hard", "medium"): {"overall": 60, "opening_offers_no_win": 90},
     ("medium", "easy"): {"overall": 90},
 }
 
 
-def plot_arena(reports: list[dict], path: Path) -> None:
+def plot_bots(reports: list[dict], path: Path) -> None:
     figure, axes = plt.subplots(1, len(reports), figsize=(5.2 * len(reports), 3.8), squeeze=False)
     for axis, report in zip(axes[0], reports):
         labels, rates, lows, highs, counts = [], [], [], [], []
@@ -86,7 +87,7 @@ def plot_arena(reports: list[dict], path: Path) -> None:
         for y, rate, count in zip(positions, rates, counts):
             axis.text(2, y, f"{rate:.1f}% of {count}", va="center", fontsize=8, color="white",
                       fontweight="bold")
-        budgets = ARENA_BUDGETS.get((report["a"], report["b"]), {})
+        budgets = BOTS_BUDGETS.get((report["a"], report["b"]), {})
         for y, (key, _) in zip(positions, ROWS):
             if key in budgets:
                 axis.plot([budgets[key]] * 2, [y - 0.4, y + 0.4], color="tab:red", linewidth=2)
@@ -110,14 +111,15 @@ def plot_arena(reports: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--engine", type=Path, help="JSON of `noitu bench engine --json`")
-    parser.add_argument("--arena", type=Path, nargs="*", default=[], help="JSON of `noitu arena --json`")
+    parser.add_argument("--bots", type=Path, nargs="*", default=[],
+                        help="JSON of `noitu bench bots --json`")
     parser.add_argument("--out", type=Path, default=Path("docs"), help="folder for the PNGs")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.engine:
         plot_reply_times(json.loads(args.engine.read_text()), args.out / "reply-times.png")
-    if args.arena:
-        plot_arena([json.loads(p.read_text()) for p in args.arena], args.out / "arena.png")
+    if args.bots:
+        plot_bots([json.loads(p.read_text()) for p in args.bots], args.out / "arena.png")
 
 
 if __name__ == "__main__":

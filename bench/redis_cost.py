@@ -5,6 +5,7 @@ unlock) with each repository, on the shipped dictionary, and prints medians.
 
     .venv/bin/python bench/redis_cost.py                 # starts its own redis-server
     .venv/bin/python bench/redis_cost.py --redis-url redis://127.0.0.1:6379/15
+    .venv/bin/python bench/redis_cost.py --samples 20    # a smoke run
 
 Each sample is a fresh session (added untimed) whose next move is timed: an accepted
 word (the bot answers; easy and medium bots) or a rejected one (no bot: nearly all of
@@ -16,30 +17,36 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import random
 import secrets
-import shutil
-import socket
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
 
 from noitu.adapters.dictionary_file import load_lexicon
 from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.redis.store import RedisLink, RedisSessionRepository
+from noitu.adapters.redis.client import RedisLink
+from noitu.adapters.redis.repository import RedisSessionRepository
 from noitu.adapters.system_clock import SystemClock
-from noitu.application.noitu.limits import SessionLimits
-from noitu.application.noitu.play_move import PlayMove, PlayMoveCommand
-from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.commands import PlayMoveCommand
+from noitu.application.noitu.play_move import PlayMove
+from noitu.application.noitu.ports import SessionRepository
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionViews
+from noitu.bench.redis_server import RedisServer
+from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Side
-from noitu.domain.noitu.game import Game, TurnRules
-from noitu.domain.noitu.bots.opponents import OPPONENTS, Difficulty
+from noitu.domain.noitu.game import Game
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.opponent import Difficulty, Opponent
+from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 
 class NoReports:
@@ -52,35 +59,11 @@ class DropBackground:
         work.close()
 
 
-def start_redis() -> tuple[subprocess.Popen[bytes], str, str]:
-    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    directory = tempfile.mkdtemp(prefix="noitu-bench-redis-")
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", directory],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                conn.sendall(b"PING\r\n")
-                if conn.recv(16).startswith(b"+PONG"):
-                    return process, f"redis://127.0.0.1:{port}/0", directory
-        except OSError:
-            time.sleep(0.02)
-    process.kill()
-    raise SystemExit("redis-server did not start")
-
-
-def long_game(lexicon: Any, rules: TurnRules, difficulty: Difficulty, rng: random.Random,
-              now: int, words: int) -> Game:
+def long_game(lexicon: Lexicon, turn_clock: TurnClock, difficulty: Difficulty,
+              rng: random.Random, now: int, words: int) -> Game:
     """A game whose chain has `words` words (odd: the bot's word is last), each word the
     one that leaves the most replies, so the chain does not run into a dead end."""
-    game = Game.start(lexicon, rules, difficulty, rng, now)
+    game = Game.start(lexicon, turn_clock, difficulty, rng, now)
     chain = game.chain
     while len(chain) < words:
         side = Side.PLAYER if len(chain) % 2 else Side.BOT
@@ -88,15 +71,15 @@ def long_game(lexicon: Any, rules: TurnRules, difficulty: Difficulty, rng: rando
     return game
 
 
-async def measure(repository: Any, lexicon: Any, difficulty: Difficulty, accepted: bool,
+async def measure(repository: SessionRepository, lexicon: Lexicon,
+                  opponents: dict[Difficulty, Opponent], difficulty: Difficulty, accepted: bool,
                   samples: int, seed: int, words: int = 1) -> list[float]:
     clock = SystemClock()
     rng = random.Random(seed)
-    rules = TurnRules()
+    turn_clock = TurnClock()
     limits = SessionLimits(max_playing=10**9)
-    keeper = ScoreKeeper(repository, NoReports(), DropBackground())
-    opponents = {d: make() for d, make in OPPONENTS.items()}
-    play = PlayMove(repository, opponents, limits, keeper, clock, rng)
+    sessions = Sessions(repository, NoReports(), DropBackground(), clock)
+    play = PlayMove(sessions, SessionViews(), opponents, limits, rng)
     timings: list[float] = []
     for i in range(samples):
         now = clock.now_ms()
@@ -104,12 +87,12 @@ async def measure(repository: Any, lexicon: Any, difficulty: Difficulty, accepte
             id=secrets.token_hex(16),
             ticket=Ticket(user_id=1 + i, first_name="", message=GameMessage(chat_id=1, message_id=i + 1),
                           expires_at=now // 1000 + 3600),
-            game=long_game(lexicon, rules, difficulty, rng, now, words),
+            game=long_game(lexicon, turn_clock, difficulty, rng, now, words),
             created_ms=now,
             last_active_ms=now,
         )
-        session.game.deadline_ms = clock.now_ms() + rules.turn_ms  # building may take a while
-        await repository.add(session, limits.max_playing)
+        session.game.deadline_ms = clock.now_ms() + turn_clock.turn_ms  # building may take a while
+        await repository.add(session, limits.max_playing)  # untimed: the store keeps a copy
         if accepted:
             word = lexicon.words[next(session.game.chain.legal_words())]
         else:
@@ -124,26 +107,35 @@ async def measure(repository: Any, lexicon: Any, difficulty: Difficulty, accepte
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--redis-url", default="")
-    parser.add_argument("--samples", type=int, default=400)
+    parser.add_argument("--samples", type=int, default=400,
+                        help="timed moves per case and store (at least 2; 20 for a smoke run)")
     args = parser.parse_args()
+    if args.samples < 2:
+        parser.error("--samples must be at least 2")
 
-    process = directory = None
-    url = args.redis_url
-    if not url:
-        process, url, directory = start_redis()
+    with contextlib.ExitStack() as stack:
+        url = args.redis_url
+        if not url:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="noitu-bench-redis-"))
+            url = stack.enter_context(RedisServer(Path(folder))).url
+        await compare(url, args.samples)
+
+
+async def compare(url: str, samples: int) -> None:
     lexicon = load_lexicon(None)
+    opponents = make_opponents(BotIndex(lexicon))
     link = RedisLink.from_url(url)
     try:
         await link.client.flushdb()
         stores = {
             "memory": lambda: InMemorySessionRepository(),
             "redis": lambda: RedisSessionRepository(
-                link, lexicon, TurnRules(), SessionLimits(), SystemClock()
+                link, lexicon, TurnClock(), SessionLimits(), SystemClock()
             ),
         }
         affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
         print(f"cores: {os.cpu_count()} (usable: {affinity}); python {platform.python_version()};"
-              f" dictionary: {len(lexicon)} words; {args.samples} samples each")
+              f" dictionary: {len(lexicon)} words; {samples} samples each")
         print(f"{'move':<22}{'memory ms':>12}{'redis ms':>12}{'extra ms':>12}{'p90 redis':>12}")
         cases = [
             ("rejected (no bot)", Difficulty.MEDIUM, False, 1),
@@ -156,8 +148,11 @@ async def main() -> None:
             medians = {}
             p90 = 0.0
             for store, make in stores.items():
-                await measure(make(), lexicon, difficulty, accepted, 30, 1, words)  # warm up
-                timings = await measure(make(), lexicon, difficulty, accepted, args.samples, 2, words)
+                warm_up = min(30, samples)
+                await measure(make(), lexicon, opponents, difficulty, accepted, warm_up, 1, words)
+                timings = await measure(
+                    make(), lexicon, opponents, difficulty, accepted, samples, 2, words
+                )
                 medians[store] = statistics.median(timings)
                 if store == "redis":
                     p90 = statistics.quantiles(timings, n=10)[-1]
@@ -166,10 +161,6 @@ async def main() -> None:
         await link.client.flushdb()
     finally:
         await link.aclose()
-        if process is not None:
-            process.kill()
-            process.wait()
-            shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.domain.noitu.lexicon import DictionaryEntry, merge_families
+from noitu.domain.noitu.families import merge_families
+from noitu.domain.noitu.words import DictionaryEntry
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
 from noitu.domain.noitu.spelling import normalize, syllables
 

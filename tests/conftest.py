@@ -8,15 +8,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.domain.noitu.lexicon import Lexicon  # noqa: E402
 from support.dictionaries import LITTLE  # noqa: E402
 from support.fakes import FakeClock  # noqa: E402
-
-from noitu.domain.noitu.lexicon import Lexicon  # noqa: E402
 
 
 @pytest.fixture
 def little() -> Lexicon:
-    return Lexicon.from_lines(LITTLE.splitlines(), "little")
+    return lexicon_from_lines(LITTLE.splitlines(), "little")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from noitu.application.noitu.errors import Busy
+from noitu.application.errors import Busy
 
 
 class KeyedLocks:

@@ -1,11 +1,16 @@
-"""The in-memory session repository: the default store of one server process."""
+"""The in-memory session repository: the default store of one server process.
+
+It keeps copies, as any real store keeps snapshots: `get` hands out a copy of what was
+stored and `save` stores a copy, so a change never committed is lost here as it would be
+in Redis (the contract tests check both).
+"""
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 
-from noitu.application.noitu.session import Session
 from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.application.noitu.session import Session
 
 
 class InMemorySessionRepository:
@@ -20,12 +25,13 @@ class InMemorySessionRepository:
         return self._locks.hold(key)
 
     async def get(self, session_id: str) -> Session | None:
-        return self._sessions.get(session_id)
+        found = self._sessions.get(session_id)
+        return None if found is None else found.copy()
 
     async def add(self, session: Session, max_playing: int) -> bool:
         if len(self._playing) >= max_playing:
             return False
-        self._sessions[session.id] = session
+        self._sessions[session.id] = session.copy()
         self._owners[session.owner] = session.id
         self._by_user.setdefault(session.user_id, {})[session.id] = None
         self._index(session)
@@ -35,7 +41,7 @@ class InMemorySessionRepository:
         if session.id not in self._sessions:
             return
         session.version += 1
-        self._sessions[session.id] = session
+        self._sessions[session.id] = session.copy()
         self._index(session)
 
     def _index(self, session: Session) -> None:
@@ -59,11 +65,11 @@ class InMemorySessionRepository:
 
     async def find_by_owner(self, owner: str) -> Session | None:
         found = self._owners.get(owner)
-        return None if found is None else self._sessions.get(found)
+        return None if found is None else await self.get(found)
 
     async def playing_of(self, user_id: int) -> list[Session]:
         mine = self._by_user.get(user_id, {})
-        return [self._sessions[i] for i in mine if i in self._playing]
+        return [self._sessions[i].copy() for i in mine if i in self._playing]
 
     async def count_playing(self) -> int:
         return len(self._playing)

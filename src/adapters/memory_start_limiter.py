@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections import deque
 
+from noitu.domain.noitu.rules import SessionLimits
+
 
 class InMemoryStartLimiter:
     PRUNE_EVERY = 1024
 
-    def __init__(self, max_starts: int = 10, window_ms: int = 60_000) -> None:
-        self._max_starts = max_starts
-        self._window_ms = window_ms
+    def __init__(self, limits: SessionLimits) -> None:
+        self._max_starts = limits.starts_per_window
+        self._window_ms = limits.start_window_ms
         self._starts: dict[int, deque[int]] = {}
         self._calls = 0
 

@@ -15,9 +15,9 @@ import json
 
 from noitu.application.noitu.errors import BadToken, TokenExpired
 from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS
 
 MAX_TOKEN_BYTES = 1024
-MAX_NAME_CHARACTERS = 64
 MIN_SECRET_BYTES = 32
 KEY_DERIVATION_LABEL = b"noitu/token/v1"
 CLAIM_KEYS = frozenset({"u", "n", "c", "m", "i", "t", "e"})
@@ -49,7 +49,7 @@ def _ticket_from_claims(claims: object) -> Ticket:
     chat, message, inline, topic = claims.get("c"), claims.get("m"), claims.get("i"), claims.get("t")
     if not (_is_int(user) and user > 0 and _is_int(expiry)):
         raise BadToken()
-    if not isinstance(name, str) or len(name) > MAX_NAME_CHARACTERS:
+    if not isinstance(name, str) or len(name) > MAX_PLAYER_NAME_CHARACTERS:
         raise BadToken()
     if topic is not None and not (_is_int(topic) and topic > 0):
         raise BadToken()
@@ -79,7 +79,7 @@ class HmacTokenSigner:
         address = ticket.message
         claims: dict[str, object] = {"u": ticket.user_id}
         if ticket.first_name:
-            claims["n"] = ticket.first_name[:MAX_NAME_CHARACTERS]
+            claims["n"] = ticket.first_name[:MAX_PLAYER_NAME_CHARACTERS]
         if address.inline_message_id:
             claims["i"] = address.inline_message_id
         else:

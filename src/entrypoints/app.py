@@ -1,9 +1,15 @@
-"""The Litestar app factory: `create_app(container)`; no module-level app object."""
+"""The app factory: `create_app(container)` builds the whole server from one container,
+the HTTP app and, with a bot token, the bot in its lifespan. No module-level app object.
+
+One process serves both. The Telegram side (aiogram) is built only when a bot token is
+set: importing aiogram takes seconds, and local play does not need it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -13,26 +19,24 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 
-from noitu.adapters.http.api import (
+from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.errors import (
     game_error_handler,
-    game_routers,
     http_error_handler,
     internal_error_handler,
-    tighten_schema,
 )
-from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.middleware import response_headers
-from noitu.application.noitu.errors import Busy, GameError
-from noitu.application.noitu.get_state import GetState
-from noitu.application.noitu.give_up import GiveUp
-from noitu.application.noitu.play_move import PlayMove
-from noitu.application.noitu.start_game import StartGame
+from noitu.adapters.http.noitu import noitu_routers, tighten_schema
+from noitu.application.errors import Busy, GameError
 from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import Settings
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
 
 log = structlog.get_logger("noitu.app")
+
+Lifespan = Callable[[Litestar], contextlib.AbstractAsyncContextManager[Any]]
 
 
 @get("/healthz", summary="Liveness", tags=["ops"])
@@ -41,23 +45,26 @@ async def healthz() -> dict[str, str]:
 
 
 def _use_case_dependencies(container: Container) -> dict[str, Provide]:
-    def start_game() -> StartGame:
+    def start_game() -> Any:
         return container.start_game()
 
-    def play_move() -> PlayMove:
+    def play_move() -> Any:
         return container.play_move()
 
-    def get_state() -> GetState:
+    def get_state() -> Any:
         return container.get_state()
 
-    def give_up() -> GiveUp:
+    def give_up() -> Any:
         return container.give_up()
 
     return {
-        "start_game": Provide(start_game, sync_to_thread=False),
-        "play_move": Provide(play_move, sync_to_thread=False),
-        "get_state": Provide(get_state, sync_to_thread=False),
-        "give_up": Provide(give_up, sync_to_thread=False),
+        name: Provide(provide, sync_to_thread=False)
+        for name, provide in (
+            ("start_game", start_game),
+            ("play_move", play_move),
+            ("get_state", get_state),
+            ("give_up", give_up),
+        )
     }
 
 
@@ -76,19 +83,9 @@ async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) ->
             log.exception("sweep_failed")
 
 
-def create_app(
-    container: Container,
-    extra_lifespans: list[Callable[[Litestar], contextlib.AbstractAsyncContextManager[Any]]]
-    | None = None,
-    extra_routes: list[object] | None = None,
-) -> Litestar:
-    settings = container.settings()
-    routes: list[object] = [healthz, *(extra_routes or [])]
-    if settings.game_enabled:
-        routes += game_routers(PageAssets.from_package(), _use_case_dependencies(container))
-
+def _noitu_lifespan(container: Container, settings: Settings) -> Lifespan:
     @contextlib.asynccontextmanager
-    async def game_lifespan(_: Litestar) -> AsyncIterator[None]:
+    async def lifespan(_: Litestar) -> AsyncIterator[None]:
         sweeper = asyncio.get_running_loop().create_task(sweep_forever(container))
         try:
             yield
@@ -100,9 +97,72 @@ def create_app(
             if settings.store == "redis":
                 await container.redis().aclose()
 
-    lifespans = [*(extra_lifespans or [])]
+    return lifespan
+
+
+def _telegram(container: Container, settings: Settings) -> tuple[list[Lifespan], list[object]]:
+    """The bot's lifespan and, in webhook mode, its route; exits on a malformed token."""
+    from aiogram.utils.token import TokenValidationError
+
+    try:
+        container.telegram_bot()
+    except TokenValidationError:
+        print(
+            "noitu: TELEGRAM_BOT_TOKEN does not look like a bot token (<digits>:<secret>,"
+            " as @BotFather gives it)",
+            file=sys.stderr,
+        )
+        raise SystemExit(2) from None
+    routes = [container.webhook_route()] if settings.webhook_url else []
+    return [container.telegram_runner().lifespan], routes
+
+
+def _log_startup(settings: Settings) -> None:
+    if not settings.noitu_enabled:
+        log.warning(
+            "startup",
+            telegram="off",
+            game="off",
+            reason=f"MODULES={' '.join(settings.modules)!r} does not name noitu: nothing of noitu runs",
+        )
+    elif settings.local_play:
+        log.info(
+            "startup",
+            telegram="off",
+            game="local",
+            reason="TELEGRAM_BOT_TOKEN is unset: local play, no Telegram",
+        )
+    else:
+        facts: dict[str, str] = {}
+        if settings.webhook_url:
+            facts["webhook"] = settings.webhook_url
+        if settings.telegram_problem:
+            facts["problem"] = settings.telegram_problem
+        if settings.telegram_api_base:
+            facts["api_base"] = settings.telegram_api_base
+        if settings.game_disabled_reason:
+            facts["reason"] = settings.game_disabled_reason
+        quiet = settings.game_enabled and not settings.telegram_problem
+        (log.info if quiet else log.warning)(
+            "startup",
+            telegram=settings.telegram_mode,
+            game="enabled" if settings.game_enabled else "disabled",
+            **facts,
+        )
+
+
+def create_app(container: Container) -> Litestar:
+    settings = container.settings()
+    routes: list[object] = [healthz]
+    lifespans: list[Lifespan] = []
+    if settings.telegram_enabled:
+        telegram_lifespans, telegram_routes = _telegram(container, settings)
+        lifespans += telegram_lifespans
+        routes += telegram_routes
     if settings.game_enabled:
-        lifespans.append(game_lifespan)
+        routes += noitu_routers(PageAssets.from_package(), _use_case_dependencies(container))
+        lifespans.append(_noitu_lifespan(container, settings))
+    _log_startup(settings)
 
     app = Litestar(
         route_handlers=routes,

@@ -1,4 +1,4 @@
-"""The `noitu` command: serve, token, bench, arena."""
+"""The `noitu` command: serve, token, and the benchmarks of noitu.bench."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import time
 
 import structlog
 
-from noitu.adapters.dictionary_file import DictionaryUnreadable
+from noitu.adapters.dictionary_file import DictionaryFormatError, DictionaryUnreadable
+from noitu.adapters.http.paths import NOITU_PATH
 from noitu.application.noitu.session import GameMessage, Ticket
-from noitu.domain.noitu.lexicon import DictionaryFormatError
+from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
-TOKEN_TTL_S = 6 * 3600
 LOCAL_PLAYER = Ticket(
     user_id=1, first_name="Bạn", message=GameMessage(chat_id=1, message_id=1), expires_at=0
 )
@@ -39,6 +39,7 @@ def build_container(settings: Settings) -> Container:
 def _load_dictionary_or_exit(container: Container) -> None:
     try:
         lexicon = container.lexicon()
+        container.bot_index()  # the bots' indexes, built now rather than on a first move
     except (DictionaryFormatError, DictionaryUnreadable) as error:
         print(f"noitu: bad dictionary: {error}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -52,18 +53,18 @@ def local_play_link(container: Container, host: str, port: int) -> str:
         user_id=LOCAL_PLAYER.user_id,
         first_name=LOCAL_PLAYER.first_name,
         message=LOCAL_PLAYER.message,
-        expires_at=int(time.time()) + TOKEN_TTL_S,
+        expires_at=int(time.time()) + TOKEN_LIFETIME_S,
     )
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     token = container.token_signer().issue(ticket)
-    return f"http://{shown_host}:{port}/games/noitu/?t={token}"
+    return f"http://{shown_host}:{port}{NOITU_PATH}/?t={token}"
 
 
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    from noitu.entrypoints.log_setup import configure_logging
-    from noitu.entrypoints.server import build_app
+    from noitu.adapters.log_setup import configure_logging
+    from noitu.entrypoints.app import create_app
 
     settings = _settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
@@ -73,7 +74,7 @@ def serve(args: argparse.Namespace) -> None:
     container = build_container(settings)
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
-    app = build_app(container)
+    app = create_app(container)
     # The dictionary is a large heap that lives as long as the process: keep it out of
     # the garbage collector's full passes, which would otherwise stall requests.
     gc.collect()
@@ -130,15 +131,16 @@ def main(argv: list[str] | None = None) -> None:
     token_parser.add_argument("--message", type=int, help="message id of the game message")
     token_parser.add_argument("--inline", help="inline_message_id of the game message")
     token_parser.add_argument("--topic", type=int, help="forum topic id")
-    token_parser.add_argument("--ttl", type=int, default=TOKEN_TTL_S, help="seconds until it expires")
+    token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
     token_parser.set_defaults(run=token)
 
-    from noitu.entrypoints import arena, bench  # the heavy parts import inside their commands
+    # The benchmarks live in bench/ (installed as noitu.bench); each imports its heavy
+    # parts only when it runs.
+    from noitu.bench.cli import add_arguments as add_bench_arguments
 
-    bench.add_arguments(commands.add_parser("bench", help="measure the performance budget"))
-    arena_parser = commands.add_parser("arena", help="bot-vs-bot games under the real rules")
-    arena.add_arguments(arena_parser)
-    arena_parser.set_defaults(run=arena.main)
+    add_bench_arguments(
+        commands.add_parser("bench", help="measure the performance budget; the bots' tournament")
+    )
 
     args = parser.parse_args(argv)
     args.run(args)

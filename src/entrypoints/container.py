@@ -1,7 +1,10 @@
 """The composition root: the one place that names concrete adapters.
 
-Tests build the same container and override providers with fakes (a clock they can
-advance, a recording score reporter, a seeded random source).
+Settings pick adapters through `Selector`s (NOITU_STORE picks the store; a bot token
+makes Telegram the score reporter). Tests build the same container and override
+providers with fakes (a clock they can advance, a recording score reporter, a seeded
+random source). Adapters that import heavy libraries (aiogram, redis-py) are built by
+factories that import them on first use.
 """
 
 from __future__ import annotations
@@ -13,26 +16,34 @@ from typing import TYPE_CHECKING
 from dependency_injector import containers, providers
 
 from noitu.adapters.background import AsyncioBackground
-from noitu.adapters.dictionary_file import load_lexicon
+from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
+from noitu.adapters.http.paths import NOITU_PATH
 from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.system_clock import SystemClock
-from noitu.adapters.telegram.factories import make_bot, make_score_reporter
-from noitu.adapters.token_signer import MIN_SECRET_BYTES, HmacTokenSigner, key_from_bot_token
+from noitu.adapters.telegram import factories as telegram
+from noitu.adapters.telegram.links import GameLinks
+from noitu.adapters.token_signer import (
+    MIN_SECRET_BYTES,
+    HmacTokenSigner,
+    key_from_bot_token,
+)
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
-from noitu.application.noitu.limits import SessionLimits
 from noitu.application.noitu.play_move import PlayMove
-from noitu.application.noitu.score_keeping import ScoreKeeper
 from noitu.application.noitu.settle_expired import SettleExpired
 from noitu.application.noitu.start_game import StartGame
-from noitu.domain.noitu.game import TurnRules
-from noitu.domain.noitu.bots.opponents import OPPONENTS, Difficulty, Opponent
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionViews
+from noitu.domain.noitu.bots import make_opponents
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
-    from noitu.adapters.redis.store import RedisLink, RedisSessionRepository, RedisStartRateLimiter
+    from noitu.adapters.redis.client import RedisLink
+    from noitu.adapters.redis.limiter import RedisStartRateLimiter
+    from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
 
 def signing_key(settings: Settings) -> bytes:
@@ -44,95 +55,122 @@ def signing_key(settings: Settings) -> bytes:
     return secrets.token_bytes(MIN_SECRET_BYTES)
 
 
-def turn_rules(settings: Settings) -> TurnRules:
-    return TurnRules(turn_ms=settings.turn_ms, grace_ms=settings.grace_ms)
-
-
-def opponents() -> dict[Difficulty, Opponent]:
-    return {difficulty: make() for difficulty, make in OPPONENTS.items()}
-
-
-def session_limits(settings: Settings) -> SessionLimits:
-    return SessionLimits(max_playing=settings.max_sessions)
-
-
 # NOITU_STORE=redis. Imported when first used: the memory store does not need redis-py.
 def redis_link(url: str) -> RedisLink:
-    from noitu.adapters.redis.store import RedisLink
+    from noitu.adapters.redis.client import RedisLink
 
     return RedisLink.from_url(url)
 
 
 def redis_sessions(link: RedisLink, *args: object) -> RedisSessionRepository:
-    from noitu.adapters.redis.store import RedisSessionRepository
+    from noitu.adapters.redis.repository import RedisSessionRepository
 
     return RedisSessionRepository(link, *args)  # type: ignore[arg-type]
 
 
-def redis_start_limiter(link: RedisLink) -> RedisStartRateLimiter:
-    from noitu.adapters.redis.store import RedisStartRateLimiter
+def redis_start_limiter(link: RedisLink, *args: object) -> RedisStartRateLimiter:
+    from noitu.adapters.redis.limiter import RedisStartRateLimiter
 
-    return RedisStartRateLimiter(link)
+    return RedisStartRateLimiter(link, *args)  # type: ignore[arg-type]
+
+
+def redis_seen_updates(link: RedisLink) -> RedisRecentUpdates:
+    from noitu.adapters.redis.update_memory import RedisRecentUpdates
+
+    return RedisRecentUpdates(link)
 
 
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
 
+    # --- nối từ's domain ---------------------------------------------------------------
     lexicon = providers.Singleton(
-        load_lexicon, providers.Callable(lambda s: s.dictionary or None, settings)
+        load_lexicon,
+        providers.Callable(lambda s: s.dictionary or None, settings),
+        settings.provided.cache_dir,
     )
-    rules = providers.Singleton(turn_rules, settings)
-    limits = providers.Singleton(session_limits, settings)
+    bot_index = providers.Singleton(bot_index_of, lexicon)
+    opponents = providers.Singleton(make_opponents, bot_index)
+    turn_clock = providers.Singleton(lambda s: s.turn_clock, settings)
+    limits = providers.Singleton(lambda s: s.session_limits, settings)
+
+    # --- shared adapters --------------------------------------------------------------
     clock = providers.Singleton(SystemClock)
     rng = providers.Singleton(random.Random)
     id_source = providers.Singleton(random.SystemRandom)
-    opponents = providers.Singleton(opponents)
-
+    background = providers.Singleton(AsyncioBackground)
     token_signer = providers.Singleton(HmacTokenSigner, providers.Singleton(signing_key, settings))
+
     # NOITU_STORE: memory (one process) or redis (shared by every instance).
     redis = providers.Singleton(redis_link, settings.provided.redis_url)
-    sessions = providers.Selector(
+    session_repository = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemorySessionRepository),
-        redis=providers.Singleton(redis_sessions, redis, lexicon, rules, limits, clock),
+        redis=providers.Singleton(redis_sessions, redis, lexicon, turn_clock, limits, clock),
     )
     start_limiter = providers.Selector(
         settings.provided.store,
-        memory=providers.Singleton(InMemoryStartLimiter),
-        redis=providers.Singleton(redis_start_limiter, redis),
+        memory=providers.Singleton(InMemoryStartLimiter, limits),
+        redis=providers.Singleton(redis_start_limiter, redis, limits),
     )
-    score_reporter = providers.Singleton(LoggingScoreReporter)
-    # The Telegram side (built lazily; server.build_app makes it the score reporter when a
-    # bot token is set).
-    telegram_bot = providers.Singleton(
-        make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
-    )
-    telegram_reporter = providers.Singleton(make_score_reporter, telegram_bot)
-    background = providers.Singleton(AsyncioBackground)
-    score_keeper = providers.Singleton(ScoreKeeper, sessions, score_reporter, background)
 
+    # --- Telegram (aiogram is imported only when one of these is built) ----------------
+    telegram_bot = providers.Singleton(
+        telegram.make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
+    )
+    game_links = providers.Singleton(
+        GameLinks,
+        base_url=settings.provided.game_base_url,
+        issuer=providers.Callable(
+            lambda s, signer: signer if s.game_enabled else None, settings, token_signer
+        ),
+        clock=clock,
+        page_path=f"{NOITU_PATH}/",
+    )
+    telegram_dispatcher = providers.Singleton(telegram.make_dispatcher, game_links)
+    webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
+    seen_updates = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(telegram.make_process_seen_updates),
+        redis=providers.Singleton(redis_seen_updates, redis),
+    )
+    webhook_route = providers.Singleton(
+        telegram.make_webhook_route, telegram_bot, telegram_dispatcher, webhook_secret, seen_updates
+    )
+    telegram_runner = providers.Singleton(
+        telegram.make_runner,
+        telegram_bot,
+        telegram_dispatcher,
+        settings.provided.effective_telegram_mode,
+        settings.provided.webhook_url,
+        webhook_secret,
+    )
+    # With a bot token, scores go to the chat's high-score table; else to the log.
+    score_reporter = providers.Selector(
+        settings.provided.score_reports,
+        log=providers.Singleton(LoggingScoreReporter),
+        telegram=providers.Singleton(telegram.make_score_reporter, telegram_bot),
+    )
+
+    # --- nối từ's use cases -----------------------------------------------------------
+    sessions = providers.Singleton(Sessions, session_repository, score_reporter, background, clock)
+    views = providers.Singleton(SessionViews)
     start_game = providers.Singleton(
         StartGame,
         lexicon=lexicon,
-        rules=rules,
+        turn_clock=turn_clock,
         limits=limits,
         sessions=sessions,
+        views=views,
         tokens=token_signer,
         start_limiter=start_limiter,
-        score_keeper=score_keeper,
         clock=clock,
         rng=rng,
         id_source=id_source,
     )
     play_move = providers.Singleton(
-        PlayMove,
-        sessions=sessions,
-        opponents=opponents,
-        limits=limits,
-        score_keeper=score_keeper,
-        clock=clock,
-        rng=rng,
+        PlayMove, sessions=sessions, views=views, opponents=opponents, limits=limits, rng=rng
     )
-    get_state = providers.Singleton(GetState, sessions, score_keeper, clock)
-    give_up = providers.Singleton(GiveUp, sessions, score_keeper, clock)
-    settle_expired = providers.Singleton(SettleExpired, sessions, limits, score_keeper, clock)
+    get_state = providers.Singleton(GetState, sessions, views)
+    give_up = providers.Singleton(GiveUp, sessions, views)
+    settle_expired = providers.Singleton(SettleExpired, sessions, limits)

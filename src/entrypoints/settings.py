@@ -11,8 +11,11 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from noitu.adapters.http.paths import WEBHOOK_PATH
 from noitu.adapters.token_signer import MIN_SECRET_BYTES
+from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 BASE_URL_PATTERN = re.compile(
     r"^https://(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?)"
@@ -36,8 +39,8 @@ class Settings:
     game_secret: bytes = b""
     modules: tuple[str, ...] = ()
     dictionary: str = ""
-    turn_ms: int = 30_000
-    grace_ms: int = 2_000
+    turn_ms: int = TurnClock().turn_ms
+    grace_ms: int = TurnClock().grace_ms
     host: str = ""
     port: int = 8080
     log_format: str = ""
@@ -47,7 +50,8 @@ class Settings:
     telegram_api_base: str = ""
     store: str = "memory"
     redis_url: str = ""
-    max_sessions: int = 2_000
+    max_sessions: int = SessionLimits().max_playing
+    cache_dir: Path | None = None  # where built Lexicons are kept; None: nowhere
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -76,6 +80,41 @@ class Settings:
         return self.noitu_enabled and not self.game_disabled_reason
 
     @property
+    def telegram_enabled(self) -> bool:
+        """A bot token and nối từ on: the bot runs and scores go to Telegram."""
+        return bool(self.bot_token) and self.noitu_enabled
+
+    @property
+    def score_reports(self) -> str:
+        """Where scores go: "telegram", or "log" (local play, or nối từ off)."""
+        return "telegram" if self.telegram_enabled else "log"
+
+    @property
+    def telegram_problem(self) -> str:
+        """Why the chosen Telegram mode cannot run as asked, or ""."""
+        if self.telegram_mode == "webhook" and not self.game_base_url:
+            return "webhook mode needs a valid GAME_BASE_URL: no updates will arrive"
+        return ""
+
+    @property
+    def effective_telegram_mode(self) -> str:
+        return "none" if self.telegram_problem else self.telegram_mode
+
+    @property
+    def webhook_url(self) -> str:
+        if self.effective_telegram_mode != "webhook":
+            return ""
+        return f"{self.game_base_url}{WEBHOOK_PATH}"
+
+    @property
+    def session_limits(self) -> SessionLimits:
+        return SessionLimits(max_playing=self.max_sessions)
+
+    @property
+    def turn_clock(self) -> TurnClock:
+        return TurnClock(turn_ms=self.turn_ms, grace_ms=self.grace_ms)
+
+    @property
     def bind_host(self) -> str:
         return self.host or ("127.0.0.1" if self.local_play else "0.0.0.0")
 
@@ -101,6 +140,17 @@ def _choice(name: str, raw: str, options: tuple[str, ...], problems: list[str]) 
     if value not in options:
         problems.append(f"{name}={raw!r}: expected one of {', '.join(options)}")
     return value
+
+
+def _cache_dir(env: Mapping[str, str]) -> Path | None:
+    """NOITU_CACHE_DIR ("off" disables); else $XDG_CACHE_HOME/noitu or ~/.cache/noitu."""
+    configured = env.get("NOITU_CACHE_DIR", "").strip()
+    if configured.lower() == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "noitu"
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
@@ -132,8 +182,13 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["modules"] = tuple(m.strip().lower() for m in modules)
 
     values["dictionary"] = env.get("NOITU_DICTIONARY", "").strip()
-    turn = _seconds_to_ms("NOITU_TURN_SECONDS", env.get("NOITU_TURN_SECONDS", "30"), 1, problems)
-    grace = _seconds_to_ms("NOITU_GRACE_SECONDS", env.get("NOITU_GRACE_SECONDS", "2"), 0, problems)
+    default_turn, default_grace = TurnClock().turn_ms / 1000, TurnClock().grace_ms / 1000
+    turn = _seconds_to_ms(
+        "NOITU_TURN_SECONDS", env.get("NOITU_TURN_SECONDS", f"{default_turn:g}"), 1, problems
+    )
+    grace = _seconds_to_ms(
+        "NOITU_GRACE_SECONDS", env.get("NOITU_GRACE_SECONDS", f"{default_grace:g}"), 0, problems
+    )
     if turn is not None:
         values["turn_ms"] = turn
     if grace is not None:
@@ -172,11 +227,13 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     elif values["redis_url"] and not re.match(r"^(redis|rediss|unix)://\S+$", values["redis_url"]):
         problems.append(f"REDIS_URL={values['redis_url']!r}: expected redis://host:port/db")
     # The cap on live sessions (spec: 2,000), shared by every instance on one Redis.
-    raw_max = env.get("NOITU_MAX_SESSIONS", "2000").strip()
+    raw_max = env.get("NOITU_MAX_SESSIONS", str(SessionLimits().max_playing)).strip()
     if raw_max.isdigit() and 0 < int(raw_max) <= 1_000_000:
         values["max_sessions"] = int(raw_max)
     else:
         problems.append(f"NOITU_MAX_SESSIONS={raw_max!r}: expected a number from 1 to 1000000")
+
+    values["cache_dir"] = _cache_dir(env)
 
     if problems:
         raise SettingsError(problems)

@@ -15,19 +15,18 @@ from typing import Any
 
 import pytest
 import redis
+
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.redis.store import (
-    RedisLink,
-    RedisSessionRepository,
-    RedisStartRateLimiter,
-)
-from noitu.application.noitu.limits import SessionLimits
+from noitu.adapters.redis.client import RedisLink
+from noitu.adapters.redis.limiter import RedisStartRateLimiter
+from noitu.adapters.redis.repository import RedisSessionRepository
 from noitu.application.noitu.session import GameMessage, Session, Ticket
-from noitu.domain.noitu.game import Game, TurnRules
+from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+from noitu.domain.noitu.game import Game
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.bots.opponents import Difficulty
-from support.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+from noitu.domain.noitu.opponent import Difficulty
+from noitu.domain.noitu.rules import SessionLimits, TurnClock
 from support.fakes import FakeClock
 
 ADAPTERS = ["memory", "redis"]
@@ -73,8 +72,8 @@ def limits() -> SessionLimits:
 
 
 @pytest.fixture
-def rules() -> TurnRules:
-    return TurnRules()
+def rules() -> TurnClock:
+    return TurnClock()
 
 
 @pytest.fixture(params=ADAPTERS)
@@ -84,7 +83,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def make_repository(
-    kind: str, request: pytest.FixtureRequest, little: Lexicon, rules: TurnRules,
+    kind: str, request: pytest.FixtureRequest, little: Lexicon, rules: TurnClock,
     limits: SessionLimits, clock: FakeClock,
 ) -> Callable[..., Any]:
     """A repository of the parametrised kind. For Redis, each call is another "server
@@ -109,14 +108,14 @@ def repository(make_repository: Callable[..., Any]) -> Any:
 
 
 @pytest.fixture
-def start_limiter(kind: str, request: pytest.FixtureRequest) -> Any:
+def start_limiter(kind: str, request: pytest.FixtureRequest, limits: SessionLimits) -> Any:
     if kind == "memory":
-        return InMemoryStartLimiter()
-    return RedisStartRateLimiter(request.getfixturevalue("redis_links")())
+        return InMemoryStartLimiter(limits)
+    return RedisStartRateLimiter(request.getfixturevalue("redis_links")(), limits)
 
 
 @pytest.fixture
-def new_session(little: Lexicon, rules: TurnRules, clock: FakeClock) -> Callable[..., Session]:
+def new_session(little: Lexicon, rules: TurnClock, clock: FakeClock) -> Callable[..., Session]:
     """A fresh session of a real game; each call a new id and, by default, a new message."""
     counter = itertools.count(1)
     rng = random.Random(11)

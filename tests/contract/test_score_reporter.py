@@ -3,29 +3,54 @@ Telegram's setGameScore through a recording Bot API session)."""
 
 from __future__ import annotations
 
-import pytest
-from aiogram import Bot
+from collections.abc import Callable
+from typing import Any
 
-from support.telegram import RecordingSession
+import pytest
+import structlog.testing
+from aiogram import Bot
 
 from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.session import GameMessage, ReportState
+from support.telegram import RecordingSession
 
 CHAT = GameMessage(chat_id=-100200, message_id=7, topic_id=3)
 INLINE = GameMessage(inline_message_id="BAAAAB-inline")
 
 
+def message_key(call: dict[str, Any]) -> str:
+    if call.get("inline_message_id"):
+        return f"i:{call['inline_message_id']}"
+    return f"c:{call['chat_id']}:{call['message_id']}"
+
+
 @pytest.fixture(params=["log", "telegram"])
-def reporter(request):
+def reporter_and_seen(request) -> tuple[Any, Callable[[], list[tuple[int, int, str]]]]:
+    """An adapter, and what the outside world saw of its reports: (user, score, game
+    message) per report, read from the log or from the Bot API calls."""
     if request.param == "log":
-        return LoggingScoreReporter()
-    return TelegramScoreReporter(Bot("123456:TEST-token", session=RecordingSession()))
+        capture = structlog.testing.LogCapture()
+        structlog.configure(processors=[capture])
+        request.addfinalizer(structlog.reset_defaults)
+        seen = lambda: [  # noqa: E731
+            (e["user_id"], e["score"], e["game_message"])
+            for e in capture.entries if e["event"] == "score"
+        ]
+        return LoggingScoreReporter(), seen
+    session = RecordingSession()
+    seen = lambda: [  # noqa: E731
+        (c["user_id"], c["score"], message_key(c)) for c in session.named("setGameScore")
+    ]
+    return TelegramScoreReporter(Bot("123456:TEST-token", session=session)), seen
 
 
 @pytest.mark.parametrize("message", [CHAT, INLINE], ids=["chat", "inline"])
-async def test_a_score_is_reported_for_either_kind_of_game_message(reporter, message):
+async def test_a_score_is_reported_for_either_kind_of_game_message(reporter_and_seen, message):
+    reporter, seen = reporter_and_seen
+    assert seen() == []
     assert await reporter.report(42, 57, message) is ReportState.OK
+    assert seen() == [(42, 57, message.key)]
 
 
 async def test_the_telegram_reporter_names_the_message_it_reports_on():

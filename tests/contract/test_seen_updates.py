@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from noitu.adapters.redis.store import RedisRecentUpdates
+from noitu.adapters.redis.update_memory import RedisRecentUpdates
 from noitu.adapters.telegram.webhook import RecentUpdates
 
 

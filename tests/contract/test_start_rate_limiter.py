@@ -35,11 +35,11 @@ async def test_starts_in_the_same_millisecond_each_count(start_limiter):
 
 
 @pytest.mark.redis
-async def test_redis_the_limit_holds_across_instances_at_once(redis_links):
-    from noitu.adapters.redis.store import RedisStartRateLimiter
+async def test_redis_the_limit_holds_across_instances_at_once(redis_links, limits):
+    from noitu.adapters.redis.limiter import RedisStartRateLimiter
 
-    first = RedisStartRateLimiter(redis_links())
-    second = RedisStartRateLimiter(redis_links())
+    first = RedisStartRateLimiter(redis_links(), limits)
+    second = RedisStartRateLimiter(redis_links(), limits)
     results = await asyncio.gather(
         *((first if i % 2 else second).allow(5, T0 + i) for i in range(30))
     )
@@ -47,11 +47,12 @@ async def test_redis_the_limit_holds_across_instances_at_once(redis_links):
 
 
 @pytest.mark.redis
-async def test_redis_the_counter_expires(redis_links, redis_url):
+async def test_redis_the_counter_expires(redis_links, redis_url, limits):
     import redis.asyncio as aioredis
-    from noitu.adapters.redis.store import RedisStartRateLimiter
 
-    limiter = RedisStartRateLimiter(redis_links(), window_ms=60_000)
+    from noitu.adapters.redis.limiter import RedisStartRateLimiter
+
+    limiter = RedisStartRateLimiter(redis_links(), limits)
     assert await limiter.allow(4, T0)
     async with aioredis.from_url(redis_url) as client:
         assert 59_000 < await client.pttl("noitu:starts:4") <= 60_000

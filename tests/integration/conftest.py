@@ -8,14 +8,14 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from support.dictionaries import LITTLE
-from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
-
+from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
+from support.dictionaries import LITTLE
+from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
 
 SECRET = "s" * 32
 API = "/games/noitu/api"
@@ -82,7 +82,7 @@ async def make_harness(clock: FakeClock) -> AsyncIterator[Any]:
     clients: list[AsyncTestClient] = []
 
     async def make(lexicon: Lexicon | None = None, env: dict[str, str] | None = None) -> Harness:
-        lexicon = lexicon or Lexicon.from_lines(LITTLE.splitlines(), "little")
+        lexicon = lexicon or lexicon_from_lines(LITTLE.splitlines(), "little")
         container = build_container(lexicon, env)
         reporter = RecordingScoreReporter()
         background = CollectingBackground()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from noitu.adapters.dictionary_file import lexicon_from_lines
 from support.dictionaries import chain_dictionary
-
-from noitu.domain.noitu.lexicon import Lexicon
 
 ALREADY_USED = "ba ca\nca da\nca ea\nda ca\n"
 
@@ -61,7 +60,7 @@ async def test_each_reject_reason_keeps_the_turn_and_the_clock(harness):
 
 
 async def test_already_used(make_harness):
-    harness = await make_harness(Lexicon.from_lines(ALREADY_USED.splitlines()))
+    harness = await make_harness(lexicon_from_lines(ALREADY_USED.splitlines()))
     state = await harness.started()
     assert state["current"] == "ca"
     body = (await harness.move(state["session"], "ca da")).json()
@@ -74,7 +73,7 @@ async def test_already_used(make_harness):
 
 
 async def test_a_variant_spelling_plays_the_canonical_word(make_harness):
-    lexicon = Lexicon.from_lines(
+    lexicon = lexicon_from_lines(
         ["an hoà", "hòa bình\t1", "hoà bình\t3", "hoà an", "bình an", "an toàn"]
     )
     harness = await make_harness(lexicon)
@@ -164,14 +163,14 @@ async def test_give_up_in_a_playable_position_suggests_words(harness):
 
 
 async def test_a_chain_of_300_words_is_a_win(make_harness):
-    harness = await make_harness(Lexicon.from_lines(chain_dictionary(320).splitlines()))
+    harness = await make_harness(lexicon_from_lines(chain_dictionary(320).splitlines()))
     state = await harness.started()
     session = state["session"]
     lexicon = harness.lexicon
     body = {"state": state}
     while body["state"]["status"] == "playing":
         current = body["state"]["current"]
-        word = lexicon.words[lexicon.words_starting_with(current)[0]]
+        word = lexicon.words[lexicon.starting_with[lexicon.syllable_id(current)][0]]
         response = await harness.move(session, word)
         body = response.json()
         assert body["result"]["accepted"], body["result"]

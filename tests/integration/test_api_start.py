@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 
@@ -100,6 +101,23 @@ async def test_page_assets_and_headers(harness):
         assert response.headers["referrer-policy"] == "no-referrer"
         assert "x-frame-options" not in response.headers
     assert "max-age" in (await harness.client.get("/games/noitu/app.js")).headers["cache-control"]
+
+
+async def test_the_page_modules_are_served_from_a_whitelist(harness):
+    """app.js imports ./js/*.js: each shipped module is served as a script, and nothing
+    else under /js/ (no path walks, no other files of the package)."""
+    entry = (await harness.client.get("/games/noitu/app.js")).text
+    imported = sorted(set(re.findall(r'from "\./js/([\w-]+\.js)"', entry)))
+    assert imported, "app.js imports its modules from ./js/"
+    for name in imported:
+        response = await harness.client.get(f"/games/noitu/js/{name}")
+        assert response.status_code == 200, name
+        assert response.headers["content-type"].startswith("text/javascript")
+        assert response.headers["content-security-policy"] == CSP
+    for path in ("/games/noitu/js/nope.js", "/games/noitu/js/..%2Fapp.js", "/games/noitu/js/__init__.py"):
+        response = await harness.client.get(path)
+        assert response.status_code == 404, path
+        assert response.json()["error"] == "not_found"
 
 
 async def test_api_answers_are_not_stored_and_carry_the_headers(harness):

@@ -9,18 +9,17 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from support.dictionaries import LITTLE
-
-from noitu.domain.noitu.lexicon import Lexicon
+from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
+from support.dictionaries import LITTLE
 
 
 def _app():
     container = Container()
     container.settings.override(load_settings({"NOITU_GAME_SECRET": "s" * 32, "NOITU_ACCESS_LOG": "0"}))
-    container.lexicon.override(Lexicon.from_lines(LITTLE.splitlines()))
+    container.lexicon.override(lexicon_from_lines(LITTLE.splitlines()))
     container.rng.override(random.Random(3))
     return create_app(container)
 

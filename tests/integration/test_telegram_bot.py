@@ -18,8 +18,9 @@ from aiogram.exceptions import TelegramNetworkError
 from aiogram.types import Update
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+
 from noitu.adapters.telegram.handlers import noitu_router
-from noitu.adapters.telegram.links import TOKEN_TTL_S, GameLinks
+from noitu.adapters.telegram.links import GameLinks
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.adapters.telegram.runner import TelegramRunner
 from noitu.adapters.telegram.texts import (
@@ -32,8 +33,9 @@ from noitu.adapters.telegram.texts import (
 from noitu.adapters.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
 from noitu.adapters.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
+from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
-from noitu.entrypoints.server import build_app
 from noitu.entrypoints.settings import load_settings
 from support.fakes import START_MS, FakeClock
 from support.telegram import HANG, Fail, RecordingSession
@@ -63,7 +65,9 @@ def bot(session: RecordingSession) -> Bot:
 
 def links(enabled: bool = True) -> GameLinks:
     issuer = HmacTokenSigner(KEY) if enabled else None
-    return GameLinks(base_url=BASE_URL if enabled else "", issuer=issuer, clock=FakeClock())
+    return GameLinks(
+        base_url=BASE_URL if enabled else "", issuer=issuer, clock=FakeClock(), page_path="/games/noitu/"
+    )
 
 
 def dispatcher(game_links: GameLinks) -> Dispatcher:
@@ -199,7 +203,7 @@ async def test_play_on_a_chat_message_answers_a_signed_link(
     ticket = HmacTokenSigner(KEY).verify(token_of(answered_url(session)), START_MS // 1000)
     assert ticket.user_id == 42 and ticket.first_name == "An"
     assert ticket.message == GameMessage(chat_id=-100300, message_id=77, topic_id=7)
-    assert ticket.expires_at == START_MS // 1000 + TOKEN_TTL_S == START_MS // 1000 + 6 * 3600
+    assert ticket.expires_at == START_MS // 1000 + TOKEN_LIFETIME_S == START_MS // 1000 + 6 * 3600
 
 
 async def test_play_on_an_inaccessible_message_still_names_it(
@@ -484,7 +488,7 @@ def test_a_bot_token_makes_telegram_the_score_reporter() -> None:
     container = container_for(
         {"TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": BASE_URL, "TELEGRAM_MODE": "webhook"}
     )
-    app = build_app(container)
+    app = create_app(container)
     assert isinstance(container.score_reporter(), TelegramScoreReporter)
     assert {"/telegram/webhook", "/games/noitu/api/start"} <= paths(app)
 
@@ -493,7 +497,7 @@ def test_polling_has_no_webhook_route_and_a_disabled_game_no_game_routes() -> No
     container = container_for(
         {"TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": "http://insecure.example.com"}
     )
-    app = build_app(container)
+    app = create_app(container)
     assert not any(p.startswith(("/telegram", "/games")) for p in paths(app))
     assert isinstance(container.score_reporter(), TelegramScoreReporter)
 
@@ -502,14 +506,14 @@ def test_modules_without_noitu_run_nothing_of_noitu() -> None:
     container = container_for(
         {"TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": BASE_URL, "MODULES": "other"}
     )
-    app = build_app(container)
+    app = create_app(container)
     assert not any(p.startswith(("/telegram", "/games")) for p in paths(app))
     assert not isinstance(container.score_reporter(), TelegramScoreReporter)
 
 
 def test_a_malformed_bot_token_stops_the_start(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stop:
-        build_app(container_for({"TELEGRAM_BOT_TOKEN": "not a token", "GAME_BASE_URL": BASE_URL}))
+        create_app(container_for({"TELEGRAM_BOT_TOKEN": "not a token", "GAME_BASE_URL": BASE_URL}))
     assert stop.value.code == 2
     assert "TELEGRAM_BOT_TOKEN" in capsys.readouterr().err
 

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from aiohttp import web
+
 from support.dictionaries import LITTLE, write
 
 BOT_TOKEN = "123456:TEST-e2e-token"

@@ -8,10 +8,9 @@ finished game's score is "reported" to their log, where the test counts it.
 
 from __future__ import annotations
 
-import os
-
 import asyncio
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,9 +21,10 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from support.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+
 from noitu.adapters.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.dictionaries import LITTLE, write
 from support.process import NOITU, ServerProcess
 

@@ -12,6 +12,8 @@ best-connected word: "mở đầu" ("đầu" starts the most words). From there:
 
 from __future__ import annotations
 
+import random
+
 LITTLE = """\
 #@source test
 mở đầu\t1
@@ -53,3 +55,18 @@ def write(tmp_path, text: str, name: str = "dictionary.txt") -> str:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return str(path)
+
+
+RANDOM_SYLLABLES = [c + v for c in "bcdghklmnprstv" for v in "aeu"]
+
+
+def random_words(seed: int = 3, syllables: int = 14, words: int = 70) -> list[str]:
+    """`words` two-syllable words over `syllables` syllables drawn with a seed, sorted.
+    The defaults give a sparse graph (no syllable starts 20 words: a fixed opening);
+    24 syllables and 520 words a dense one, whose openings are drawn and games run long."""
+    rng = random.Random(seed)
+    chosen = rng.sample(RANDOM_SYLLABLES, syllables)
+    found: set[str] = set()
+    while len(found) < words:
+        found.add(f"{rng.choice(chosen)} {rng.choice(chosen)}")
+    return sorted(found)

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from noitu.domain.noitu.lexicon import Lexicon
+from noitu.adapters.dictionary_file import lexicon_from_lines
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_dictionary.py"
 
@@ -124,7 +124,7 @@ def test_output_file(wheel: Path, tmp_path: Path) -> None:
     assert text.endswith("\n") and "\r" not in text
     word_lines = [line for line in text.splitlines() if not line.startswith("#")]
     assert word_lines == [f"{word}\t{tier}" for word, tier in EXPECTED_WORDS]
-    lexicon = Lexicon.from_lines(text.splitlines(), str(output))
+    lexicon = lexicon_from_lines(text.splitlines(), str(output))
     assert lexicon.metadata["wheel_sha256"] == sha256(wheel)
     assert lexicon.metadata["source"] == "underthesea"
     assert lexicon.metadata["version"] == "9.5.0"
@@ -178,12 +178,3 @@ def test_main_prints_the_table(
     assert "phonotactics" in printed and "spelling families merged" in printed
     assert "wrote 8 words" in printed
     assert "#@options keep_proper_nouns=yes" in output.read_text(encoding="utf-8")
-
-
-def test_the_pin() -> None:
-    assert builder.PINNED_SHA256 == (
-        "81400f41b75ceff6f80c52b4ad043806c80f5899ec555d8e6374d468a59bce56"
-    )
-    assert [name for name, _ in builder.SOURCE_FILES] == [
-        "Viet11K.txt", "Viet22K.txt", "Viet39K.txt", "Viet74K.txt",
-    ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 
+from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
+from noitu.domain.noitu.bots import BotIndex, HardOpponent
+from noitu.domain.noitu.game import Game
+from noitu.domain.noitu.opponent import Difficulty
+from noitu.domain.noitu.rules import TurnClock
 from support.dictionaries import LITTLE, write
-
-from noitu.adapters.dictionary_file import load_lexicon
-from noitu.domain.noitu.game import Game, TurnRules
-from noitu.domain.noitu.bots.opponents import Difficulty, HardOpponent
 
 
 def test_a_cached_lexicon_is_the_built_one(tmp_path):
@@ -18,16 +19,22 @@ def test_a_cached_lexicon_is_the_built_one(tmp_path):
     assert len(list((tmp_path / "cache").iterdir())) == 1
     cached = load_lexicon(path, cache_dir=tmp_path / "cache")
     for lexicon in (first, cached):
+        # Every attribute of a built Lexicon is listed for the snapshot (or is a cache).
         assert vars(lexicon).keys() == vars(built).keys()
-        for name, value in vars(built).items():
-            assert vars(lexicon)[name] == value, name
+        assert set(vars(built)) == {*built.SNAPSHOT_FIELDS, *built.CACHES}
+        for name in built.SNAPSHOT_FIELDS:
+            assert getattr(lexicon, name) == getattr(built, name), name
+    # The bots' index comes back from the cache as it was built.
+    index = bot_index_of(cached)
+    assert set(vars(index)) == {"lexicon", "_common_starting_with", *index.SNAPSHOT_FIELDS}
+    assert index.fields() == BotIndex(built).fields()
     assert cached.resolve("hoà bình") == built.resolve("hòa bình")
     # The bots play the same game on either.
     moves = []
     for lexicon in (built, cached):
-        game = Game.start(lexicon, TurnRules(), Difficulty.HARD, random.Random(4), 0)
-        game.play("đầu mối", 1, HardOpponent(), random.Random(4))
-        moves.append([lexicon.words[link.word] for link in game.chain.links])
+        game = Game.start(lexicon, TurnClock(), Difficulty.HARD, random.Random(4), 0)
+        game.play("đầu mối", 1, HardOpponent(BotIndex(lexicon)), random.Random(4))
+        moves.append([link.word.text for link in game.chain.links])
     assert moves[0] == moves[1]
 
 

@@ -6,14 +6,14 @@ import unicodedata
 
 import pytest
 
-from noitu.domain.noitu.lexicon import (
-    DictionaryEntry,
+from noitu.adapters.dictionary_file import (
     DictionaryFormatError,
-    Lexicon,
-    Meaning,
-    merge_families,
+    lexicon_from_lines,
     parse_dictionary,
 )
+from noitu.domain.noitu.families import merge_families
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.words import DictionaryEntry, Meaning, Word
 
 # --- families --------------------------------------------------------------------------
 
@@ -24,36 +24,36 @@ def only_word(lexicon: Lexicon) -> str:
 
 
 def test_lower_tier_wins() -> None:
-    lexicon = Lexicon.from_lines(["hòa bình\t3", "hoà bình\t1"])
+    lexicon = lexicon_from_lines(["hòa bình\t3", "hoà bình\t1"])
     assert only_word(lexicon) == "hoà bình"
     assert lexicon.tiers[0] == 1
 
 
 def test_tie_goes_to_tone_on_first_vowel() -> None:
     for lines in (["hòa bình\t2", "hoà bình\t2"], ["hoà bình\t2", "hòa bình\t2"]):
-        assert only_word(Lexicon.from_lines(lines)) == "hòa bình"
-    assert only_word(Lexicon.from_lines(["khoẻ mạnh", "khỏe mạnh"])) == "khỏe mạnh"
-    assert only_word(Lexicon.from_lines(["thuý vân", "thúy vân"])) == "thúy vân"
+        assert only_word(lexicon_from_lines(lines)) == "hòa bình"
+    assert only_word(lexicon_from_lines(["khoẻ mạnh", "khỏe mạnh"])) == "khỏe mạnh"
+    assert only_word(lexicon_from_lines(["thuý vân", "thúy vân"])) == "thúy vân"
 
 
 def test_tie_goes_to_y() -> None:
-    assert only_word(Lexicon.from_lines(["lí do", "lý do"])) == "lý do"
-    assert only_word(Lexicon.from_lines(["kĩ càng\t3", "kỹ càng\t3"])) == "kỹ càng"
-    assert only_word(Lexicon.from_lines(["quí giá", "quý giá"])) == "quý giá"
+    assert only_word(lexicon_from_lines(["lí do", "lý do"])) == "lý do"
+    assert only_word(lexicon_from_lines(["kĩ càng\t3", "kỹ càng\t3"])) == "kỹ càng"
+    assert only_word(lexicon_from_lines(["quí giá", "quý giá"])) == "quý giá"
 
 
 def test_lower_tier_beats_house_spelling() -> None:
-    assert only_word(Lexicon.from_lines(["lý do\t4", "lí do\t2"])) == "lí do"
+    assert only_word(lexicon_from_lines(["lý do\t4", "lí do\t2"])) == "lí do"
 
 
 def test_one_spelling_is_kept_as_written() -> None:
-    lexicon = Lexicon.from_lines(["hoà bình\t4"])
+    lexicon = lexicon_from_lines(["hoà bình\t4"])
     assert only_word(lexicon) == "hoà bình"
     assert lexicon.resolve("hòa bình") == 0
 
 
 def test_either_spelling_resolves_to_the_canonical_id() -> None:
-    lexicon = Lexicon.from_lines(["bình minh", "hoà bình\t2", "hòa bình\t2", "lí do", "lý do"])
+    lexicon = lexicon_from_lines(["bình minh", "hoà bình\t2", "hòa bình\t2", "lí do", "lý do"])
     assert lexicon.words == ["bình minh", "hòa bình", "lý do"]
     canonical = lexicon.word_ids["hòa bình"]
     assert lexicon.resolve("hòa bình") == canonical
@@ -64,14 +64,14 @@ def test_either_spelling_resolves_to_the_canonical_id() -> None:
 
 
 def test_whole_families_of_multi_syllable_words() -> None:
-    lexicon = Lexicon.from_lines(["thuỷ lí\t3", "thủy lí\t3", "thủy lý\t3", "thuỷ lý\t4"])
+    lexicon = lexicon_from_lines(["thuỷ lí\t3", "thủy lí\t3", "thủy lý\t3", "thuỷ lý\t4"])
     assert only_word(lexicon) == "thủy lý"
     for spelling in ("thuỷ lí", "thủy lí", "thủy lý", "thuỷ lý"):
         assert lexicon.resolve(spelling) == 0
 
 
 def test_meanings_are_joined_canonical_first() -> None:
-    lexicon = Lexicon.from_lines(
+    lexicon = lexicon_from_lines(
         ["hoà bình\t2\tn|không có chiến tranh", "hòa bình\t2\tn|yên ổn\tn|không có chiến tranh"]
     )
     assert only_word(lexicon) == "hòa bình"
@@ -129,12 +129,12 @@ def test_windows_line_endings() -> None:
 
 def test_lexicon_keeps_five_meanings() -> None:
     cells = "\t".join(f"n|nghĩa {i}" for i in range(1, 8))
-    lexicon = Lexicon.from_lines([f"hòa bình\t{cells}"])
+    lexicon = lexicon_from_lines([f"hòa bình\t{cells}"])
     assert [m.gloss for m in lexicon.meanings[0]] == [f"nghĩa {i}" for i in range(1, 6)]
 
 
 def test_lexicon_metadata() -> None:
-    lexicon = Lexicon.from_lines(SAMPLE, "sample.txt")
+    lexicon = lexicon_from_lines(SAMPLE, "sample.txt")
     assert lexicon.metadata["licence"] == "Apache-2.0"
     assert len(lexicon) == 4
 
@@ -157,7 +157,7 @@ def test_rejected_lines_name_source_and_line(
     lines: list[str], line_number: int, fragment: str
 ) -> None:
     with pytest.raises(DictionaryFormatError) as caught:
-        Lexicon.from_lines(lines, "operator.txt")
+        lexicon_from_lines(lines, "operator.txt")
     error = caught.value
     assert error.source == "operator.txt"
     assert error.line == line_number
@@ -167,7 +167,7 @@ def test_rejected_lines_name_source_and_line(
 
 def test_an_empty_dictionary_is_refused() -> None:
     with pytest.raises(ValueError):
-        Lexicon.from_lines(["# nothing here", "#@source none"])
+        lexicon_from_lines(["# nothing here", "#@source none"])
 
 
 # --- indexes ---------------------------------------------------------------------------
@@ -181,19 +181,20 @@ REPLY_SYLLABLES = [
 def chain_lexicon(replies_to_binh: int) -> Lexicon:
     lines = [f"bình {s}" for s in REPLY_SYLLABLES[:replies_to_binh]]
     lines += ["hòa bình\t2", "ca dao\t4", "dao cạo", "lý do"]
-    return Lexicon.from_lines(lines)
+    return lexicon_from_lines(lines)
 
 
 def test_first_syllable_index_and_out_degree() -> None:
     lexicon = chain_lexicon(3)
-    starting = lexicon.words_starting_with("bình")
-    assert [lexicon.words[i] for i in starting] == ["bình an", "bình ba", "bình ca"]
-    assert lexicon.replies_to("bình") == 3
-    assert lexicon.replies_to("dao") == 1
-    assert lexicon.replies_to("không") == 0
-    assert lexicon.words_starting_with("không") == ()
+    binh = lexicon.syllable_id("bình")
+    assert [lexicon.words[i] for i in lexicon.starting_with[binh]] == ["bình an", "bình ba", "bình ca"]
+    assert lexicon.out_degree[binh] == 3
+    assert lexicon.out_degree[lexicon.syllable_id("dao")] == 1
+    assert lexicon.out_degree[lexicon.syllable_id("cạo")] == 0  # ends a word, starts none
+    assert lexicon.syllable_id("không") is None  # in no word at all
     hoa_binh = lexicon.word_ids["hòa bình"]
     assert lexicon.out_degree[lexicon.last[hoa_binh]] == 3
+    assert lexicon.word(hoa_binh) == Word(hoa_binh, "hòa bình", 2, 2)
     # Both spellings of a syllable are one syllable for the link.
     assert lexicon.syllable_id("hòa") == lexicon.syllable_id("hoà") == lexicon.first[hoa_binh]
     assert lexicon.syllable_counts[hoa_binh] == 2

@@ -7,16 +7,14 @@ from __future__ import annotations
 import random
 
 import pytest
+
+from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.domain.noitu.bots import BotIndex, EasyOpponent, HardOpponent, MediumOpponent
+from noitu.domain.noitu.bots.counters import edges_to_exhausted
+from noitu.domain.noitu.bots.hard import DRAWLESS
+from noitu.domain.noitu.bots.index import WIN
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.bots.opponents import (
-    DRAWLESS,
-    WIN,
-    EasyOpponent,
-    HardOpponent,
-    MediumOpponent,
-    static_values,
-)
 
 POLICIES = (EasyOpponent, MediumOpponent, HardOpponent)
 
@@ -31,7 +29,7 @@ SYLLABLES = [c + v for c in "bcdghklmnprstv" for v in "aeu"]
 
 
 def lexicon_of(lines: list[str]) -> Lexicon:
-    return Lexicon.from_lines(lines, "test")
+    return lexicon_from_lines(lines, "test")
 
 
 def chain_of(lexicon: Lexicon, *words: str) -> Chain:
@@ -77,7 +75,7 @@ def test_returns_a_legal_unused_word(policy) -> None:
         chain = random_position(lexicon, seed, moves=seed % 15)
         if not chain.has_legal_word():
             continue
-        word = policy().choose(chain, random.Random(seed))
+        word = policy(BotIndex(chain.lexicon)).choose(chain, random.Random(seed))
         assert word is not None and is_legal(chain, word)
 
 
@@ -86,18 +84,18 @@ def test_none_when_no_word_is_left(policy) -> None:
     lexicon = lexicon_of(["ca da", "da ba", "ba ca"])
     dead_end = chain_of(lexicon, "ca da", "da ba", "ba ca")  # "ca da" is used: stuck
     assert not dead_end.has_legal_word()
-    assert policy().choose(dead_end, random.Random(1)) is None
+    assert policy(BotIndex(dead_end.lexicon)).choose(dead_end, random.Random(1)) is None
     nothing_starts = chain_of(lexicon_of(["ca da", "ba ca"]), "ca da")
-    assert policy().choose(nothing_starts, random.Random(1)) is None
+    assert policy(BotIndex(nothing_starts.lexicon)).choose(nothing_starts, random.Random(1)) is None
 
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_does_not_change_the_chain(policy) -> None:
     lexicon = random_lexicon(3)
     chain = random_position(lexicon, 3, moves=6)
-    before = (list(chain.links), set(chain.used), dict(chain.used_from), dict(chain.used_edges))
-    policy().choose(chain, random.Random(3))
-    after = (list(chain.links), set(chain.used), dict(chain.used_from), dict(chain.used_edges))
+    before = (list(chain.links), set(chain.used), dict(chain.used_from))
+    policy(BotIndex(chain.lexicon)).choose(chain, random.Random(3))
+    after = (list(chain.links), set(chain.used), dict(chain.used_from))
     assert before == after
 
 
@@ -106,8 +104,8 @@ def test_deterministic_for_a_seed(policy) -> None:
     for seed in range(20):
         lexicon = random_lexicon(100 + seed, syllables=15, words=90)
         chain = random_position(lexicon, seed, moves=seed % 9)
-        first = policy().choose(chain, random.Random(seed))
-        again = [policy().choose(chain, random.Random(seed)) for _ in range(3)]
+        first = policy(BotIndex(chain.lexicon)).choose(chain, random.Random(seed))
+        again = [policy(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) for _ in range(3)]
         assert again == [first] * 3
 
 
@@ -115,7 +113,7 @@ def test_a_shared_instance_stays_deterministic() -> None:
     """The server keeps one opponent per difficulty for every game."""
     lexicon = random_lexicon(5, syllables=15, words=90)
     positions = [random_position(lexicon, seed, moves=4) for seed in range(10)]
-    hard = HardOpponent()
+    hard = HardOpponent(BotIndex(lexicon))
     first = [hard.choose(chain, random.Random(9)) for chain in positions]
     assert [hard.choose(chain, random.Random(9)) for chain in positions] == first
 
@@ -130,7 +128,7 @@ def test_takes_an_immediate_win(policy) -> None:
     winning = lexicon.word_ids["da xo"]
     assert chain.replies_after(winning) == 0
     for seed in range(30):
-        assert policy().choose(chain, random.Random(seed)) == winning
+        assert policy(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) == winning
 
 
 @pytest.mark.parametrize("policy", (MediumOpponent, HardOpponent))
@@ -139,9 +137,10 @@ def test_takes_a_win_made_by_used_words(policy) -> None:
     chain = chain_of(lexicon, "xe ba", "ba ca", "ca da")
     winning = lexicon.word_ids["da ba"]
     assert chain.replies_after(winning) == 0
-    assert chain.edges_to_exhausted[lexicon.syllable_id("da")] == [lexicon.edge_of[winning]]
+    index = BotIndex(lexicon)
+    assert edges_to_exhausted(index, chain)[lexicon.syllable_id("da")] == [index.edge_of[winning]]
     for seed in range(30):
-        assert policy().choose(chain, random.Random(seed)) == winning
+        assert policy(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) == winning
 
 
 def test_hard_avoids_handing_over_an_immediate_win() -> None:
@@ -149,7 +148,7 @@ def test_hard_avoids_handing_over_an_immediate_win() -> None:
     lexicon = lexicon_of(["ca da", "da ba", "da me", "ba xo", "ba ca", "me ca", "ca me"])
     chain = chain_of(lexicon, "ca da")
     for seed in range(20):
-        assert HardOpponent().choose(chain, random.Random(seed)) == lexicon.word_ids["da me"]
+        assert HardOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) == lexicon.word_ids["da me"]
 
 
 # --- medium ------------------------------------------------------------------------------
@@ -166,7 +165,7 @@ def test_medium_plays_in_the_quarter_leaving_fewest_replies() -> None:
         if replies[0] == 0:
             continue
         threshold = replies[(len(replies) + 3) // 4 - 1]
-        word = MediumOpponent().choose(chain, random.Random(seed))
+        word = MediumOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed))
         assert chain.replies_after(word) <= threshold
 
 
@@ -179,11 +178,11 @@ def test_easy_prefers_common_words() -> None:
         "me da\t1", "xe da\t1",
     ])
     chain = chain_of(lexicon, "ca da")
-    chosen = {EasyOpponent().choose(chain, random.Random(seed)) for seed in range(60)}
+    chosen = {EasyOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) for seed in range(60)}
     assert chosen == {lexicon.word_ids["da me"], lexicon.word_ids["da xe"]}
     # Once the common ones are used, any legal word will do.
     chain = chain_of(lexicon, "ca da", "da me", "me da", "da xe", "xe da")
-    chosen = {EasyOpponent().choose(chain, random.Random(seed)) for seed in range(60)}
+    chosen = {EasyOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) for seed in range(60)}
     assert chosen == {lexicon.word_ids[w] for w in ("da ba", "da ne", "da ke")}
 
 
@@ -194,7 +193,7 @@ def test_hard_respects_a_tiny_node_cap() -> None:
     lexicon = random_lexicon(21, syllables=25, words=300)
     for seed, cap in enumerate((1, 2, 3, 5, 8, 13)):
         chain = random_position(lexicon, seed, moves=2)
-        hard = HardOpponent(node_limit=cap)
+        hard = HardOpponent(BotIndex(lexicon), node_limit=cap)
         word = hard.choose(chain, random.Random(seed))
         if chain.has_legal_word():
             assert word is not None and is_legal(chain, word)
@@ -203,7 +202,7 @@ def test_hard_respects_a_tiny_node_cap() -> None:
 
 def test_hard_default_search_stays_within_20000_positions() -> None:
     lexicon = random_lexicon(22, syllables=30, words=400)
-    hard = HardOpponent()
+    hard = HardOpponent(BotIndex(lexicon))
     for seed in range(15):
         chain = random_position(lexicon, seed, moves=seed)
         hard.choose(chain, random.Random(seed))
@@ -212,41 +211,33 @@ def test_hard_default_search_stays_within_20000_positions() -> None:
 
 def _undo(chain: Chain, word: int) -> None:
     """Take the last word back (the reference search plays on the chain itself)."""
-    lexicon = chain.lexicon
     chain.links.pop()
     chain.used.discard(word)
-    first = lexicon.first[word]
-    if chain.used_from[first] == lexicon.out_degree[first]:
-        for edge in lexicon.edges_into[first]:
-            chain.edges_to_exhausted[lexicon.edge_first[edge]].remove(edge)
-    chain.used_from[first] -= 1
-    chain.used_edges[lexicon.edge_of[word]] -= 1
-    if not lexicon.outcome[first] and not lexicon.outcome[lexicon.last[word]]:
-        chain.used_draw_moves[first] -= 1
+    chain.used_from[chain.lexicon.first[word]] -= 1
 
 
-def _drawing_moves_left(chain: Chain, syllable: int) -> int:
+def _drawing_moves_left(chain: Chain, index: BotIndex, syllable: int) -> int:
     lexicon = chain.lexicon
-    return sum(not lexicon.outcome[lexicon.last[w]] for w in chain.legal_words(syllable))
+    return sum(not index.outcome[lexicon.last[w]] for w in chain.legal_words(syllable))
 
 
-def _leaf(chain: Chain, static: list[int], syllable: int) -> int:
+def _leaf(chain: Chain, index: BotIndex, syllable: int) -> int:
     """The hard bot's static value, computed from scratch: the Lexicon's outcome; for a
     syllable of outcome 0, -DRAWLESS with no drawing move left, DRAWLESS with a move
     into a syllable of outcome 0 that has none left, else 0."""
     lexicon = chain.lexicon
-    if lexicon.outcome[syllable]:
-        return static[syllable]
-    if not _drawing_moves_left(chain, syllable):
+    if index.outcome[syllable]:
+        return index.static[syllable]
+    if not _drawing_moves_left(chain, index, syllable):
         return -DRAWLESS
     for word in chain.legal_words(syllable):
         target = lexicon.last[word]
-        if not lexicon.outcome[target] and not _drawing_moves_left(chain, target):
+        if not index.outcome[target] and not _drawing_moves_left(chain, index, target):
             return DRAWLESS
     return 0
 
 
-def _full_width(chain: Chain, static: list[int], syllable: int, depth: int) -> int:
+def _full_width(chain: Chain, index: BotIndex, syllable: int, depth: int) -> int:
     """Plain negamax over words, no pruning, the hard bot's leaf values."""
     legal = list(chain.legal_words(syllable))
     if not legal:
@@ -254,11 +245,11 @@ def _full_width(chain: Chain, static: list[int], syllable: int, depth: int) -> i
     if any(chain.replies_after(w) == 0 for w in legal):
         return WIN + depth
     if depth <= 1:
-        return _leaf(chain, static, syllable)
+        return _leaf(chain, index, syllable)
     best = -2 * WIN
     for word in legal:
         chain.append(word, Side.BOT, 0)
-        best = max(best, -_full_width(chain, static, chain.lexicon.last[word], depth - 1))
+        best = max(best, -_full_width(chain, index, chain.lexicon.last[word], depth - 1))
         _undo(chain, word)
     return best
 
@@ -275,16 +266,16 @@ def test_hard_plays_a_best_move_of_the_full_4_ply_search() -> None:
         legal = list(chain.legal_words())
         if not legal:
             continue
-        static = static_values(lexicon)
+        index = BotIndex(lexicon)
         values = {}
         for word in legal:
             if chain.replies_after(word) == 0:
                 values[word] = 2 * WIN
                 continue
             chain.append(word, Side.BOT, 0)
-            values[word] = -_full_width(chain, static, lexicon.last[word], 3)
+            values[word] = -_full_width(chain, index, lexicon.last[word], 3)
             _undo(chain, word)
-        chosen = HardOpponent().choose(chain, random.Random(seed))
+        chosen = HardOpponent(index).choose(chain, random.Random(seed))
         assert values[chosen] == max(values.values()), (seed, lexicon.words[chosen])
         decisive += len(set(values.values())) > 1 and max(values.values()) < 2 * WIN
         drawless += any(abs(v) == DRAWLESS for v in values.values())
@@ -292,11 +283,11 @@ def test_hard_plays_a_best_move_of_the_full_4_ply_search() -> None:
     assert drawless >= 5  # and where a drawless syllable was in sight
 
 
-# --- the Lexicon's retrograde outcome -------------------------------------------------------
+# --- the bots' retrograde outcome of a Lexicon -------------------------------------------------------
 
 
 def test_outcome_of_syllables(little: Lexicon) -> None:
-    outcome = {little.syllable_names[s]: o for s, o in enumerate(little.outcome)}
+    outcome = {little.syllable_names[s]: o for s, o in enumerate(BotIndex(little).outcome)}
     assert outcome["chức"] == -1  # no word starts with it
     assert outcome["viên"] == 2  # "viên chức" ends the game
     assert outcome["sinh"] == -3  # only "sinh viên", into a win for the other side
@@ -305,9 +296,10 @@ def test_outcome_of_syllables(little: Lexicon) -> None:
 
 
 def test_ranked_edges_put_the_best_move_first(little: Lexicon) -> None:
-    for syllable, edges in enumerate(little.edges_ranked):
-        assert sorted(edges) == sorted(little.edges_from[syllable])
-        targets = [little.outcome[little.edge_last[e]] for e in edges]
+    index = BotIndex(little)
+    for syllable, edges in enumerate(index.edges_ranked):
+        assert sorted(edges) == sorted(index.edges_from[syllable])
+        targets = [index.outcome[index.edge_last[e]] for e in edges]
         # A quick win first (the other side lost soonest), then slower wins, draws,
         # slow losses, quick losses.
         keys = [(0, -o) if o < 0 else ((1, 0) if o == 0 else (2, -o)) for o in targets]

@@ -6,7 +6,8 @@ from importlib.resources import files
 
 import pytest
 
-from noitu.domain.noitu.lexicon import Lexicon, parse_dictionary
+from noitu.adapters.dictionary_file import lexicon_from_lines, parse_dictionary
+from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
 from noitu.domain.noitu.spelling import normalize, syllables
 
@@ -21,7 +22,7 @@ def lines() -> list[str]:
 
 @pytest.fixture(scope="module")
 def lexicon(lines: list[str]) -> Lexicon:
-    return Lexicon.from_lines(lines, "noitu.assets/dictionary.txt")
+    return lexicon_from_lines(lines, "noitu.assets/dictionary.txt")
 
 
 def test_header_records_the_source(lexicon: Lexicon) -> None:

@@ -8,20 +8,24 @@ import random
 
 import pytest
 
-from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
-
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.application.noitu.commands import (
+    PlayMoveCommand,
+    SessionCommand,
+    StartGameCommand,
+)
 from noitu.application.noitu.errors import TooFast
-from noitu.application.noitu.give_up import GiveUp, SessionCommand
-from noitu.application.noitu.limits import SessionLimits
-from noitu.application.noitu.play_move import PlayMove, PlayMoveCommand
-from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.give_up import GiveUp
+from noitu.application.noitu.play_move import PlayMove
 from noitu.application.noitu.session import GameMessage, Ticket
-from noitu.application.noitu.start_game import StartGame, StartGameCommand
-from noitu.domain.noitu.game import TurnRules
-from noitu.domain.noitu.bots.opponents import OPPONENTS
+from noitu.application.noitu.start_game import StartGame
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionViews
+from noitu.domain.noitu.bots import BotIndex, make_opponents
+from noitu.domain.noitu.rules import SessionLimits, TurnClock
+from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
 
 
 class SlowRepository(InMemorySessionRepository):
@@ -34,19 +38,19 @@ class SlowRepository(InMemorySessionRepository):
 
 @pytest.fixture
 def world(little, clock: FakeClock):
-    sessions = SlowRepository()
     reporter = RecordingScoreReporter()
     background = CollectingBackground()
-    keeper = ScoreKeeper(sessions, reporter, background)
+    sessions = Sessions(SlowRepository(), reporter, background, clock)
+    views = SessionViews()
     signer = HmacTokenSigner(b"k" * 32)
     limits = SessionLimits()
     start = StartGame(
-        little, TurnRules(), limits, sessions, signer, InMemoryStartLimiter(), keeper, clock,
-        random.Random(1), random.Random(2),
+        little, TurnClock(), limits, sessions, views, signer, InMemoryStartLimiter(limits),
+        clock, random.Random(1), random.Random(2),
     )
-    opponents = {d: make() for d, make in OPPONENTS.items()}
-    move = PlayMove(sessions, opponents, limits, keeper, clock, random.Random(3))
-    give_up = GiveUp(sessions, keeper, clock)
+    opponents = make_opponents(BotIndex(little))
+    move = PlayMove(sessions, views, opponents, limits, random.Random(3))
+    give_up = GiveUp(sessions, views)
     ticket = Ticket(1, "An", GameMessage(chat_id=1, message_id=1), clock.now // 1000 + 600)
     return start, move, give_up, signer.issue(ticket), reporter, background
 

@@ -12,12 +12,15 @@ from collections.abc import Callable
 import structlog
 from litestar.types import Message, Scope
 
+from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
+
+PAGE_PREFIXES = (NOITU_PATH,)
+API_PREFIXES = (f"{NOITU_API_PATH}/",)
+
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
 )
-GAME_PREFIX = "/games/noitu"
-API_PREFIX = "/games/noitu/api/"
 
 COMMON_HEADERS = [(b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff")]
 PAGE_HEADERS = [*COMMON_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
@@ -34,9 +37,9 @@ def response_headers(access_log: bool) -> Callable[[Message, Scope], object]:
         # Appended as raw pairs: no handler sets these, and a lookup per header costs
         # more than the rest of this hook (it runs on every response).
         headers = message.setdefault("headers", [])
-        if path.startswith(API_PREFIX):
+        if path.startswith(API_PREFIXES):
             headers.extend(API_HEADERS)
-        elif path.startswith(GAME_PREFIX):
+        elif path.startswith(PAGE_PREFIXES):
             headers.extend(PAGE_HEADERS)
         else:
             headers.extend(COMMON_HEADERS)

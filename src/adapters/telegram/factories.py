@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aiogram import Bot
+    from aiogram import Bot, Dispatcher
+    from litestar.handlers import HTTPRouteHandler
 
+    from noitu.adapters.telegram.links import GameLinks
     from noitu.adapters.telegram.reporter import TelegramScoreReporter
+    from noitu.adapters.telegram.runner import TelegramRunner
+    from noitu.adapters.telegram.webhook import SeenUpdates
 
 
 def make_bot(token: str, api_base: str = "") -> Bot:
@@ -31,3 +35,44 @@ def make_score_reporter(bot: Bot) -> TelegramScoreReporter:
     from noitu.adapters.telegram.reporter import TelegramScoreReporter
 
     return TelegramScoreReporter(bot)
+
+
+def make_dispatcher(links: GameLinks) -> Dispatcher:
+    """The Dispatcher with the /noitu handlers."""
+    from aiogram import Dispatcher
+
+    from noitu.adapters.telegram.handlers import noitu_router
+
+    dispatcher = Dispatcher()
+    dispatcher.include_router(noitu_router(links))
+    return dispatcher
+
+
+def make_runner(
+    bot: Bot, dispatcher: Dispatcher, mode: str, webhook_url: str, webhook_secret: str
+) -> TelegramRunner:
+    from noitu.adapters.telegram.runner import TelegramRunner
+
+    return TelegramRunner(
+        bot, dispatcher, mode, webhook_url=webhook_url, webhook_secret=webhook_secret
+    )
+
+
+def make_webhook_route(
+    bot: Bot, dispatcher: Dispatcher, secret: str, seen: SeenUpdates
+) -> HTTPRouteHandler:
+    from noitu.adapters.telegram.webhook import webhook_route
+
+    return webhook_route(bot, dispatcher, secret, seen)
+
+
+def make_process_seen_updates() -> SeenUpdates:
+    from noitu.adapters.telegram.webhook import RecentUpdates
+
+    return RecentUpdates()
+
+
+def webhook_secret_of(bot_token: str) -> str:
+    from noitu.adapters.telegram.webhook import webhook_secret
+
+    return webhook_secret(bot_token)

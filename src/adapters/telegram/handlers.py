@@ -13,10 +13,15 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from noitu.application.noitu.session import GameMessage
 from noitu.adapters.telegram.links import GAME_SHORT_NAME, GameLinks
 from noitu.adapters.telegram.retry import describe
-from noitu.adapters.telegram.texts import GAME_DISABLED, NO_GAME_MESSAGE, NO_GAMES_IN_CHANNELS, SEND_FAILED
+from noitu.adapters.telegram.texts import (
+    GAME_DISABLED,
+    NO_GAME_MESSAGE,
+    NO_GAMES_IN_CHANNELS,
+    SEND_FAILED,
+)
+from noitu.application.noitu.session import GameMessage
 
 log = structlog.get_logger("noitu.telegram")
 

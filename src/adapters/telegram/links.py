@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from noitu.application.noitu.ports import Clock, TokenIssuer
+from noitu.application.noitu.ports import TokenIssuer
 from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.application.ports import Clock
+from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS, TOKEN_LIFETIME_S
 
 GAME_SHORT_NAME = "noitu"
-GAME_PATH = "/games/noitu/"
-TOKEN_TTL_S = 6 * 3600
-MAX_NAME_CHARACTERS = 64
 
 
 @dataclass(frozen=True)
@@ -20,7 +19,8 @@ class GameLinks:
     base_url: str
     issuer: TokenIssuer | None
     clock: Clock
-    ttl_s: int = TOKEN_TTL_S
+    page_path: str
+    ttl_s: int = TOKEN_LIFETIME_S
 
     @property
     def enabled(self) -> bool:
@@ -31,8 +31,8 @@ class GameLinks:
             raise RuntimeError("the game is disabled: no game links")
         ticket = Ticket(
             user_id=user_id,
-            first_name=(first_name or "")[:MAX_NAME_CHARACTERS],
+            first_name=(first_name or "")[:MAX_PLAYER_NAME_CHARACTERS],
             message=message,
             expires_at=self.clock.now_ms() // 1000 + self.ttl_s,
         )
-        return f"{self.base_url}{GAME_PATH}?t={self.issuer.issue(ticket)}"
+        return f"{self.base_url}{self.page_path}?t={self.issuer.issue(ticket)}"

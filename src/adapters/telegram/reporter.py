@@ -1,6 +1,6 @@
 """The Telegram score reporter: setGameScore, bounded in time, retried when transient.
 
-Runs in the background (the ScoreKeeper spawns it), so a slow Telegram never slows a
+Runs in the background (the unit of work spawns it after a commit), so a slow Telegram never slows a
 move. force=false: Telegram keeps each player's best, and a score that is not higher
 answers BOT_SCORE_NOT_MODIFIED, which counts as saved (spec "Scoring").
 """
@@ -16,8 +16,8 @@ import structlog
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 
-from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.adapters.telegram.retry import describe, retry_delay
+from noitu.application.noitu.session import GameMessage, ReportState
 
 NOT_MODIFIED = "BOT_SCORE_NOT_MODIFIED"
 

@@ -20,9 +20,9 @@ from litestar import Request, Response, post
 from litestar.handlers import HTTPRouteHandler
 from pydantic import ValidationError
 
+from noitu.adapters.http.paths import WEBHOOK_PATH
 from noitu.adapters.telegram.retry import describe
 
-WEBHOOK_PATH = "/telegram/webhook"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 SECRET_LABEL = b"noitu/webhook/v1"
 MAX_UPDATE_BYTES = 1024 * 1024

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-from noitu.application.noitu.errors import NoSession
-from noitu.application.noitu.give_up import SessionCommand
-from noitu.application.noitu.ports import Clock, SessionRepository
-from noitu.application.noitu.score_keeping import ScoreKeeper
-from noitu.application.noitu.view import SessionView, view_of
+from noitu.application.noitu.commands import SessionCommand
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionView, SessionViews
 
 
 class GetState:
-    def __init__(
-        self, sessions: SessionRepository, score_keeper: ScoreKeeper, clock: Clock
-    ) -> None:
+    def __init__(self, sessions: Sessions, views: SessionViews) -> None:
         self._sessions = sessions
-        self._score_keeper = score_keeper
-        self._clock = clock
+        self._views = views
 
     async def __call__(self, command: SessionCommand) -> SessionView:
-        async with self._sessions.lock(command.session):
-            session = await self._sessions.get(command.session)
-            if session is None:
-                raise NoSession()
-            now = self._clock.now_ms()
-            session.last_active_ms = now
-            if session.game.settle(now):
-                await self._score_keeper.save(session)
-            return view_of(session, now)
+        async with self._sessions.open(command.session) as work:
+            work.session.game.settle(work.now_ms)
+            await work.commit()
+            return self._views.of(work.session, work.now_ms)

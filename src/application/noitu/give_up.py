@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import msgspec
-
-from noitu.application.noitu.errors import NoSession
-from noitu.application.noitu.ports import Clock, SessionRepository
-from noitu.application.noitu.score_keeping import ScoreKeeper
-from noitu.application.noitu.view import SessionView, view_of
-
-
-class SessionCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    session: str
+from noitu.application.noitu.commands import SessionCommand
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionView, SessionViews
 
 
 class GiveUp:
-    def __init__(
-        self, sessions: SessionRepository, score_keeper: ScoreKeeper, clock: Clock
-    ) -> None:
+    def __init__(self, sessions: Sessions, views: SessionViews) -> None:
         self._sessions = sessions
-        self._score_keeper = score_keeper
-        self._clock = clock
+        self._views = views
 
     async def __call__(self, command: SessionCommand) -> SessionView:
-        async with self._sessions.lock(command.session):
-            session = await self._sessions.get(command.session)
-            if session is None:
-                raise NoSession()
-            now = self._clock.now_ms()
-            session.last_active_ms = now
+        async with self._sessions.open(command.session) as work:
+            game = work.session.game
             # A turn that already ran out ends as it ran out, not as a give-up.
-            if not session.game.settle(now):
-                session.game.give_up(now)
-            await self._score_keeper.save(session)
-            return view_of(session, now)
+            if not game.settle(work.now_ms):
+                game.give_up(work.now_ms)
+            await work.commit()
+            return self._views.of(work.session, work.now_ms)

@@ -6,20 +6,15 @@ import random
 
 import msgspec
 
-from noitu.domain.noitu.game import Rejection, typed_word_too_long
-from noitu.domain.noitu.bots.opponents import Difficulty, Opponent
-from noitu.domain.noitu.spelling import normalize
-from noitu.application.noitu.errors import BadRequest, GameOver, NoSession, TooFast
-from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.commands import PlayMoveCommand
+from noitu.application.noitu.errors import BadRequest, GameOver, TooFast
 from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
-from noitu.application.noitu.ports import Clock, SessionRepository
-from noitu.application.noitu.score_keeping import ScoreKeeper
-from noitu.application.noitu.view import SessionView, view_of
-
-
-class PlayMoveCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    session: str
-    word: str
+from noitu.application.noitu.session import Session
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionView, SessionViews
+from noitu.domain.noitu.opponent import Difficulty, Opponent
+from noitu.domain.noitu.rules import Rejection, SessionLimits, typed_word_too_long
+from noitu.domain.noitu.spelling import normalize
 
 
 class MoveResultView(msgspec.Struct, frozen=True):
@@ -38,30 +33,24 @@ class PlayMoveResult(msgspec.Struct, frozen=True):
 class PlayMove:
     def __init__(
         self,
-        sessions: SessionRepository,
+        sessions: Sessions,
+        views: SessionViews,
         opponents: dict[Difficulty, Opponent],
         limits: SessionLimits,
-        score_keeper: ScoreKeeper,
-        clock: Clock,
         rng: random.Random,
     ) -> None:
         self._sessions = sessions
+        self._views = views
         self._opponents = opponents
         self._limits = limits
-        self._score_keeper = score_keeper
-        self._clock = clock
         self._rng = rng
 
     async def __call__(self, command: PlayMoveCommand) -> PlayMoveResult:
-        async with self._sessions.lock(command.session):
-            session = await self._sessions.get(command.session)
-            if session is None:
-                raise NoSession()
-            now = self._clock.now_ms()
+        async with self._sessions.open(command.session) as work:
+            session, now = work.session, work.now_ms
             game = session.game
-            session.last_active_ms = now
             if game.settle(now):
-                await self._score_keeper.save(session)
+                await work.commit()
                 return self._answer(session, now, Rejection.TIMEOUT, None, None)
             if game.is_over:
                 raise GameOver()
@@ -69,22 +58,26 @@ class PlayMove:
                 raise TooFast()
             session.last_move_ms = now
             if typed_word_too_long(command.word):
-                await self._sessions.save(session)
+                await work.commit()
                 raise BadRequest(WORD_TOO_LONG)
 
             outcome = game.play(
                 normalize(command.word), now, self._opponents[game.difficulty], self._rng
             )
-            await self._score_keeper.save(session)
+            await work.commit()
             return self._answer(
                 session, now, outcome.rejection, outcome.player_word, outcome.bot_word
             )
 
-    @staticmethod
     def _answer(
-        session, now: int, rejection: Rejection | None, player: int | None, bot: int | None
+        self,
+        session: Session,
+        now: int,
+        rejection: Rejection | None,
+        player: int | None,
+        bot: int | None,
     ) -> PlayMoveResult:
-        state = view_of(session, now)
+        state = self._views.of(session, now)
         words = session.game.lexicon.words
         message = ""
         if rejection is not None:

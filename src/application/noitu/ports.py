@@ -1,25 +1,20 @@
-"""The ports: what the use cases need from the outside world, one small Protocol each."""
+"""The ports only nối từ's use cases need, one small Protocol per capability."""
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Protocol
+from typing import Protocol
 
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
-
-
-class Clock(Protocol):
-    def now_ms(self) -> int:
-        """Milliseconds since the Unix epoch."""
-        ...
 
 
 class SessionRepository(Protocol):
     """Where sessions live.
 
-    `lock(key)` serializes every change to one session (key: the session id) and every
-    start of one user (key: `user:<id>`), across all server instances sharing the store.
+    `get` hands out an independent copy: a change reaches the store only through
+    `save` (the unit of work's commit). `lock(key)` serializes every change to one
+    session (key: the session id) and every start of one user (key: `user:<id>`),
+    across all server instances sharing the store.
     """
 
     def lock(self, key: str) -> AbstractAsyncContextManager[None]: ...
@@ -69,10 +64,4 @@ class StartRateLimiter(Protocol):
 class ScoreReporter(Protocol):
     async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
         """Put a score on the game message's high-score table: OK or FAILED."""
-        ...
-
-
-class Background(Protocol):
-    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run work without making the caller wait for it."""
         ...

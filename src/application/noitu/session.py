@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from noitu.domain.noitu.game import Game
@@ -62,9 +61,12 @@ class Session:
     last_active_ms: int
     last_move_ms: int = 0
     report: ReportState = ReportState.NONE
-    version: int = 0
-    # The view of each chain word, built once: the chain only grows (not stored).
-    shown_links: list[Any] = field(default_factory=list, compare=False, repr=False)
+    version: int = 0  # of the stored copy this one was read from (stores compare it)
+
+    def copy(self) -> Session:
+        """An independent session in the same state: what a store keeps and hands out,
+        so that a change reaches the store only through a commit."""
+        return replace(self, game=self.game.copy())
 
     @property
     def user_id(self) -> int:

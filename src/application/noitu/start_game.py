@@ -4,28 +4,23 @@ from __future__ import annotations
 
 import random
 
-import msgspec
-
-from noitu.domain.noitu.game import Game, TurnRules
-from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.bots.opponents import Difficulty
-from noitu.application.noitu.errors import BadRequest, Busy, TooFast
-from noitu.application.noitu.limits import SessionLimits
+from noitu.application.noitu.commands import StartGameCommand
+from noitu.application.noitu.errors import BadRequest, Busy, NoSession, TooFast
 from noitu.application.noitu.messages import BAD_DIFFICULTY
-from noitu.application.noitu.ports import Clock, SessionRepository, StartRateLimiter, TokenVerifier
-from noitu.application.noitu.score_keeping import ScoreKeeper
+from noitu.application.noitu.ports import StartRateLimiter, TokenVerifier
 from noitu.application.noitu.session import Session, Ticket
-from noitu.application.noitu.view import SessionView, view_of
-
-
-class StartGameCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    token: str
-    difficulty: str = ""
+from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.view import SessionView, SessionViews
+from noitu.application.ports import Clock
+from noitu.domain.noitu.game import Game
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.opponent import DEFAULT_DIFFICULTY, Difficulty
+from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 
 def parse_difficulty(value: str) -> Difficulty:
     if not value:
-        return Difficulty.MEDIUM
+        return DEFAULT_DIFFICULTY
     try:
         return Difficulty(value)
     except ValueError:
@@ -36,23 +31,23 @@ class StartGame:
     def __init__(
         self,
         lexicon: Lexicon,
-        rules: TurnRules,
+        turn_clock: TurnClock,
         limits: SessionLimits,
-        sessions: SessionRepository,
+        sessions: Sessions,
+        views: SessionViews,
         tokens: TokenVerifier,
         start_limiter: StartRateLimiter,
-        score_keeper: ScoreKeeper,
         clock: Clock,
         rng: random.Random,
         id_source: random.Random,
     ) -> None:
         self._lexicon = lexicon
-        self._rules = rules
+        self._turn_clock = turn_clock
         self._limits = limits
         self._sessions = sessions
+        self._views = views
         self._tokens = tokens
         self._start_limiter = start_limiter
-        self._score_keeper = score_keeper
         self._clock = clock
         self._rng = rng
         self._id_source = id_source
@@ -64,9 +59,9 @@ class StartGame:
         if not await self._start_limiter.allow(ticket.user_id, now):
             raise TooFast()
 
-        async with self._sessions.lock(f"user:{ticket.user_id}"):
+        async with self._sessions.lock_user(ticket.user_id):
             session = await self._start(ticket, difficulty, now)
-        return view_of(session, now)
+        return self._views.of(session, now)
 
     async def _start(self, ticket: Ticket, difficulty: Difficulty, now: int) -> Session:
         replaced = await self._sessions.find_by_owner(ticket.owner)
@@ -79,9 +74,9 @@ class StartGame:
         if await self._sessions.count_playing() - len(ending) >= self._limits.max_playing:
             raise Busy()
         for old in ending:
-            await self._end(old.id, now)
+            await self._end(old.id)
 
-        game = Game.start(self._lexicon, self._rules, difficulty, self._rng, now)
+        game = Game.start(self._lexicon, self._turn_clock, difficulty, self._rng, now)
         session = Session(
             id=f"{self._id_source.getrandbits(128):032x}",
             ticket=ticket,
@@ -93,12 +88,15 @@ class StartGame:
             raise Busy()
         return session
 
-    async def _end(self, session_id: str, now: int) -> None:
+    async def _end(self, session_id: str) -> None:
         """Settle a session this start replaces or pushes out; its score is still reported."""
-        async with self._sessions.lock(session_id):
-            session = await self._sessions.get(session_id)
-            if session is None or not session.is_playing:
-                return
-            if not session.game.settle(now):
-                session.game.give_up(now)
-            await self._score_keeper.save(session)
+        try:
+            async with self._sessions.open(session_id, touch=False) as work:
+                game = work.session.game
+                if game.is_over:
+                    return
+                if not game.settle(work.now_ms):
+                    game.give_up(work.now_ms)
+                await work.commit()
+        except NoSession:
+            return

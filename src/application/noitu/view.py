@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import msgspec
 
-from noitu.domain.noitu.lexicon import Lexicon
 from noitu.application.noitu.session import Session
+from noitu.domain.noitu.chain import Link
+from noitu.domain.noitu.lexicon import Lexicon
+
+CACHED_CHAINS = 4096
 
 
 class MeaningView(msgspec.Struct, frozen=True):
@@ -45,32 +48,51 @@ def meanings_of(lexicon: Lexicon, word: int) -> list[MeaningView]:
     return [MeaningView(m.pos, m.gloss) for m in lexicon.meanings[word]]
 
 
-def view_of(session: Session, now_ms: int) -> SessionView:
-    game = session.game
-    lexicon = game.lexicon
-    words = lexicon.words
-    shown = session.shown_links
-    links = game.chain.links
-    if len(shown) > len(links):
-        shown.clear()
-    shown.extend(
-        LinkView(words[link.word], link.by.value, link.points, meanings_of(lexicon, link.word))
-        for link in links[len(shown):]
-    )
-    return SessionView(
-        session=session.id,
-        player=session.ticket.first_name,
-        difficulty=game.difficulty.value,
-        status=game.status.value,
-        end_reason=game.end_reason.value if game.end_reason else "",
-        current=game.chain.current_syllable,
-        chain=list(shown),
-        score=game.score,
-        turn_limit_ms=game.rules.turn_ms,
-        deadline_ms=game.deadline_ms,
-        server_now_ms=now_ms,
-        suggestions=[
-            SuggestionView(words[w], meanings_of(lexicon, w)) for w in game.suggestions
-        ],
-        score_reported=session.report.value,
-    )
+def link_view(lexicon: Lexicon, link: Link) -> LinkView:
+    return LinkView(link.word.text, link.by.value, link.points, meanings_of(lexicon, link.word.id))
+
+
+class SessionViews:
+    """Builds session views. A chain only grows, so the view of its words is built once
+    per session and kept here (a bounded, per-process cache of derived data: any
+    instance can rebuild it from the session)."""
+
+    def __init__(self, cached_chains: int = CACHED_CHAINS) -> None:
+        self._limit = cached_chains
+        self._chains: dict[str, list[LinkView]] = {}
+
+    def _chain(self, session: Session) -> list[LinkView]:
+        links = session.game.chain.links
+        lexicon = session.game.lexicon
+        shown = self._chains.pop(session.id, None)
+        if shown is None or len(shown) > len(links) or (
+            shown and shown[-1].word != links[len(shown) - 1].word.text
+        ):
+            shown = []
+        shown.extend(link_view(lexicon, link) for link in links[len(shown):])
+        self._chains[session.id] = shown  # newest last: the oldest goes first
+        if len(self._chains) > self._limit:
+            del self._chains[next(iter(self._chains))]
+        return shown
+
+    def of(self, session: Session, now_ms: int) -> SessionView:
+        game = session.game
+        lexicon = game.lexicon
+        words = lexicon.words
+        return SessionView(
+            session=session.id,
+            player=session.ticket.first_name,
+            difficulty=game.difficulty.value,
+            status=game.status.value,
+            end_reason=game.end_reason.value if game.end_reason else "",
+            current=game.chain.current_syllable,
+            chain=list(self._chain(session)),
+            score=game.score,
+            turn_limit_ms=game.clock.turn_ms,
+            deadline_ms=game.deadline_ms,
+            server_now_ms=now_ms,
+            suggestions=[
+                SuggestionView(words[w], meanings_of(lexicon, w)) for w in game.suggestions
+            ],
+            score_reported=session.report.value,
+        )

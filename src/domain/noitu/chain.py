@@ -1,10 +1,7 @@
 """The Chain: the words of one game in order, and what is still unused.
 
 Per-game counters make "how many unused words start with syllable s" O(1), which the
-bots and the dead-end checks ask on every move. For the hard bot the chain also keeps,
-per first syllable, the edges that now lead to an exhausted syllable (every word starting
-there is used: a move there wins at once), and how many drawing moves of each syllable
-are used (see `Lexicon.draw_moves`).
+dead-end checks, the rarity points and the bots ask on every move.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.words import Word
 
 
 class Side(str, Enum):
@@ -23,9 +21,9 @@ class Side(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """One word of the chain: who played it and the points it earned."""
+    """One word of the chain: the word, who played it and the points it earned."""
 
-    word: int
+    word: Word
     by: Side
     points: int
 
@@ -36,40 +34,38 @@ class Chain:
         self.links: list[Link] = []
         self.used: set[int] = set()
         self.used_from: dict[int, int] = {}  # first syllable -> used words starting there
-        self.used_edges: dict[int, int] = {}  # edge -> used words on it
-        # first syllable -> edges from it into a syllable whose words are all used
-        self.edges_to_exhausted: dict[int, list[int]] = {}
-        self.used_draw_moves: dict[int, int] = {}  # syllable -> its drawing moves used
 
     def __len__(self) -> int:
         return len(self.links)
 
+    def copy(self) -> Chain:
+        """An independent chain with the same words (links are immutable)."""
+        twin = Chain.__new__(Chain)
+        twin.lexicon = self.lexicon
+        twin.links = self.links.copy()
+        twin.used = self.used.copy()
+        twin.used_from = self.used_from.copy()
+        return twin
+
+    @property
+    def last_word(self) -> int:
+        return self.links[-1].word.id
+
     @property
     def current(self) -> int:
         """The syllable id the next word must start with."""
-        return self.lexicon.last[self.links[-1].word]
+        return self.lexicon.last[self.links[-1].word.id]
 
     @property
     def current_syllable(self) -> str:
         """The syllable to answer, as the last word writes it."""
-        return self.lexicon.last_syllable(self.links[-1].word)
+        return self.lexicon.last_syllable(self.links[-1].word.id)
 
     def append(self, word: int, by: Side, points: int) -> None:
-        lexicon = self.lexicon
-        self.links.append(Link(word, by, points))
+        self.links.append(Link(self.lexicon.word(word), by, points))
         self.used.add(word)
-        first = lexicon.first[word]
-        used = self.used_from[first] = self.used_from.get(first, 0) + 1
-        edge = lexicon.edge_of[word]
-        self.used_edges[edge] = self.used_edges.get(edge, 0) + 1
-        if used == lexicon.out_degree[first]:
-            # No word starts with `first` any more: every edge into it now wins at once.
-            edge_first = lexicon.edge_first
-            for into in lexicon.edges_into[first]:
-                self.edges_to_exhausted.setdefault(edge_first[into], []).append(into)
-        outcome = lexicon.outcome
-        if not outcome[first] and not outcome[lexicon.last[word]]:
-            self.used_draw_moves[first] = self.used_draw_moves.get(first, 0) + 1
+        first = self.lexicon.first[word]
+        self.used_from[first] = self.used_from.get(first, 0) + 1
 
     def unused_replies(self, syllable: int) -> int:
         """How many unused dictionary words start with a syllable."""

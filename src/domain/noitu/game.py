@@ -12,13 +12,17 @@ from dataclasses import dataclass
 from enum import Enum
 
 from noitu.domain.noitu.chain import Chain, Side
-from noitu.domain.noitu.lexicon import MIN_SYLLABLES, Lexicon
-from noitu.domain.noitu.bots.opponents import Difficulty, Opponent, draw_opening, suggestions
+from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.opponent import Difficulty, Opponent
+from noitu.domain.noitu.rules import (
+    MAX_CHAIN_WORDS,
+    Rejection,
+    TurnClock,
+    check_word,
+    draw_opening,
+    suggestions,
+)
 from noitu.domain.noitu.scoring import Score
-from noitu.domain.noitu.spelling import syllables
-
-MAX_TYPED_CHARACTERS = 64
-MAX_TYPED_TOKENS = 8
 
 
 class Status(str, Enum):
@@ -35,23 +39,6 @@ class EndReason(str, Enum):
     MAX_MOVES = "max_moves"
 
 
-class Rejection(str, Enum):
-    TOO_FEW_SYLLABLES = "too_few_syllables"
-    NOT_IN_DICTIONARY = "not_in_dictionary"
-    WRONG_LINK = "wrong_link"
-    ALREADY_USED = "already_used"
-    TIMEOUT = "timeout"
-
-
-@dataclass(frozen=True, slots=True)
-class TurnRules:
-    """The clock and the length of a game."""
-
-    turn_ms: int = 30_000
-    grace_ms: int = 2_000
-    max_chain: int = 300
-
-
 @dataclass(frozen=True, slots=True)
 class MoveOutcome:
     accepted: bool
@@ -60,17 +47,12 @@ class MoveOutcome:
     bot_word: int | None = None
 
 
-def typed_word_too_long(raw: str) -> bool:
-    """Input over 64 characters (raw) or over 8 space-separated tokens (spec B2)."""
-    return len(raw) > MAX_TYPED_CHARACTERS or len(raw.split()) > MAX_TYPED_TOKENS
-
-
 class Game:
     """The chain, whose turn it is, its deadline, the score and how the game ended."""
 
-    def __init__(self, lexicon: Lexicon, rules: TurnRules, difficulty: Difficulty) -> None:
+    def __init__(self, lexicon: Lexicon, clock: TurnClock, difficulty: Difficulty) -> None:
         self.lexicon = lexicon
-        self.rules = rules
+        self.clock = clock
         self.difficulty = difficulty
         self.chain = Chain(lexicon)
         self.status = Status.PLAYING
@@ -84,23 +66,23 @@ class Game:
     def start(
         cls,
         lexicon: Lexicon,
-        rules: TurnRules,
+        clock: TurnClock,
         difficulty: Difficulty,
         rng: random.Random,
         now_ms: int,
     ) -> Game:
         """The bot opens; the player's clock starts at once."""
-        game = cls(lexicon, rules, difficulty)
+        game = cls(lexicon, clock, difficulty)
         opening = draw_opening(lexicon, rng)
         game.chain.append(opening, Side.BOT, 0)
-        game.deadline_ms = now_ms + rules.turn_ms
+        game.deadline_ms = now_ms + clock.turn_ms
         return game
 
     @classmethod
     def restore(
         cls,
         lexicon: Lexicon,
-        rules: TurnRules,
+        clock: TurnClock,
         difficulty: Difficulty,
         links: Iterable[tuple[int, Side, int]],
         *,
@@ -113,7 +95,7 @@ class Game:
     ) -> Game:
         """A game saved elsewhere, rebuilt: the chain is replayed word by word (word,
         side, points), so its used words and counters are the original's."""
-        game = cls(lexicon, rules, difficulty)
+        game = cls(lexicon, clock, difficulty)
         for word, by, points in links:
             game.chain.append(word, by, points)
         if not len(game.chain):
@@ -126,13 +108,28 @@ class Game:
         game.suggestions = list(suggestions)
         return game
 
+    def copy(self) -> Game:
+        """An independent game in the same state (what a store keeps and hands out)."""
+        twin = Game.__new__(Game)
+        twin.lexicon = self.lexicon
+        twin.clock = self.clock
+        twin.difficulty = self.difficulty
+        twin.chain = self.chain.copy()
+        twin.status = self.status
+        twin.end_reason = self.end_reason
+        twin.deadline_ms = self.deadline_ms
+        twin.ended_ms = self.ended_ms
+        twin.score = self.score
+        twin.suggestions = self.suggestions.copy()
+        return twin
+
     @property
     def is_over(self) -> bool:
         return self.status is not Status.PLAYING
 
     def turn_expired(self, now_ms: int) -> bool:
         """A move counts while now ≤ deadline + grace."""
-        return not self.is_over and now_ms > self.deadline_ms + self.rules.grace_ms
+        return not self.is_over and now_ms > self.deadline_ms + self.clock.grace_ms
 
     def settle(self, now_ms: int) -> bool:
         """End a turn that ran out: `timeout`, or `no_legal_move` in a dead end."""
@@ -156,7 +153,7 @@ class Game:
             words_before=len(self.chain),
             syllables=lexicon.syllable_counts[word],
             time_left_ms=self.deadline_ms - now_ms,
-            turn_ms=self.rules.turn_ms,
+            turn_ms=self.clock.turn_ms,
             replies_to_answered=lexicon.out_degree[self.chain.current],
         ).total
 
@@ -169,22 +166,14 @@ class Game:
         """
         if self.is_over or self.turn_expired(now_ms):
             raise ValueError("play() needs a game whose turn is still open")
-        lexicon = self.lexicon
+        rejection, word = check_word(self.chain, typed)
+        if rejection is not None or word is None:
+            return MoveOutcome(False, rejection, player_word=word)
         chain = self.chain
-        if len(syllables(typed)) < MIN_SYLLABLES:
-            return MoveOutcome(False, Rejection.TOO_FEW_SYLLABLES)
-        word = lexicon.resolve(typed)
-        if word is None:
-            return MoveOutcome(False, Rejection.NOT_IN_DICTIONARY)
-        if lexicon.first[word] != chain.current:
-            return MoveOutcome(False, Rejection.WRONG_LINK, player_word=word)
-        if word in chain.used:
-            return MoveOutcome(False, Rejection.ALREADY_USED, player_word=word)
-
         points = self.points_for(word, now_ms)
         chain.append(word, Side.PLAYER, points)
         self.score += points
-        if len(chain) >= self.rules.max_chain:
+        if len(chain) >= MAX_CHAIN_WORDS:
             self._end(Status.WON, EndReason.MAX_MOVES, now_ms)
             return MoveOutcome(True, player_word=word)
 
@@ -193,7 +182,7 @@ class Game:
             self._end(Status.WON, EndReason.BOT_STUCK, now_ms)
             return MoveOutcome(True, player_word=word)
         # The bot answers at once, so its word is valued with the whole turn left.
-        self.deadline_ms = now_ms + self.rules.turn_ms
+        self.deadline_ms = now_ms + self.clock.turn_ms
         chain.append(reply, Side.BOT, self.points_for(reply, now_ms))
         return MoveOutcome(True, player_word=word, bot_word=reply)
 

@@ -1,12 +1,15 @@
-"""The bot arena: two policies play each other under the real rules, without the clock.
+"""`noitu bench bots`: the word bots' self-play tournament, under the real rules and
+without the clock.
 
 A game: the opening is drawn as the server draws it (`draw_opening`), then the two sides
 alternate, the first mover answering the opening. A side with no legal unused word loses;
-a chain of 300 words (the opening included) is a draw. Games come in pairs that share an
-opening, each policy moving first in one of the two, so that the openings' luck cancels
-out. Everything is a function of the seed.
+a chain of 300 words (`MAX_CHAIN_WORDS`, the opening included) is a draw. Every word a
+policy plays is checked with the rules' `check_word`, as Game.play checks a player's.
+Games come in pairs that share an opening, each policy moving first in one of the two,
+so that the openings' luck cancels out. Everything is a function of the seed.
 
-The arena works on the domain directly (Lexicon, Chain, the Opponent policies).
+The tournament works on the domain directly (Lexicon, BotIndex, Chain, the policies of
+`make_opponents`).
 """
 
 from __future__ import annotations
@@ -20,31 +23,34 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TextIO
 
+from tqdm import tqdm
+
+from noitu.bench.machine import percentile
+from noitu.domain.noitu.bots import BotIndex, HardOpponent, make_opponents
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.bots.opponents import (
-    OPPONENTS,
-    Difficulty,
-    HardOpponent,
-    Opponent,
-    draw_opening,
-)
+from noitu.domain.noitu.opponent import Difficulty, Opponent
+from noitu.domain.noitu.rules import MAX_CHAIN_WORDS, check_word, draw_opening
 
-MAX_CHAIN = 300
 POLICIES = tuple(d.value for d in Difficulty)
+PROGRESS_FROM_GAMES = 50  # fewer games than this finish before a bar would help
 
 
-def make_policy(name: str) -> Opponent:
+def make_policy(name: str, index: BotIndex) -> Opponent:
+    """The policy of one difficulty, as the server makes it (its own instance: the hard
+    bot keeps the cost of its last search)."""
     try:
-        return OPPONENTS[Difficulty(name)]()
+        return make_opponents(index)[Difficulty(name)]
     except ValueError:
-        raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICIES)}") from None
+        expected = ", ".join(POLICIES)
+        raise ValueError(f"unknown policy {name!r}; expected one of {expected}") from None
 
 
 @dataclass(slots=True)
 class GameRecord:
-    """One arena game, seen from side A."""
+    """One tournament game, seen from side A."""
 
     index: int
     a_first: bool
@@ -52,6 +58,7 @@ class GameRecord:
     opening_offers_win: bool  # the first mover had a word leaving no reply
     winner: str  # "a", "b" or "draw"
     length: int  # words in the final chain, the opening included
+    words: tuple[int, ...] = ()  # the final chain, the opening first
     reply_ns: dict[str, list[int]] = field(default_factory=lambda: {"a": [], "b": []})
     positions: dict[str, list[int]] = field(default_factory=lambda: {"a": [], "b": []})
 
@@ -59,6 +66,16 @@ class GameRecord:
 def opening_offers_win(chain: Chain) -> bool:
     """Whether the side to move has a word that leaves the other side no reply."""
     return any(chain.replies_after(w) == 0 for w in chain.legal_words())
+
+
+def check_legal(chain: Chain, word: int) -> None:
+    """A policy's word, checked by the rules as a typed word is (spec order)."""
+    rejection, found = check_word(chain, chain.lexicon.words[word])
+    if rejection is not None or found != word:
+        reason = rejection.value if rejection is not None else f"resolves to {found}"
+        raise AssertionError(
+            f"illegal move {chain.lexicon.words[word]!r} after {chain.current_syllable!r}: {reason}"
+        )
 
 
 def play_game(
@@ -70,7 +87,7 @@ def play_game(
     opening_seed: int,
     game_seed: int,
     a_first: bool,
-    max_chain: int = MAX_CHAIN,
+    max_chain: int = MAX_CHAIN_WORDS,
     clock: Callable[[], int] = time.perf_counter_ns,
 ) -> GameRecord:
     """Play one game; the opening comes from `opening_seed`, the policies' randomness
@@ -97,86 +114,55 @@ def play_game(
         if word is None:
             record.winner = "b" if side == "a" else "a"
             break
-        _check_legal(chain, word)
+        check_legal(chain, word)
         chain.append(word, Side.BOT if side == "a" else Side.PLAYER, 0)
         turn += 1
     record.length = len(chain)
+    record.words = tuple(link.word.id for link in chain.links)
     return record
 
 
-def _check_legal(chain: Chain, word: int) -> None:
-    lexicon = chain.lexicon
-    if lexicon.first[word] != chain.current or word in chain.used:
-        raise AssertionError(f"illegal move {lexicon.words[word]!r} after {chain.current_syllable!r}")
-
-
-class Progress:
-    """A plain-text progress bar on stderr: redrawn in place on a terminal, a line every
-    10% otherwise (so logs stay readable)."""
-
-    def __init__(self, total: int, label: str, stream=None, enabled: bool = True) -> None:
-        self.total = total
-        self.label = label
-        self.stream = stream or sys.stderr
-        self.enabled = enabled and total > 0
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.started = time.monotonic()
-        self.shown = -1
-
-    def update(self, done: int) -> None:
-        if not self.enabled:
-            return
-        elapsed = time.monotonic() - self.started
-        if self.tty:
-            width = 30
-            filled = width * done // self.total
-            bar = "#" * filled + "." * (width - filled)
-            eta = elapsed / done * (self.total - done) if done else 0.0
-            self.stream.write(
-                f"\r{self.label} [{bar}] {done}/{self.total} {elapsed:5.1f}s eta {eta:5.1f}s"
-            )
-            if done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-            return
-        tenth = 10 * done // self.total
-        if tenth != self.shown:
-            self.shown = tenth
-            self.stream.write(f"{self.label}: {done}/{self.total} games, {elapsed:.1f}s\n")
-            self.stream.flush()
-
-
-def run_arena(
+def run_tournament(
     lexicon: Lexicon,
     a: str,
     b: str,
     games: int,
     seed: int = 1,
     *,
-    max_chain: int = MAX_CHAIN,
+    max_chain: int = MAX_CHAIN_WORDS,
     progress: bool = True,
+    stream: TextIO | None = None,
 ) -> list[GameRecord]:
     """`games` games (rounded up to an even number): pairs sharing an opening, A moving
-    first in the first game of each pair and B in the second."""
-    policy_a = make_policy(a)
-    policy_b = make_policy(b)
+    first in the first game of each pair and B in the second. With `progress`, a tqdm
+    bar on stderr (or `stream`) for runs of 50 games or more."""
+    index = BotIndex(lexicon)
+    policy_a = make_policy(a, index)
+    policy_b = make_policy(b, index)
     pairs = (games + 1) // 2
-    bar = Progress(2 * pairs, f"arena {a} vs {b}", enabled=progress and 2 * pairs >= 50)
+    out = stream or sys.stderr
+    tty = bool(getattr(out, "isatty", lambda: False)())
+    bar = tqdm(
+        total=2 * pairs, desc=f"bots {a} vs {b}", unit="game", file=out,
+        disable=not progress or 2 * pairs < PROGRESS_FROM_GAMES,
+        mininterval=0.1 if tty else 5.0,  # a log file gets a line now and then
+    )
     records: list[GameRecord] = []
-    for pair in range(pairs):
-        for a_first in (True, False):
-            index = len(records)
-            records.append(
-                play_game(
-                    lexicon, policy_a, policy_b,
-                    index=index,
-                    opening_seed=seed * 1_000_003 + pair,
-                    game_seed=seed * 1_000_003 + index,
-                    a_first=a_first,
-                    max_chain=max_chain,
+    with bar:
+        for pair in range(pairs):
+            for a_first in (True, False):
+                number = len(records)
+                records.append(
+                    play_game(
+                        lexicon, policy_a, policy_b,
+                        index=number,
+                        opening_seed=seed * 1_000_003 + pair,
+                        game_seed=seed * 1_000_003 + number,
+                        a_first=a_first,
+                        max_chain=max_chain,
+                    )
                 )
-            )
-            bar.update(index + 1)
+                bar.update(1)
     return records
 
 
@@ -194,14 +180,6 @@ def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The q-quantile (0..1) of sorted values, nearest rank."""
-    if not sorted_values:
-        return 0.0
-    rank = max(1, math.ceil(q * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
-
-
 def outcome_split(records: Sequence[GameRecord]) -> dict:
     games = len(records)
     wins = sum(r.winner == "a" for r in records)
@@ -210,11 +188,7 @@ def outcome_split(records: Sequence[GameRecord]) -> dict:
 
     def share(count: int) -> dict:
         low, high = wilson(count, games)
-        return {
-            "count": count,
-            "rate": count / games if games else 0.0,
-            "ci95": [low, high],
-        }
+        return {"count": count, "rate": count / games if games else 0.0, "ci95": [low, high]}
 
     return {"games": games, "a_wins": share(wins), "b_wins": share(losses), "draws": share(draws)}
 
@@ -242,9 +216,7 @@ def summarize(records: Sequence[GameRecord], a: str, b: str, seed: int) -> dict:
         "a_moved_first": outcome_split([r for r in records if r.a_first]),
         "b_moved_first": outcome_split([r for r in records if not r.a_first]),
         "opening_offers_win": outcome_split([r for r in records if r.opening_offers_win]),
-        "opening_offers_no_win": outcome_split(
-            [r for r in records if not r.opening_offers_win]
-        ),
+        "opening_offers_no_win": outcome_split([r for r in records if not r.opening_offers_win]),
         "length": {
             "mean": statistics.fmean(lengths) if lengths else 0.0,
             "median": statistics.median(lengths) if lengths else 0.0,
@@ -269,8 +241,8 @@ def summarize(records: Sequence[GameRecord], a: str, b: str, seed: int) -> dict:
 def format_report(report: dict) -> str:
     a, b = report["a"], report["b"]
     lines = [
-        (f"arena: A = {a}, B = {b}, {report['overall']['games']} games, seed {report['seed']}"
-        " (pairs of games share an opening; each side moves first in one of each pair)"),
+        (f"bots: A = {a}, B = {b}, {report['overall']['games']} games, seed {report['seed']}"
+         " (pairs of games share an opening; each side moves first in one of each pair)"),
         "",
         f"{'games':<34}{'n':>6}  {'A wins':>22}  {'B wins':>22}  {'draws':>22}",
     ]
@@ -296,7 +268,7 @@ def format_report(report: dict) -> str:
     lines += [
         "",
         (f"game length (words, opening included): mean {length['mean']:.1f}, "
-        f"median {length['median']:g}, max {length['max']}"),
+         f"median {length['median']:g}, max {length['max']}"),
         "",
         f"{'reply time':<16}{'replies':>9}{'p50 µs':>10}{'p90 µs':>10}{'p99 µs':>10}{'max µs':>10}",
     ]
@@ -316,24 +288,19 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--a", default="hard", choices=POLICIES, help="policy of side A")
-    parser.add_argument("--b", default="medium", choices=POLICIES, help="policy of side B")
-    parser.add_argument("--games", type=int, default=1000, help="games to play (made even)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of openings and policies")
-    parser.add_argument("--max-chain", type=int, default=MAX_CHAIN, help="a chain this long is a draw")
-    parser.add_argument("--dictionary", default="", help="dictionary file (default: the shipped one)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+# --- the command -------------------------------------------------------------------------
 
 
-def main(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace) -> None:
+    """`noitu bench bots` (its flags are in `noitu.bench.cli`)."""
     from noitu.adapters.dictionary_file import load_lexicon
 
     if args.games < 1:
-        raise SystemExit("noitu arena: --games must be at least 1")
+        raise SystemExit("noitu bench bots: --games must be at least 1")
+    if args.max_chain < 1:
+        raise SystemExit("noitu bench bots: --max-chain must be at least 1")
     lexicon = load_lexicon(args.dictionary or None)
-    records = run_arena(
+    records = run_tournament(
         lexicon, args.a, args.b, args.games, args.seed,
         max_chain=args.max_chain, progress=not args.quiet,
     )

@@ -1,166 +1,22 @@
-"""The bot: openings, the three Opponent policies, and suggestions (spec B6, B7).
-
-Every policy is a pure function of (position, random source): it reads the chain, never
-changes it, and returns a legal unused word id, or None when there is none.
-
-All three work on the Lexicon's integer indexes and the Chain's per-game counters, so a
-reply costs about the number of *edges* out of the current syllable (an edge is the set
-of words sharing a first and a last syllable), never the size of the dictionary.
-"""
+"""Hard: negamax with alpha-beta, 4 plies, at most 20,000 positions (spec "Rules")."""
 
 from __future__ import annotations
 
 import random
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from typing import Protocol
 
+from noitu.domain.noitu.bots.counters import (
+    edges_to_exhausted,
+    used_draw_moves,
+    used_per_edge,
+)
+from noitu.domain.noitu.bots.index import STATIC, WIN, BotIndex
+from noitu.domain.noitu.bots.picks import common_first, random_word_on_edge
 from noitu.domain.noitu.chain import Chain
-from noitu.domain.noitu.lexicon import COMMON_TIER, Lexicon
 
 HARD_DEPTH = 4
 HARD_NODE_LIMIT = 20_000
-SUGGESTION_LIMIT = 3
-# Search values, for the side to move. A game won or lost inside the search is worth
-# ±(WIN + plies left), so that a quicker win (or a slower loss) is preferred. A position
-# the search stops at is worth its static value, well inside ±STATIC.
-WIN = 1_000_000
-STATIC = 10_000
 DRAWLESS = STATIC // 2  # a syllable of outcome 0 with no drawing move left
-EASY_TRIES = 8
-
-
-class Difficulty(str, Enum):
-    EASY = "easy"
-    MEDIUM = "medium"
-    HARD = "hard"
-
-
-class Opponent(Protocol):
-    def choose(self, chain: Chain, rng: random.Random) -> int | None:
-        """A legal unused word answering the chain's current syllable, or None."""
-        ...
-
-
-def draw_opening(lexicon: Lexicon, rng: random.Random) -> int:
-    """A random word whose last syllable starts at least 20 words, common ones preferred.
-
-    With no such word, the best-connected word: the most words start with its last
-    syllable, ties going to the first in code-point order.
-    """
-    pool = lexicon.common_opening_candidates or lexicon.opening_candidates
-    if pool:
-        return pool[rng.randrange(len(pool))]
-    degree = lexicon.out_degree
-    last = lexicon.last
-    return max(range(len(lexicon)), key=lambda w: (degree[last[w]], -w))
-
-
-def _pick_unused(words: tuple[int, ...], used: set[int], rng: random.Random) -> int | None:
-    """A uniformly random word of `words` that is not in `used`, or None.
-
-    A few draws with rejection first (the chain uses few words of any syllable, so one
-    draw nearly always does), then an exact draw among the unused ones.
-    """
-    if not words:
-        return None
-    count = len(words)
-    for _ in range(EASY_TRIES):
-        word = words[rng.randrange(count)]
-        if word not in used:
-            return word
-    unused = [w for w in words if w not in used]
-    return unused[rng.randrange(len(unused))] if unused else None
-
-
-class EasyOpponent:
-    """A random legal word, drawn from common words (tier ≤ 2) when any are legal."""
-
-    def choose(self, chain: Chain, rng: random.Random) -> int | None:
-        syllable = chain.current
-        if chain.unused_replies(syllable) <= 0:
-            return None
-        lexicon = chain.lexicon
-        used = chain.used
-        found = _pick_unused(lexicon.common_starting_with(syllable), used, rng)
-        if found is None:
-            found = _pick_unused(lexicon.starting_with[syllable], used, rng)
-        return found
-
-
-def _edge_word(chain: Chain, edge: int, index: int, common_only: bool = False) -> int:
-    """The index-th unused word on an edge (in code-point order)."""
-    lexicon = chain.lexicon
-    edge_of = lexicon.edge_of
-    tiers = lexicon.tiers
-    used = chain.used
-    for word in lexicon.starting_with[lexicon.edge_first[edge]]:
-        if edge_of[word] == edge and word not in used:
-            if common_only and tiers[word] > COMMON_TIER:
-                continue
-            if not index:
-                return word
-            index -= 1
-    raise ValueError("no such unused word on the edge")
-
-
-def _word_on_edge(chain: Chain, edge: int, rng: random.Random) -> int:
-    """A random unused word on an edge, a common one when the edge has any."""
-    lexicon = chain.lexicon
-    edge_of = lexicon.edge_of
-    used = chain.used
-    words = [
-        w for w in lexicon.starting_with[lexicon.edge_first[edge]]
-        if edge_of[w] == edge and w not in used
-    ]
-    tiers = lexicon.tiers
-    common = [w for w in words if tiers[w] <= COMMON_TIER]
-    pool = common or words
-    return pool[rng.randrange(len(pool))]
-
-
-class MediumOpponent:
-    """One-move lookahead: a word leaving no reply if there is one; otherwise a random
-    word among the quarter of legal words that leave the player the fewest replies.
-
-    Words on one edge leave the same number of replies, so the ranking is over edges
-    weighted by their unused words; the quarter is ⌈n/4⌉ words of the n legal ones, and
-    words tying at its boundary are taken in edge order.
-    """
-
-    def choose(self, chain: Chain, rng: random.Random) -> int | None:
-        lexicon = chain.lexicon
-        syllable = chain.current
-        used_from = chain.used_from
-        used_edges = chain.used_edges
-        out_degree = lexicon.out_degree
-        edge_last = lexicon.edge_last
-        edge_size = lexicon.edge_size
-        ranked: list[tuple[int, int, int]] = []  # (replies left, edge, unused words)
-        total = 0
-        for edge in lexicon.edges_from[syllable]:
-            free = edge_size[edge] - used_edges.get(edge, 0)
-            if free > 0:
-                last = edge_last[edge]
-                ranked.append(
-                    (out_degree[last] - used_from.get(last, 0) - (last == syllable), edge, free)
-                )
-                total += free
-        if not ranked:
-            return None
-        ranked.sort()
-        if ranked[0][0] == 0:
-            total = sum(free for replies, _, free in ranked if replies == 0)
-            pick = rng.randrange(total)
-        else:
-            pick = rng.randrange((total + 3) // 4)
-        for _, edge, free in ranked:
-            if pick < free:
-                return _edge_word(chain, edge, pick)
-            pick -= free
-        raise AssertionError("unreachable: the pick is below the total")
 
 
 @dataclass(slots=True)
@@ -169,22 +25,6 @@ class SearchStats:
 
     positions: int = 0
     exhausted: bool = False
-
-
-_STATIC_VALUES: weakref.WeakKeyDictionary[Lexicon, list[int]] = weakref.WeakKeyDictionary()
-
-
-def static_values(lexicon: Lexicon) -> list[int]:
-    """The value of every syllable for the side to move, from the Lexicon's retrograde
-    outcome: a forced win in fewer plies is worth more, a forced loss in fewer plies
-    less, and a position neither side can force is worth 0. Cached per Lexicon."""
-    found = _STATIC_VALUES.get(lexicon)
-    if found is None:
-        found = [
-            STATIC - o if o > 0 else (-STATIC - o if o < 0 else 0) for o in lexicon.outcome
-        ]
-        _STATIC_VALUES[lexicon] = found
-    return found
 
 
 class HardOpponent:
@@ -206,7 +46,10 @@ class HardOpponent:
     broken at random but the choice is a function of (chain, rng).
     """
 
-    def __init__(self, depth: int = HARD_DEPTH, node_limit: int = HARD_NODE_LIMIT) -> None:
+    def __init__(
+        self, index: BotIndex, depth: int = HARD_DEPTH, node_limit: int = HARD_NODE_LIMIT
+    ) -> None:
+        self.index = index
         if depth < 1:
             raise ValueError("the search needs at least one ply")
         self.depth = depth
@@ -214,19 +57,19 @@ class HardOpponent:
         self.last_search = SearchStats()
 
     def choose(self, chain: Chain, rng: random.Random) -> int | None:
-        lexicon = chain.lexicon
+        index = self.index
         stats = SearchStats(positions=1)
         self.last_search = stats
         root = chain.current
-        out_degree = lexicon.out_degree
-        edge_last = lexicon.edge_last
-        edge_size = lexicon.edge_size
+        out_degree = chain.lexicon.out_degree
+        edge_last = index.edge_last
+        edge_size = index.edge_size
         used_from = chain.used_from
-        used_edges = chain.used_edges
+        used_edges = used_per_edge(index, chain)
 
         moves: list[int] = []
         winning: list[int] = []
-        for edge in lexicon.edges_ranked[root]:
+        for edge in index.edges_ranked[root]:
             if edge_size[edge] > used_edges.get(edge, 0):
                 last = edge_last[edge]
                 if out_degree[last] - used_from.get(last, 0) - (last == root) == 0:
@@ -237,26 +80,21 @@ class HardOpponent:
         if winning:
             return self._winning_word(chain, winning, rng)
         if len(moves) == 1 or self.depth == 1:
-            return _word_on_edge(chain, moves[0], rng)
+            return random_word_on_edge(index, chain, moves[0], rng)
 
-        search = _Search(chain, self.node_limit, stats)
+        search = Search(index, chain, used_edges, self.node_limit, stats)
         edge = search.best_root_move(root, moves, self.depth, rng)
-        return _word_on_edge(chain, edge, rng)
+        return random_word_on_edge(index, chain, edge, rng)
 
-    @staticmethod
-    def _winning_word(chain: Chain, edges: list[int], rng: random.Random) -> int:
+    def _winning_word(self, chain: Chain, edges: list[int], rng: random.Random) -> int:
         """A random word among those leaving no reply, a common one when there is any."""
-        lexicon = chain.lexicon
-        edge_of = lexicon.edge_of
-        tiers = lexicon.tiers
+        edge_of = self.index.edge_of
         winning = set(edges)
         words = [w for w in chain.legal_words() if edge_of[w] in winning]
-        common = [w for w in words if tiers[w] <= COMMON_TIER]
-        pool = common or words
-        return pool[rng.randrange(len(pool))]
+        return common_first(words, chain.lexicon.tiers, rng)
 
 
-class _Search:
+class Search:
     """One hard search: private copies of the chain's counters that moves are made on
     and taken back, and the negamax itself.
 
@@ -267,25 +105,31 @@ class _Search:
     leaves the other side lost by the Lexicon's analysis).
     """
 
-    def __init__(self, chain: Chain, node_limit: int, stats: SearchStats) -> None:
-        lexicon = chain.lexicon
+    def __init__(
+        self,
+        index: BotIndex,
+        chain: Chain,
+        used_edges: dict[int, int],
+        node_limit: int,
+        stats: SearchStats,
+    ) -> None:
         self.stats = stats
         self.limit = node_limit
-        self.out_degree = lexicon.out_degree
-        self.edge_last = lexicon.edge_last
-        self.edge_first = lexicon.edge_first
-        self.edge_size = lexicon.edge_size
-        self.edges_from = lexicon.edges_from
-        self.edges_into = lexicon.edges_into
-        self.ranked = lexicon.edges_ranked
-        self.outcome = lexicon.outcome
-        self.draw_moves = lexicon.draw_moves
-        self.draw_edges_from = lexicon.draw_edges_from
-        self.static = static_values(lexicon)
+        self.out_degree = chain.lexicon.out_degree
+        self.edge_last = index.edge_last
+        self.edge_first = index.edge_first
+        self.edge_size = index.edge_size
+        self.edges_from = index.edges_from
+        self.edges_into = index.edges_into
+        self.ranked = index.edges_ranked
+        self.outcome = index.outcome
+        self.draw_moves = index.draw_moves
+        self.draw_edges_from = index.draw_edges_from
+        self.static = index.static
         self.used_from = dict(chain.used_from)
-        self.used_edges = dict(chain.used_edges)
-        self.used_draw = dict(chain.used_draw_moves)
-        self.to_exhausted = chain.edges_to_exhausted
+        self.used_edges = dict(used_edges)
+        self.used_draw = used_draw_moves(index, chain)
+        self.to_exhausted = edges_to_exhausted(index, chain)
         self.more_to_exhausted: dict[int, list[int]] = {}
 
     # --- moves --------------------------------------------------------------------
@@ -489,19 +333,3 @@ class _Search:
                 self.stats.exhausted = True
                 break
         return chosen
-
-
-OPPONENTS: dict[Difficulty, Callable[[], Opponent]] = {
-    Difficulty.EASY: EasyOpponent,
-    Difficulty.MEDIUM: MediumOpponent,
-    Difficulty.HARD: HardOpponent,
-}
-
-
-def suggestions(chain: Chain, syllable: int, limit: int = SUGGESTION_LIMIT) -> list[int]:
-    """Up to 3 unused words answering a syllable: common words first, then those that
-    would have left the bot the fewest replies, then code-point order (spec B7)."""
-    tiers = chain.lexicon.tiers
-    replies_after = chain.replies_after
-    ranked = sorted(chain.legal_words(syllable), key=lambda w: (tiers[w], replies_after(w), w))
-    return ranked[:limit]

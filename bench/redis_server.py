@@ -1,8 +1,6 @@
-"""A throwaway `redis-server` on a free loopback port, for tests.
-
-Used by the contract tests (one server per session) and by the two-instance test, which
-stops and restarts its own server.
-"""
+"""A throwaway `redis-server` on a free loopback port: the one launcher of the tests
+(the contract tests share one per session; the two-instance test stops and restarts its
+own) and of the benchmarks that measure the Redis store."""
 
 from __future__ import annotations
 
@@ -49,6 +47,13 @@ class RedisServer:
         self.directory = directory
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> RedisServer:
+        self.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.kill()
 
     @property
     def url(self) -> str:

@@ -1,0 +1,127 @@
+/*
+ * clock.js — the turn's countdown: #countdown, #countdown-bar and #timer-box.urgent.
+ *
+ * The server owns the deadline. Each view gives deadline_ms and server_now_ms; the
+ * clock keeps their difference and counts it down against this page's own
+ * performance.now(), so the two machines' clocks never need to agree. At zero it
+ * asks for the state (through the handler given to `onExpiry`), which settles the
+ * turn on the server, and asks again a little later while the game still goes on.
+ */
+
+import { isBusy, isThinking } from "./controls.js";
+import { $ } from "./dom.js";
+import { currentScreen } from "./screens.js";
+import { TEXT } from "./text.js";
+import { toInt } from "./values.js";
+
+const TICK_MS = 100;
+const URGENT_MS = 5000;
+const EXPIRY_RECHECK_MS = 1200;
+const EXPIRY_MAX_CHECKS = 8;
+
+let deadlineLeftMs = 0; // deadline_ms - server_now_ms of the last view
+let receivedAt = 0; // now() when that view arrived
+let turnLimitMs = 30000;
+let tickTimer = 0;
+let announcedTen = false;
+let expiryChecks = 0;
+let lastExpiryCheck = 0;
+let expiryHandler = () => Promise.resolve();
+
+function now() {
+  return window.performance && performance.now ? performance.now() : Date.now();
+}
+
+// `handler(quiet)` fetches the state and returns a promise; `quiet` is true from the
+// second check on, when a network error need not be shown again.
+export function onExpiry(handler) {
+  expiryHandler = handler;
+}
+
+// Starts the turn of `view` over.
+export function setClock(view) {
+  const deadline = toInt(view.deadline_ms, 0);
+  const serverNow = toInt(view.server_now_ms, 0);
+  turnLimitMs = Math.max(toInt(view.turn_limit_ms, 30000), 1000);
+  deadlineLeftMs = deadline && serverNow ? deadline - serverNow : turnLimitMs;
+  receivedAt = now();
+  if (deadlineLeftMs > 0) {
+    expiryChecks = 0; // a turn with time on it: the expiry checks start over
+  }
+}
+
+// A new turn: "Còn 10 giây." may be said again.
+export function resetTenSecondNote() {
+  announcedTen = false;
+}
+
+function timeLeftMs() {
+  return deadlineLeftMs - (now() - receivedAt);
+}
+
+export function startTicking() {
+  if (!tickTimer) {
+    tickTimer = window.setInterval(tick, TICK_MS);
+  }
+  tick();
+}
+
+export function stopTicking() {
+  if (tickTimer) {
+    window.clearInterval(tickTimer);
+    tickTimer = 0;
+  }
+}
+
+function tick() {
+  if (currentScreen() !== "play") {
+    stopTicking();
+    return;
+  }
+  const left = Math.max(timeLeftMs(), 0);
+  const seconds = Math.ceil(left / 1000);
+  const counter = $("countdown");
+  if (counter.textContent !== String(seconds)) {
+    counter.textContent = String(seconds);
+  }
+  const frac = Math.min(Math.max(left / turnLimitMs, 0), 1);
+  $("countdown-bar").style.setProperty("--frac", frac.toFixed(4));
+  const urgent = left <= URGENT_MS;
+  $("timer-box").classList.toggle("urgent", urgent);
+  $("countdown-bar").classList.toggle("urgent", urgent);
+  if (!announcedTen && left <= 10000 && left > 0 && !isThinking()) {
+    announcedTen = true;
+    announce(TEXT.tenSeconds);
+  }
+  if (left <= 0) {
+    checkExpiry();
+  }
+}
+
+// Says `text` through the #sr-live region the entry module adds at boot.
+function announce(text) {
+  const live = $("sr-live");
+  live.textContent = "";
+  window.setTimeout(() => {
+    live.textContent = text;
+  }, 50);
+}
+
+// At zero the server settles the turn (after its 2 s grace), so ask it, and ask
+// again a little later while it still says "playing".
+function checkExpiry() {
+  if (isBusy() || isThinking()) {
+    return;
+  }
+  if (expiryChecks >= EXPIRY_MAX_CHECKS) {
+    return;
+  }
+  if (expiryChecks > 0 && now() - lastExpiryCheck < EXPIRY_RECHECK_MS) {
+    return;
+  }
+  expiryChecks += 1;
+  lastExpiryCheck = now();
+  expiryHandler(expiryChecks > 1).then(() => {
+    lastExpiryCheck = now();
+  });
+}

@@ -1,0 +1,70 @@
+/*
+ * text.js — every Vietnamese string the script writes into the page.
+ *
+ * Plain data and three small formatters; nothing here touches the DOM.
+ */
+
+export const TEXT = Object.freeze({
+  noSession: "Ván chơi không còn nữa. Hãy bắt đầu ván mới.",
+  network: "Mất kết nối với máy chủ. Kiểm tra mạng rồi bấm Thử lại nhé.",
+  server: "Máy chủ đang gặp trục trặc. Đợi một chút rồi bấm Thử lại nhé.",
+  tokenExpired: "Đường dẫn vào trò chơi đã hết hạn. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
+  badToken: "Đường dẫn vào trò chơi không hợp lệ. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
+  startTooFast: "Bạn bắt đầu hơi nhanh. Đợi vài giây rồi bấm Bắt đầu lại nhé.",
+  busy: "Máy chủ đang đông người chơi. Đợi một lát rồi thử lại nhé.",
+  moveBusy: "Máy chủ đang bận. Đợi một lát rồi gửi lại nhé.",
+  moveTooFast: "Chậm lại một chút rồi gửi lại nhé.",
+  empty: "Hãy gõ một từ trước đã.",
+  thinking: "Máy đang nghĩ…",
+  botSaid: "Máy nối: ",
+  opening: "Máy mở đầu: ",
+  answerWith: "Nối tiếp với",
+  botAnswers: "Máy nối tiếp với",
+  giveUp: "Chịu thua",
+  giveUpArmed: "Chắc chưa? Bấm lần nữa",
+  starting: "Đang bắt đầu…",
+  start: "Bắt đầu",
+  noMeaning: "Chưa có nghĩa cho từ này.",
+  meaning: "Nghĩa",
+  you: "Bạn",
+  bot: "Máy",
+  tenSeconds: "Còn 10 giây.",
+  won: "Bạn thắng rồi!",
+  lost: "Bạn thua mất rồi",
+  over: "Ván đã kết thúc",
+  suggestTitle: "Bạn đã có thể nối:",
+  deadEnd: "Không còn từ nào để nối — đây là thế bí thật sự.",
+  words: " từ"
+});
+
+// Keyed by the view's end_reason; "{s}" is the turn limit in seconds.
+export const END_REASONS = Object.freeze({
+  timeout: "Hết giờ — bạn chưa nối kịp trong {s} giây.",
+  no_legal_move: "Không còn từ nào để nối tiếp nữa.",
+  gave_up: "Bạn đã chịu thua.",
+  bot_stuck: "Máy hết từ để nối tiếp, đành chịu thua bạn.",
+  max_moves: "Chuỗi đã dài tới 300 từ — ván đấu khép lại với phần thắng cho bạn."
+});
+
+// Keyed by the view's score_reported.
+export const REPORT_TEXT = Object.freeze({
+  pending: "Đang lưu điểm lên bảng xếp hạng…",
+  ok: "Đã lưu điểm lên bảng xếp hạng.",
+  failed: "Chưa lưu được điểm lên bảng xếp hạng. Điểm ván này vẫn được tính ở đây.",
+  skipped: "Ván 0 điểm nên không ghi lên bảng xếp hạng."
+});
+
+// The end reason of a dead end, when the view names the syllable nobody could follow.
+export function noWordAfter(syllable) {
+  return "Không còn từ nào bắt đầu bằng “" + syllable + "” để nối.";
+}
+
+// The spoken label of a player's word's points, e.g. "12 điểm".
+export function pointsLabel(points) {
+  return points + " điểm";
+}
+
+// The spoken label of a word's meaning toggle.
+export function meaningOf(word) {
+  return TEXT.meaning + " của “" + word + "”";
+}

@@ -1,0 +1,17 @@
+"""The benchmarks and the word bots' self-play tournament (`noitu bench ...`).
+
+Installed as `noitu.bench` (pyproject maps this folder), so the installed `noitu`
+command runs them; nothing in `noitu.entrypoints` depends on this package but the CLI,
+which imports `noitu.bench.cli` when it builds its parser.
+
+- `cli`: the `noitu bench engine|memory|http|bots` sub-commands (light: every command
+  imports its module when it runs).
+- `machine`: the machine, /proc readings, statistics, the budget and the table rows.
+- `positions`: the policy that makes long games, and positions from real games.
+- `engine`: dictionary load, move validation and bot replies, timed.
+- `memory`: the resident memory of a server holding 2,000 live games.
+- `http_load` and `http_players`: a real `noitu serve` under a load generator.
+- `bots`: the word bots' self-play tournament and its statistics.
+
+`plot.py` and `redis_cost.py` are scripts (run them with the venv's python).
+"""

@@ -1,0 +1,112 @@
+"""`noitu bench`: the performance budget, measured (see docs/performance.md), and the
+word bots' self-play tournament.
+
+    noitu bench engine   dictionary load, move validation, bot replies per difficulty
+    noitu bench memory   RSS with 2,000 live sessions of 100 words each
+    noitu bench http     a load generator against a real `noitu serve` on loopback
+    noitu bench bots     the word bots against each other under the real rules
+
+Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
+or with `--json` one JSON object. This module stays light: `noitu serve` builds the
+same parser, so each command imports its module only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from noitu.domain.noitu.opponent import Difficulty
+from noitu.domain.noitu.rules import MAX_CHAIN_WORDS
+
+DIFFICULTIES = tuple(d.value for d in Difficulty)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The sub-commands of `noitu bench`, on the parser of that command."""
+    commands = parser.add_subparsers(dest="bench", required=True)
+
+    engine = commands.add_parser("engine", help="dictionary load, validation, bot replies")
+    engine.add_argument("--runs", type=int, default=5, help="repeated runs (medians)")
+    engine.add_argument("--quick", action="store_true", help="fewer positions (a smoke run)")
+    engine.add_argument("--json", action="store_true", help="print one JSON object")
+    engine.add_argument("--plot", default="", help="also save the reply-time plot (PNG)")
+    engine.set_defaults(run=run_engine)
+
+    memory = commands.add_parser("memory", help="RSS with 2,000 sessions of 100 words")
+    memory.add_argument("--runs", type=int, default=3, help="repeated runs (medians)")
+    memory.add_argument("--sessions", type=int, default=2000, help="live sessions")
+    memory.add_argument("--words", type=int, default=100, help="words in each chain")
+    memory.add_argument("--json", action="store_true", help="print one JSON object")
+    memory.set_defaults(run=run_memory)
+
+    http = commands.add_parser("http", help="load generator against a real server")
+    http.add_argument("--runs", type=int, default=3, help="repeated runs (medians)")
+    http.add_argument("--players", type=int, default=600, help="simulated players")
+    http.add_argument("--difficulty", default="medium", choices=DIFFICULTIES)
+    http.add_argument("--duration", type=float, default=20.0, help="measured seconds")
+    http.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring")
+    http.add_argument("--client", default="raw", choices=("raw", "httpx"))
+    http.add_argument(
+        "--server-python", default="",
+        help="run the server with this interpreter (to compare server environments)",
+    )
+    http.add_argument("--store", default="memory", choices=("memory", "redis"),
+                      help="the session store of the server (redis: a throwaway redis-server)")
+    http.add_argument("--json", action="store_true", help="print one JSON object")
+    http.set_defaults(run=run_http)
+
+    bots = commands.add_parser("bots", help="the word bots' self-play tournament")
+    bots.add_argument("--a", default="hard", choices=DIFFICULTIES, help="policy of side A")
+    bots.add_argument("--b", default="medium", choices=DIFFICULTIES, help="policy of side B")
+    bots.add_argument("--games", type=int, default=1000, help="games to play (made even)")
+    bots.add_argument("--seed", type=int, default=1, help="seed of openings and policies")
+    bots.add_argument("--max-chain", type=int, default=MAX_CHAIN_WORDS,
+                      help="a chain this long is a draw")
+    bots.add_argument("--dictionary", default="", help="dictionary file (default: the shipped one)")
+    bots.add_argument("--json", action="store_true", help="print one JSON object")
+    bots.add_argument("--quiet", action="store_true", help="no progress bar")
+    bots.set_defaults(run=run_bots)
+
+
+def _positive(value: int, flag: str) -> int:
+    if value < 1:
+        raise SystemExit(f"noitu bench: {flag} must be at least 1")
+    return value
+
+
+def run_engine(args: argparse.Namespace) -> None:
+    from noitu.bench.engine import bench_engine, format_engine, plot_replies
+    from noitu.bench.machine import emit
+
+    report = bench_engine(_positive(args.runs, "--runs"), quick=args.quick)
+    if args.plot:
+        plot_replies(report, args.plot)
+    emit(report, args.json, format_engine)
+
+
+def run_memory(args: argparse.Namespace) -> None:
+    from noitu.bench.machine import emit
+    from noitu.bench.memory import bench_memory, format_memory
+
+    report = bench_memory(
+        _positive(args.runs, "--runs"), _positive(args.sessions, "--sessions"),
+        _positive(args.words, "--words"),
+    )
+    emit(report, args.json, format_memory)
+
+
+def run_http(args: argparse.Namespace) -> None:
+    from noitu.bench.http_load import bench_http, format_http
+    from noitu.bench.machine import emit
+
+    report = bench_http(
+        _positive(args.runs, "--runs"), _positive(args.players, "--players"), args.difficulty,
+        args.duration, args.warmup, args.client, args.server_python, args.store,
+    )
+    emit(report, args.json, format_http)
+
+
+def run_bots(args: argparse.Namespace) -> None:
+    from noitu.bench.bots import run
+
+    run(args)

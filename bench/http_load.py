@@ -1,0 +1,197 @@
+"""`noitu bench http`: a real `noitu serve` on loopback under the load generator of
+`http_players` (the budget: ≥ 1,500 moves/s, move p99 ≤ 100 ms, no 5xx).
+
+The server is started as the README starts it, with a fresh NOITU_GAME_SECRET; the
+players' tokens are signed with the server's own signer (`HmacTokenSigner`, with the
+key the server derives from that secret), as `noitu token` signs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from noitu.bench.http_players import run_load
+from noitu.bench.machine import (
+    BUDGET,
+    format_machine,
+    free_port,
+    load_average,
+    machine,
+    median_dict,
+    row,
+    verdict,
+)
+
+
+def issue_tokens(secret: str, players: int) -> list[str]:
+    """A game link's token for players 1 to `players` (chat 1, message N), signed as
+    `noitu token --user N --chat 1 --message N` signs it for a server with this secret."""
+    from noitu.adapters.token_signer import HmacTokenSigner
+    from noitu.application.noitu.session import GameMessage, Ticket
+    from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
+    from noitu.entrypoints.container import signing_key
+    from noitu.entrypoints.settings import load_settings
+
+    signer = HmacTokenSigner(signing_key(load_settings({"NOITU_GAME_SECRET": secret})))
+    expires_at = int(time.time()) + TOKEN_LIFETIME_S
+    return [
+        signer.issue(Ticket(user, "", GameMessage(chat_id=1, message_id=user), expires_at))
+        for user in range(1, players + 1)
+    ]
+
+
+def _noitu_executable() -> str:
+    beside = Path(sys.executable).with_name("noitu")
+    return str(beside) if beside.exists() else "noitu"
+
+
+@contextlib.contextmanager
+def running_server(
+    secret: str, extra_env: dict[str, str] | None = None, python: str = ""
+) -> Iterator[tuple[subprocess.Popen, int]]:
+    """`noitu serve` as the README starts it, on a free loopback port; stopped on exit.
+    With `python`, that interpreter runs `-m noitu.entrypoints.cli serve` instead (to
+    compare a server environment, e.g. one with uvloop and httptools)."""
+    import urllib.request
+
+    port = free_port()
+    env = {
+        **os.environ,
+        "NOITU_GAME_SECRET": secret,
+        "NOITU_PORT": str(port),
+        "NOITU_ACCESS_LOG": "0",
+        "NOITU_HOST": "127.0.0.1",
+        "NOITU_LOG_LEVEL": "WARNING",
+        **(extra_env or {}),
+    }
+    env.pop("TELEGRAM_BOT_TOKEN", None)
+    command = (
+        [python, "-m", "noitu.entrypoints.cli", "serve"] if python else [_noitu_executable(), "serve"]
+    )
+    # The server's output goes to a file: a pipe nobody reads would block it when full.
+    log_path = os.environ.get("NOITU_BENCH_SERVER_LOG") or os.devnull
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                if server.poll() is not None:
+                    raise RuntimeError(
+                        f"noitu serve exited with {server.returncode}"
+                        " (set NOITU_BENCH_SERVER_LOG=<file> to keep its output)"
+                    )
+                with contextlib.suppress(OSError):
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                        if r.status == 200:
+                            break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("noitu serve did not answer /healthz within 120 s")
+                time.sleep(0.2)
+            yield server, port
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=5)
+
+
+@contextlib.contextmanager
+def store_env(store: str) -> Iterator[dict[str, str]]:
+    """The environment that selects the session store; for Redis, a throwaway
+    `redis-server` on a free loopback port for the duration of the run."""
+    if store == "memory":
+        yield {}
+        return
+    from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+
+    if REDIS_SERVER is None:
+        raise SystemExit(f"noitu bench: --store redis needs {MISSING_REASON}")
+    with tempfile.TemporaryDirectory() as folder, RedisServer(Path(folder)) as redis:
+        yield {"NOITU_STORE": "redis", "REDIS_URL": redis.url}
+
+
+def bench_http(
+    runs: int, players: int, difficulty: str, duration: float, warmup: float, client: str,
+    server_python: str = "", store: str = "memory",
+) -> dict:
+    from noitu.adapters.dictionary_file import load_lexicon
+    from noitu.domain.noitu.bots import BotIndex
+
+    lexicon = load_lexicon(None)
+    index = BotIndex(lexicon)
+    secret = secrets.token_hex(32)
+    tokens = issue_tokens(secret, players)
+    results = []
+    for run in range(runs):
+        with store_env(store) as env, running_server(secret, env, python=server_python) as (
+            server, port,
+        ):
+            result = asyncio.run(
+                run_load(port, server.pid, tokens, difficulty, lexicon, index,
+                         warmup, duration, min(warmup, 3.0), client)
+            )
+        results.append(result)
+        move = result["routes"].get("move", {})
+        print(
+            f"noitu bench http: run {run + 1}/{runs}: {move.get('ok_per_s', 0):.0f} moves/s,"
+            f" p99 {move.get('p99_ms', 0):.1f} ms, server CPU {result['server_cpu_percent']:.0f} %,"
+            f" errors {result['errors']}, load average {load_average()}",
+            file=sys.stderr, flush=True,
+        )
+    merged = median_dict(results)
+    merged["per_run"] = results
+    merged["errors"] = [r["errors"] for r in results]
+    merged["rejected_moves"] = [r["rejected_moves"] for r in results]
+    merged["runs"] = runs
+    merged["store"] = store
+    merged["server"] = f"{server_python} -m noitu.entrypoints.cli serve" if server_python else "noitu serve"
+    merged["machine"] = machine()
+    return merged
+
+
+def format_http(report: dict) -> str:
+    lines = [
+        format_machine(report["machine"]),
+        (f"medians of {report['runs']} runs; {report['players']:.0f} players at "
+         f"{report['difficulty']}, a move every ≥ 300 ms after each answer, "
+         f"{report['window_s']:.0f} s measured after the warm-up, client: {report['client']};"
+         f" server: {report['server']}, store: {report.get('store', 'memory')}"),
+        "",
+        row("figure", "value", "budget"),
+    ]
+    for route, r in report["routes"].items():
+        is_move = route == "move"
+        lines.append(row(
+            f"api/{route} requests/s (200 only)", f"{r['per_s']:.0f} ({r['ok_per_s']:.0f})",
+            "≥ 1,500/s" if is_move else "",
+            verdict(r["ok_per_s"] >= BUDGET["http_moves_per_s"]) if is_move else "",
+        ))
+        lines.append(row(
+            f"api/{route} latency p50 / p99 / max",
+            f"{r['p50_ms']:.1f} / {r['p99_ms']:.1f} / {r['max_ms']:.0f} ms",
+            "≤ 100 ms" if is_move else "",
+            verdict(r["p99_ms"] <= BUDGET["http_move_p99_ms"]) if is_move else "",
+        ))
+    lines += [
+        row("5xx answers", f"{report['errors_5xx']:.0f}", "0", verdict(report["errors_5xx"] == 0)),
+        row("errors by code, per run", str(report["errors"])[:60]),
+        row("rejected moves, per run", str(report["rejected_moves"])[:60]),
+        row("games started", f"{report['games_started']:.0f}"),
+        row("server CPU (of one core)", f"{report['server_cpu_percent']:.0f} %"),
+        row("server CPU per answered request", f"{report['server_cpu_ms_per_request']:.2f} ms"),
+        row("  so one whole core would answer", f"{report['one_core_moves_per_s']:.0f} moves/s"),
+        row("server RSS at the end", f"{report['server_rss_mb']:.0f} MB"),
+        row("load generator CPU (of one core)", f"{report['generator_cpu_percent']:.0f} %"),
+    ]
+    return "\n".join(lines)

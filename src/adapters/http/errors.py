@@ -1,0 +1,84 @@
+"""The one table that maps errors to HTTP answers, and the handlers that apply it.
+
+Every error body is `{"error": <code>, "message": <Vietnamese sentence>}`; the codes are
+the use cases' (`GameError.code`), plus litestar's own refusals mapped to them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import structlog
+from litestar import MediaType, Request, Response
+from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+
+from noitu.application.errors import BadRequest, GameError
+
+log = structlog.get_logger("noitu.http")
+
+
+class ErrorBody(msgspec.Struct, frozen=True):
+    error: str
+    message: str
+
+
+ERROR_STATUS: dict[str, int] = {
+    "bad_request": 400,
+    "bad_token": 401,
+    "token_expired": 401,
+    "no_session": 404,
+    "game_over": 409,
+    "too_fast": 429,
+    "busy": 503,
+    "internal": 500,
+}
+
+
+def error_response(error: GameError) -> Response[ErrorBody]:
+    return Response(
+        ErrorBody(error.code, error.message),
+        status_code=ERROR_STATUS[error.code],
+        media_type=MediaType.JSON,
+    )
+
+
+def game_error_handler(_: Request, error: GameError) -> Response[ErrorBody]:
+    return error_response(error)
+
+
+def http_error_handler(request: Request, error: HTTPException) -> Response[ErrorBody]:
+    """Anything litestar refuses before a use case runs: a malformed or oversized body,
+    an unknown field, a wrong type. All are the client's `bad_request`."""
+    if error.status_code >= 500:
+        return internal_error_handler(request, error)
+    if error.status_code in (404, 405):
+        headers = dict(error.headers or {})
+        return Response(
+            ErrorBody("not_found" if error.status_code == 404 else "method_not_allowed", ""),
+            status_code=error.status_code,
+            headers=headers,
+            media_type=MediaType.JSON,
+        )
+    return error_response(BadRequest())
+
+
+def internal_error_handler(request: Request, error: Exception) -> Response[ErrorBody]:
+    log.error("internal_error", path=request.url.path, exc_info=error)
+    return error_response(GameError())
+
+
+def error_responses(*errors: type[GameError]) -> dict[int, ResponseSpec]:
+    """The OpenAPI answers of a route that may raise `errors` (bad_request and internal
+    are always possible), one per status, with every code of that status as an example."""
+    every = dict.fromkeys((*errors, BadRequest, GameError))
+    specs: dict[int, ResponseSpec] = {}
+    for error in every:
+        status = ERROR_STATUS[error.code]
+        named = [e for e in every if ERROR_STATUS[e.code] == status]
+        specs[status] = ResponseSpec(
+            data_container=ErrorBody,
+            description=" or ".join(e.code for e in named),
+            examples=[Example(value={"error": e.code, "message": e.default_message}) for e in named],
+        )
+    return specs

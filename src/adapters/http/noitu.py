@@ -1,0 +1,174 @@
+"""Nối từ over HTTP: the API under /games/noitu/api/ and the page (spec "HTTP API", B9).
+
+Handlers are thin: litestar parses the JSON body into the use case's command, the use
+case runs, the result goes back as JSON; errors go through the table in `errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, MediaType, Request, Response, Router, get, post
+from litestar.di import NamedDependency, Provide
+from litestar.exceptions import NotFoundException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPI
+from litestar.params import Body, FromPath
+from litestar.response import Redirect
+
+from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.errors import ErrorBody, error_responses
+from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
+from noitu.application.noitu.commands import (
+    PlayMoveCommand,
+    SessionCommand,
+    StartGameCommand,
+)
+from noitu.application.noitu.errors import (
+    BadToken,
+    Busy,
+    GameOver,
+    NoSession,
+    TokenExpired,
+    TooFast,
+)
+from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.give_up import GiveUp
+from noitu.application.noitu.play_move import PlayMove, PlayMoveResult
+from noitu.application.noitu.start_game import StartGame
+from noitu.application.noitu.view import SessionView
+from noitu.domain.noitu.opponent import Difficulty
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+
+MAX_BODY_BYTES = 4096
+
+JsonBody = Body(media_type=MediaType.JSON)
+
+
+class NoituApi(Controller):
+    path = NOITU_API_PATH
+    tags = ["game"]
+
+    @post(
+        "/start",
+        status_code=200,
+        summary="Start a game from a signed game link",
+        responses=error_responses(BadToken, TokenExpired, TooFast, Busy),
+    )
+    async def start(
+        self, data: Annotated[StartGameCommand, JsonBody], start_game: NamedDependency[StartGame]
+    ) -> SessionView:
+        return await start_game(data)
+
+    @post(
+        "/move",
+        status_code=200,
+        summary="Play a word; the bot answers in the same request",
+        responses=error_responses(NoSession, GameOver, TooFast),
+    )
+    async def move(
+        self, data: Annotated[PlayMoveCommand, JsonBody], play_move: NamedDependency[PlayMove]
+    ) -> PlayMoveResult:
+        return await play_move(data)
+
+    @post(
+        "/state",
+        status_code=200,
+        summary="The session view; settles a turn that ran out",
+        responses=error_responses(NoSession),
+    )
+    async def state(
+        self, data: Annotated[SessionCommand, JsonBody], get_state: NamedDependency[GetState]
+    ) -> SessionView:
+        return await get_state(data)
+
+    @post(
+        "/give-up",
+        status_code=200,
+        summary="Chịu thua: end the game",
+        responses=error_responses(NoSession),
+    )
+    async def give_up(
+        self, data: Annotated[SessionCommand, JsonBody], give_up: NamedDependency[GiveUp]
+    ) -> SessionView:
+        return await give_up(data)
+
+
+def page_router(assets: PageAssets) -> Router:
+    @get(
+        "/",
+        summary="The game page",
+        media_type="text/html",
+        responses={308: ResponseSpec(data_container=None, description="Adds the trailing slash")},
+    )
+    async def page(request: Request) -> Response[bytes] | Redirect:
+        # The page loads its script, style and API by relative paths: it needs the slash.
+        raw_path = request.scope.get("raw_path") or request.scope["path"].encode()
+        if not raw_path.split(b"?")[0].endswith(b"/"):
+            query = request.scope.get("query_string", b"").decode("latin-1")
+            return Redirect(f"{NOITU_PATH}/" + (f"?{query}" if query else ""), status_code=308)
+        return assets.response("index.html")
+
+    @get("/app.js", summary="The page's script", media_type="text/javascript")
+    async def script() -> Response[bytes]:
+        return assets.response("app.js")
+
+    @get("/app.css", summary="The page's style sheet", media_type="text/css")
+    async def style() -> Response[bytes]:
+        return assets.response("app.css")
+
+    @get(
+        "/js/{name:str}",
+        summary="One of the page's ES modules, imported by app.js",
+        media_type="text/javascript",
+        responses={404: ResponseSpec(data_container=ErrorBody, description="not_found: no such module")},
+    )
+    async def module(name: FromPath[str]) -> Response[bytes]:
+        found = assets.script(name)
+        if found is None:
+            raise NotFoundException()
+        return found
+
+    return Router(path=NOITU_PATH, route_handlers=[page, script, style, module], tags=["page"])
+
+
+# What the handlers enforce beyond the commands' types, said in the OpenAPI document:
+# no unknown fields, the word limits of B2 (checked by the use case after the 300 ms
+# limit, as B4 orders, so msgspec does not enforce them) and the three difficulties.
+# Keyed by the command classes: a command renamed or a field dropped stops the server
+# from starting instead of quietly loosening the published schema.
+SCHEMA_CONSTRAINTS: dict[type, dict[str, dict[str, Any]]] = {
+    StartGameCommand: {"difficulty": {"enum": ["", *(d.value for d in Difficulty)]}},
+    PlayMoveCommand: {
+        "word": {
+            "max_length": MAX_TYPED_CHARACTERS,
+            "pattern": rf"^\s*(\S+\s+){{0,{MAX_TYPED_TOKENS - 1}}}\S*\s*$",
+        }
+    },
+    SessionCommand: {},
+}
+
+
+def tighten_schema(schema: OpenAPI) -> None:
+    components = (schema.components.schemas if schema.components else None) or {}
+    for command, constraints in SCHEMA_CONSTRAINTS.items():
+        component = components.get(command.__name__)
+        if component is None:
+            raise RuntimeError(f"the OpenAPI document has no schema for {command.__name__}")
+        component.additional_properties = False
+        for field_name, values in constraints.items():
+            field_schema = (component.properties or {}).get(field_name)
+            if field_schema is None:
+                raise RuntimeError(f"{command.__name__} has no field {field_name!r} to constrain")
+            for key, value in values.items():
+                setattr(field_schema, key, value)
+
+
+def noitu_routers(assets: PageAssets, dependencies: dict[str, Provide]) -> list[object]:
+    api = Router(
+        path="/",
+        route_handlers=[NoituApi],
+        dependencies=dependencies,
+        request_max_body_size=MAX_BODY_BYTES,
+    )
+    return [api, page_router(assets)]

@@ -1,0 +1,28 @@
+"""The errors a use case of either game can answer with; each has a stable code, and
+the HTTP adapter's one table maps codes to statuses."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class GameError(Exception):
+    code: ClassVar[str] = "internal"
+    default_message: ClassVar[str] = "Máy chủ gặp sự cố. Bạn thử lại sau nhé."
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+
+class BadRequest(GameError):
+    code = "bad_request"
+    default_message = "Yêu cầu không hợp lệ."
+
+
+class Busy(GameError):
+    code = "busy"
+    default_message = "Máy chủ đang bận. Bạn thử lại sau ít phút nhé."
+
+
+SHARED_ERRORS: tuple[type[GameError], ...] = (GameError, BadRequest, Busy)
