@@ -15,6 +15,11 @@ from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, BubblewrapProbe
+from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
+from noitu.adapters.arena.builtin import BuiltinBots
+from noitu.adapters.arena.cgroups import CgroupError, CgroupTree, find_cgroups
+from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.paths import NOITU_PATH
@@ -29,6 +34,8 @@ from noitu.adapters.token_signer import (
     HmacTokenSigner,
     key_from_bot_token,
 )
+from noitu.application.arena.check_bot import CheckBot
+from noitu.application.arena.run_match import RunMatch
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove
@@ -78,6 +85,14 @@ def redis_seen_updates(link: RedisLink) -> RedisRecentUpdates:
     from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
     return RedisRecentUpdates(link)
+
+
+def arena_cgroups() -> CgroupTree | None:
+    """Cgroups for bots run without bubblewrap (trusted code), when the host allows."""
+    try:
+        return find_cgroups()
+    except CgroupError:
+        return None
 
 
 class Container(containers.DeclarativeContainer):
@@ -174,3 +189,24 @@ class Container(containers.DeclarativeContainer):
     get_state = providers.Singleton(GetState, sessions, views)
     give_up = providers.Singleton(GiveUp, sessions, views)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
+
+    # --- the bot arena ----------------------------------------------------------------
+    # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots
+    # when no sandbox can run here, and the CLI's explicit --no-sandbox). The CLI and
+    # the server set it after probing the sandbox.
+    arena_runner = providers.Object("sandbox")
+    arena_probe = providers.Singleton(BubblewrapProbe)
+    arena_sandbox = arena_probe.provided.make_sandbox.call()
+    arena_launcher = providers.Selector(
+        arena_runner,
+        sandbox=providers.Singleton(BubblewrapLauncher, arena_sandbox),
+        direct=providers.Singleton(DirectLauncher, cgroups=providers.Singleton(arena_cgroups)),
+    )
+    arena_builder = providers.Selector(
+        arena_runner,
+        sandbox=providers.Singleton(SandboxBuilder, arena_sandbox),
+        direct=providers.Singleton(DirectBuilder),
+    )
+    builtin_bots = providers.Singleton(BuiltinBots, arena_builder, settings.provided.cache_dir)
+    run_match = providers.Singleton(RunMatch, arena_launcher)
+    check_bot = providers.Singleton(CheckBot, arena_launcher)

@@ -19,7 +19,8 @@ def test_the_wheel_carries_the_data_and_the_page(tmp_path):
     wheel = next(tmp_path.glob("noitu-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("dictionary.txt", "index.html", "app.js", "js/api.js", "app.css", "ATTRIBUTION.md",
-                 "LICENSE.underthesea.txt"):
+                 "LICENSE.underthesea.txt", "builtin-bots/strong.cpp", "builtin-bots/random.py",
+                 "bot-examples/minimal.py", "bot-examples/Main.java", "bot-examples/tactical.py"):
         assert f"noitu/assets/{name}" in names
     assert "noitu/domain/noitu/lexicon.py" in names
 

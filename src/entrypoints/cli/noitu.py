@@ -1,4 +1,4 @@
-"""The `noitu` command: serve, token, and the benchmarks of noitu.bench."""
+"""`noitu serve` and `noitu token`: nối từ's server and its signed game links."""
 
 from __future__ import annotations
 
@@ -117,10 +117,7 @@ def token(args: argparse.Namespace) -> None:
     print(container.token_signer().issue(ticket))
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="noitu", description="Nối từ against a bot, for Telegram.")
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def add_arguments(commands: argparse._SubParsersAction) -> None:
     serve_parser = commands.add_parser("serve", help="run the server (local play without a bot token)")
     serve_parser.set_defaults(run=serve)
 
@@ -133,18 +130,3 @@ def main(argv: list[str] | None = None) -> None:
     token_parser.add_argument("--topic", type=int, help="forum topic id")
     token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
     token_parser.set_defaults(run=token)
-
-    # The benchmarks live in bench/ (installed as noitu.bench); each imports its heavy
-    # parts only when it runs.
-    from noitu.bench.cli import add_arguments as add_bench_arguments
-
-    add_bench_arguments(
-        commands.add_parser("bench", help="measure the performance budget; the bots' tournament")
-    )
-
-    args = parser.parse_args(argv)
-    args.run(args)
-
-
-if __name__ == "__main__":
-    main()

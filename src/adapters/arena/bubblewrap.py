@@ -1,0 +1,417 @@
+"""The default sandbox (spec B2): bubblewrap plus a cgroup per bot.
+
+A sandboxed program is started as
+
+    /bin/sh -c '<join>' noitu-join <cgroup.procs files> -- \
+        [setpriv --reuid=U --regid=G --clear-groups --] \
+        bwrap --unshare-all --unshare-user --disable-userns --die-with-parent \
+              --new-session --hostname bot --clearenv --setenv PATH /usr/bin:/bin \
+              --setenv HOME /tmp --setenv LANG C.UTF-8 --cap-drop ALL \
+              --ro-bind /usr /usr --symlink usr/bin /bin ... [--ro-bind /etc/java-17-openjdk ...] \
+              --proc /proc --dev /dev --size 67108864 --tmpfs /tmp \
+              --ro-bind <staged artefact> /bot --remount-ro /dev --remount-ro / \
+              --chdir /bot --info-fd 3 -- <command>
+
+- the shell writes its own pid into the bot's cgroups and execs the rest, so the
+  untrusted program starts inside them (no preexec_fn);
+- when the server runs as root, `setpriv` drops to an unprivileged uid (65534 by
+  default) before bwrap, so even the sandbox's "root" is nobody on the host; the
+  artefact is then copied to a staging directory that uid can read;
+- bwrap's root and /dev are tmpfs mounts it creates: both are remounted read-only, so
+  the only writable place is the 64 MiB /tmp;
+- new user, network, PID, IPC, UTS, mount and cgroup namespaces; the sandbox's PID 1 is
+  bwrap's init: when the bot's main process exits, or the outer bwrap is killed
+  (--die-with-parent), the kernel kills everything in the PID namespace, `setsid` and
+  double-forked grandchildren included; the cgroup is killed and removed after that;
+- `--info-fd` tells the launcher that the sandbox is set up (else START_FAILED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from noitu.adapters.arena.cgroups import (
+    BOT_LIMITS,
+    MIB,
+    BotCgroup,
+    CgroupError,
+    CgroupLimits,
+    CgroupTree,
+    find_cgroups,
+)
+from noitu.adapters.arena.languages import artefact_files, run_command
+from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
+from noitu.application.arena.ports import (
+    Artefact,
+    BotProcess,
+    Language,
+    ProcessFailure,
+    SandboxStatus,
+)
+from noitu.domain.arena.failure import FailureCode
+
+NOBODY = (65534, 65534)
+BOT_TMP_BYTES = 64 * MIB
+#: Where the artefact is mounted, and the bot's working directory.
+BOT_DIR = "/bot"
+#: The environment of every sandboxed program, and nothing else.
+SANDBOX_ENV = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}
+#: The environment of the wrapper (sh, setpriv, bwrap) on the host side.
+HOST_ENV = {"PATH": "/usr/bin:/bin"}
+START_TIMEOUT_S = 10.0
+_TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def _default_run_as() -> tuple[int, int] | None:
+    return NOBODY if os.geteuid() == 0 else None
+
+
+def jdk_etc_dirs(java: str | None) -> tuple[str, ...]:
+    """The JDK's directories under /etc (Debian links its conf/ files there)."""
+    if not java:
+        return ()
+    home = Path(os.path.realpath(java)).parent.parent
+    found: set[str] = set()
+    for root, dirs, files in os.walk(home):
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                parts = Path(target).parts
+                if len(parts) >= 3 and parts[1] == "etc" and parts[2].startswith("java"):
+                    found.add(f"/etc/{parts[2]}")
+    return tuple(sorted(found))
+
+
+@dataclass
+class SandboxTools:
+    """Paths of the programs the sandbox uses, found on `path` (default: PATH)."""
+
+    bwrap: str | None
+    setpriv: str | None
+    shell: str = "/bin/sh"
+    python: str = "/usr/bin/python3"
+    java: str | None = None
+    javac: str | None = None
+    gxx: str | None = None
+    java_etc: tuple[str, ...] = ()
+    bwrap_help: str = ""
+    bwrap_version: str = ""
+
+    @classmethod
+    def find(cls, path: str | None = None) -> SandboxTools:
+        def real(name: str) -> str | None:
+            found = shutil.which(name, path=path)
+            return os.path.realpath(found) if found else None
+
+        java = real("java")
+        return cls(
+            bwrap=shutil.which("bwrap", path=path),
+            setpriv=shutil.which("setpriv", path=path),
+            java=java,
+            javac=real("javac"),
+            gxx=shutil.which("g++", path=path),
+            java_etc=jdk_etc_dirs(java),
+        )
+
+
+@dataclass
+class Sandbox:
+    """Everything needed to run one program in the sandbox."""
+
+    tools: SandboxTools
+    cgroups: CgroupTree
+    run_as: tuple[int, int] | None = field(default_factory=_default_run_as)
+    stage_root: Path | None = None
+
+    def __post_init__(self) -> None:
+        self._own_stage_root = self.stage_root is None
+        if self.stage_root is None:
+            self.stage_root = Path(tempfile.mkdtemp(prefix="noitu-arena-"))
+        self.stage_root.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.stage_root, 0o711)
+        help_text = self.tools.bwrap_help
+        self._disable_userns = not help_text or "--disable-userns" in help_text
+
+    def close(self) -> None:
+        """Remove the staging root when this object made it."""
+        if self._own_stage_root and self.stage_root is not None:
+            shutil.rmtree(self.stage_root, ignore_errors=True)
+
+    def new_stage(self) -> Path:
+        assert self.stage_root is not None
+        stage = self.stage_root / secrets.token_hex(8)
+        stage.mkdir(mode=0o755)
+        os.chmod(stage, 0o755)
+        return stage
+
+    def bwrap_args(
+        self,
+        command: Sequence[str],
+        *,
+        read_only: Sequence[tuple[str | Path, str]] = (),
+        writable: Sequence[tuple[str | Path, str]] = (),
+        chdir: str = "/tmp",
+        tmp_bytes: int = BOT_TMP_BYTES,
+        info_fd: int | None = None,
+        java: bool = False,
+    ) -> list[str]:
+        """bwrap's arguments for `command`; `java`: also the JDK's /etc directories."""
+        if not self.tools.bwrap:
+            raise RuntimeError("bubblewrap is not installed")
+        args = [self.tools.bwrap, "--unshare-all", "--unshare-user"]
+        if self._disable_userns:
+            args.append("--disable-userns")
+        args += ["--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
+        for name, value in SANDBOX_ENV.items():
+            args += ["--setenv", name, value]
+        args += ["--cap-drop", "ALL", "--ro-bind", "/usr", "/usr"]
+        for name in _TOP_LEVEL:
+            host = Path("/") / name
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), f"/{name}"]
+            elif host.is_dir():
+                args += ["--ro-bind", str(host), f"/{name}"]
+        for directory in self.tools.java_etc if java else ():
+            args += ["--ro-bind", directory, directory]
+        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+        for source, dest in read_only:
+            args += ["--ro-bind", str(source), dest]
+        for source, dest in writable:
+            args += ["--bind", str(source), dest]
+        args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", chdir]
+        if info_fd is not None:
+            args += ["--info-fd", str(info_fd)]
+        return [*args, "--", *command]
+
+    def argv(self, cgroup: BotCgroup | None, bwrap_args: Sequence[str]) -> list[str]:
+        """The host command: join `cgroup`, drop to `run_as`, exec bwrap."""
+        command = list(bwrap_args)
+        if self.run_as is not None:
+            if not self.tools.setpriv:
+                raise RuntimeError("setpriv is missing")
+            uid, gid = self.run_as
+            drop = [self.tools.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+            command = [*drop, *command]
+        procs = cgroup.procs_files if cgroup is not None else ()
+        return joined(procs, command, shell=self.tools.shell)
+
+    def give_to_run_as(self, path: Path) -> None:
+        if self.run_as is not None:
+            os.chown(path, *self.run_as)
+
+
+async def read_all(fd: int, timeout_s: float) -> bytes:
+    """Everything written to the pipe `fd` until its last writer closes it (b"" on
+    timeout). Closes `fd`."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+    )
+    try:
+        # To the end: bwrap writes its info in several writes and dies of SIGPIPE if
+        # the pipe closes between them.
+        return await asyncio.wait_for(reader.read(), timeout_s)
+    except TimeoutError:
+        return b""
+    finally:
+        transport.close()
+
+
+class BubblewrapLauncher:
+    """`BotLauncher` that starts every bot in the sandbox."""
+
+    def __init__(
+        self, sandbox: Sandbox, limits: CgroupLimits = BOT_LIMITS, tmp_bytes: int = BOT_TMP_BYTES
+    ) -> None:
+        self.sandbox = sandbox
+        self.limits = limits
+        self.tmp_bytes = tmp_bytes
+
+    def command(self, artefact: Artefact) -> list[str]:
+        tools = self.sandbox.tools
+        java = tools.java or "java"
+        return run_command(artefact.language, BOT_DIR, python=tools.python, java=java)
+
+    def _stage(self, artefact: Artefact) -> Path | None:
+        try:
+            names = artefact_files(artefact.language, artefact.directory)
+        except OSError:
+            return None
+        sources = [artefact.directory / name for name in names]
+        if not names or not all(s.is_file() and not s.is_symlink() for s in sources):
+            return None
+        stage = self.sandbox.new_stage()
+        for source in sources:
+            target = stage / source.name
+            shutil.copyfile(source, target)
+            os.chmod(target, 0o755 if source.name == "bot" else 0o644)
+        return stage
+
+    async def launch(self, artefact: Artefact) -> BotProcess | ProcessFailure:
+        stage = await asyncio.to_thread(self._stage, artefact)
+        if stage is None:
+            return _start_failed("Không tìm thấy chương trình đã biên dịch của bot.")
+        try:
+            cgroup = self.sandbox.cgroups.create("bot", self.limits)
+        except CgroupError:
+            shutil.rmtree(stage, ignore_errors=True)
+            return _start_failed("Không tạo được giới hạn tài nguyên cho bot.")
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        try:
+            argv = self.sandbox.argv(
+                cgroup,
+                self.sandbox.bwrap_args(
+                    self.command(artefact),
+                    read_only=[(stage, BOT_DIR)],
+                    chdir=BOT_DIR,
+                    tmp_bytes=self.tmp_bytes,
+                    info_fd=write_end,
+                    java=artefact.language in (Language.JAVA, Language.JAR),
+                ),
+            )
+            process = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=(write_end,))
+        except (OSError, RuntimeError):
+            os.close(read_end)
+            await cgroup.remove()
+            shutil.rmtree(stage, ignore_errors=True)
+            return _start_failed("Không khởi động được sandbox cho bot.")
+        finally:
+            os.close(write_end)
+        memory_mb = self.limits.memory_bytes // MIB
+        tree = ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, staging=stage)
+        bot = PipeBotProcess(process, tree)
+        info = await read_all(read_end, START_TIMEOUT_S)
+        try:
+            init_pid = int(json.loads(info)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            await bot.close()
+            return _start_failed("Không khởi động được sandbox cho bot.")
+        with contextlib.suppress(OSError):
+            tree.init_pidfd = os.pidfd_open(init_pid)
+        return bot
+
+
+_USERNS_SIGNS = ("namespace", "uid map", "uid_map", "setting up uid", "no permissions to creat", "unshare")
+
+
+def _start_failed(detail: str) -> ProcessFailure:
+    return ProcessFailure(FailureCode.START_FAILED, detail)
+
+
+def describe_bwrap_failure(returncode: int, stderr: str) -> str:
+    """One line saying why a sandboxed `true` failed, from bwrap's own message."""
+    lines = [line.strip() for line in stderr.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else f"exit status {returncode}, no message"
+    lowered = last.lower()
+    if returncode == 125 or "cgroup.procs" in lowered:
+        return f"cannot join the bot's cgroup ({last})"
+    if any(
+        sign in lowered
+        for sign in _USERNS_SIGNS
+    ) or ("operation not permitted" in lowered and "bwrap" in lowered):
+        return (
+            f"user namespaces are not permitted ({last}): allow unprivileged user namespaces "
+            "(sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, "
+            "AppArmor/seccomp of the container) for bubblewrap"
+        )
+    return f"bubblewrap cannot start a sandbox ({last})"
+
+
+class BubblewrapProbe:
+    """`SandboxProbe`: says whether uploads can run here, by really trying.
+
+    `make_sandbox()` afterwards gives the `Sandbox` the launcher and builder share."""
+
+    def __init__(
+        self,
+        *,
+        path: str | None = None,
+        cgroups: CgroupTree | None = None,
+        run_as: tuple[int, int] | None | str = "default",
+        stage_root: Path | None = None,
+    ) -> None:
+        self.path = path
+        self.cgroups = cgroups
+        self.run_as = _default_run_as() if run_as == "default" else run_as
+        self.stage_root = stage_root
+        self.sandbox: Sandbox | None = None
+
+    async def _run(self, argv: Sequence[str], timeout_s: float = 10.0) -> tuple[int, str]:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            env=dict(HOST_ENV),
+            cwd="/",
+            start_new_session=True,
+        )
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            return -1, "timed out"
+        return process.returncode or 0, out.decode("utf-8", "replace")
+
+    async def probe(self) -> SandboxStatus:
+        tools = SandboxTools.find(self.path)
+        if not tools.bwrap:
+            return SandboxStatus(
+                False, "bubblewrap is not installed (no bwrap on PATH): apt-get install bubblewrap"
+            )
+        if self.run_as is not None and not tools.setpriv:
+            return SandboxStatus(
+                False,
+                "setpriv is missing (bots run as an unprivileged uid): apt-get install util-linux",
+            )
+        _, tools.bwrap_help = await self._run([tools.bwrap, "--help"])
+        _, version = await self._run([tools.bwrap, "--version"])
+        tools.bwrap_version = version.strip()
+        if "--size" not in tools.bwrap_help:
+            name = tools.bwrap_version or "bwrap"
+            return SandboxStatus(
+                False, f"{name} has no --size for the /tmp cap: install a newer bubblewrap"
+            )
+        try:
+            cgroups = self.cgroups or find_cgroups()
+        except CgroupError as error:
+            return SandboxStatus(False, str(error))
+        try:
+            cgroup = cgroups.create("probe", BOT_LIMITS)
+        except CgroupError as error:
+            return SandboxStatus(False, str(error))
+        sandbox = Sandbox(tools, cgroups, run_as=self.run_as, stage_root=self.stage_root)
+        try:
+            argv = sandbox.argv(cgroup, sandbox.bwrap_args(["/usr/bin/true"]))
+            code, output = await self._run(argv)
+        finally:
+            await cgroup.kill_all()
+            removed = await cgroup.remove()
+        if code != 0 or not removed:
+            sandbox.close()
+        if code != 0:
+            return SandboxStatus(False, describe_bwrap_failure(code, output))
+        if not removed:
+            return SandboxStatus(False, f"cannot remove the test cgroup {cgroup.directories[0]}")
+        self.sandbox = sandbox
+        user = f", bots run as uid {self.run_as[0]}" if self.run_as else ""
+        name = tools.bwrap_version or "bubblewrap"
+        return SandboxStatus(True, f"{name} with {cgroups.describe()}{user}")
+
+    def make_sandbox(self) -> Sandbox:
+        if self.sandbox is None:
+            raise RuntimeError("probe() did not find a usable sandbox")
+        return self.sandbox

@@ -1,0 +1,140 @@
+"""CheckBot: the self-check of spec A7, done for the author (`noitu arena check FILE`).
+
+The bot answers a set of fixed requests — P1 and P2, a PASS-only request, moves to an
+empty square, won, lost and same-type attacks — each in a fresh process with the first
+request's 25 s, and then plays whole matches against the built-in `random` bot, as P1
+and as P2, under the real clock. Each case gets a verdict with the code a match on the
+server would give (B3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from noitu.application.arena.ports import Artefact, BotLauncher, ProcessFailure
+from noitu.application.arena.judge import Accepted, judge
+from noitu.application.arena.protocol import TurnRequest, turn_request, your_turn
+from noitu.application.arena.replay import Event, Player, SeatKind
+from noitu.application.arena.run_match import BotSeat, MatchCommand, RunMatch, Timing
+from noitu.domain.arena.actions import PASS
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Match
+
+CHECK_MATCH_ID = "CHECK000"
+CHECK_SEED = 20261201
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    case: str  # what was asked, in Vietnamese
+    ok: bool
+    code: FailureCode | None = None
+    detail: str = ""  # the failure, or what the bot answered
+
+
+def _position(side: Side, pieces: dict[str, tuple[int, int]]) -> TurnRequest:
+    turn = 0 if side is Side.P1 else 1  # as a side's first request in a match
+    return your_turn(Match.in_position(CHECK_MATCH_ID, pieces, current_player=side, turn=turn))
+
+
+def fixtures() -> list[tuple[str, TurnRequest]]:
+    """The fixed requests, in the order they are tried."""
+    opening = Match.between_bots(CHECK_MATCH_ID, CHECK_SEED)
+    p1_first = your_turn(opening)
+    pass_only = turn_request(
+        CHECK_MATCH_ID, Side.P1, p1_first.sequence, 0, opening.board_for(Side.P1), [PASS]
+    )
+    opening.apply(opening.legal_actions()[0])
+    p2_first = your_turn(opening)
+    far = {"P2-PAPER-1": (0, 4), "P2-SCISSORS-6": (1, 7)}
+    return [
+        ("P1, lượt đầu tiên của trận", p1_first),
+        ("P2, lượt đầu tiên của trận", p2_first),
+        ("Chỉ được PASS", pass_only),
+        ("Chỉ có nước đi vào ô trống", _position(Side.P1, {"P1-ROCK-1": (6, 2), **far})),
+        ("Có nước tấn công thắng", _position(Side.P1, {"P1-ROCK-1": (4, 4), "P2-SCISSORS-1": (3, 4), **far})),
+        ("Có nước tấn công thua", _position(Side.P1, {"P1-ROCK-1": (4, 4), "P2-PAPER-2": (3, 4), **far})),
+        ("Có nước tấn công hòa", _position(Side.P1, {"P1-ROCK-1": (4, 4), "P2-ROCK-1": (3, 5), **far})),
+        (
+            "P2 tấn công, tọa độ không xoay",
+            _position(Side.P2, {"P2-PAPER-1": (2, 6), "P1-ROCK-3": (3, 5), "P1-SCISSORS-1": (7, 1)}),
+        ),
+    ]
+
+
+def _describe_action(request: TurnRequest, verdict: Accepted) -> str:
+    action = verdict.action.to_json()
+    if action["type"] == "PASS":
+        return "PASS"
+    to = action["to"]
+    return f"{action['pieceId']} → ({to['row']},{to['col']})"  # type: ignore[index]
+
+
+class _Discard:
+    def record(self, event: Event) -> None:
+        return None
+
+
+class CheckBot:
+    def __init__(self, launcher: BotLauncher, timing: Timing = Timing()) -> None:
+        self._launcher = launcher
+        self._timing = timing
+
+    async def __call__(
+        self,
+        bot: Artefact,
+        opponent: Artefact,
+        *,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+        on_verdict: Callable[[Verdict], None] = lambda _: None,
+    ) -> list[Verdict]:
+        verdicts: list[Verdict] = []
+        for case, request in fixtures():
+            verdict = await self._one_request(case, bot, request)
+            verdicts.append(verdict)
+            on_verdict(verdict)
+        for side in (Side.P1, Side.P2):
+            verdict = await self._whole_match(side, bot, opponent, turn_limit)
+            verdicts.append(verdict)
+            on_verdict(verdict)
+        return verdicts
+
+    async def _one_request(self, case: str, bot: Artefact, request: TurnRequest) -> Verdict:
+        process = await self._launcher.launch(bot)
+        if isinstance(process, ProcessFailure):
+            return Verdict(case, False, process.code, process.detail)
+        try:
+            reply = await process.ask(request.line, self._timing.first_request_s)
+        finally:
+            await process.close()
+        if isinstance(reply, ProcessFailure):
+            return Verdict(case, False, reply.code, reply.detail)
+        verdict = judge(reply.line, request)
+        if isinstance(verdict, Accepted):
+            return Verdict(case, True, None, f"{_describe_action(request, verdict)}, {reply.ms} ms")
+        return Verdict(case, False, verdict.code, verdict.detail)
+
+    async def _whole_match(
+        self, side: Side, bot: Artefact, opponent: Artefact, turn_limit: int
+    ) -> Verdict:
+        mine = BotSeat(Player(side, "bot", SeatKind.UPLOAD), bot)
+        theirs = BotSeat(Player(side.other, "random", SeatKind.BUILTIN), opponent)
+        seats = (mine, theirs) if side is Side.P1 else (theirs, mine)
+        command = MatchCommand(CHECK_MATCH_ID, CHECK_SEED, seats, turn_limit)
+        outcome = await RunMatch(self._launcher, self._timing)(command, _Discard())
+        result = outcome.result
+        case = f"Cả một trận với bot random, bot là {side.value}"
+        failure = result.failure
+        if failure is not None and failure.side is side:
+            return Verdict(case, False, failure.code, f"lượt {result.turns}: {failure.detail}")
+        if failure is not None:
+            return Verdict(case, False, None, f"bot random lỗi ({failure.code}): {failure.detail}")
+        outcome_text = {None: "hòa", side: "thắng"}.get(result.winner, "thua")
+        return Verdict(case, True, None, f"{result.turns} lượt, {outcome_text} ({result.reason.value})")
+
+
+def all_passed(verdicts: list[Verdict]) -> bool:
+    return all(v.ok for v in verdicts)
+

@@ -1,0 +1,82 @@
+"""The replay of a match (spec B4): JSON Lines, one event per line, in the order things
+happened. Events are plain dicts here, in the spec's field order; an adapter writes them.
+
+    setup    {"event","matchId","seed","turnLimit","players":[{"id","name","kind"}],"pieces"}
+    sent     {"event","player","sequence","line"}
+    received {"event","player","line","ms"}
+    applied  {"event","turn","player","action","fight"}
+    end      {"event","winner","reason","turns","failure"}
+
+Readers skip event kinds they do not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from noitu.domain.arena.actions import Action, Fight
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.match import Match, Result
+
+Event = Mapping[str, object]
+
+
+class SeatKind(StrEnum):
+    UPLOAD = "upload"
+    BUILTIN = "builtin"
+    PERSON = "person"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who sits on a side: a display name and what kind of player it is."""
+
+    side: Side
+    name: str
+    kind: SeatKind
+
+
+class MatchEvents(Protocol):
+    """Where a match's events go as they happen (a replay file, a progress line, a
+    room's viewers)."""
+
+    def record(self, event: Event) -> None: ...
+
+
+def setup_event(match: Match, players: Sequence[Player]) -> Event:
+    pieces = match.starting_placement.board().to_json() if match.starting_placement else []
+    return {
+        "event": "setup",
+        "matchId": match.match_id,
+        "seed": match.seed,
+        "turnLimit": match.turn_limit,
+        "players": [{"id": p.side.value, "name": p.name, "kind": p.kind.value} for p in players],
+        "pieces": pieces,
+    }
+
+
+def sent_event(side: Side, sequence: int, line: str) -> Event:
+    return {"event": "sent", "player": side.value, "sequence": sequence, "line": line}
+
+
+def received_event(side: Side, line: bytes, ms: int) -> Event:
+    # The line exactly as read; bytes that are not UTF-8 (a BAD_JSON reply) are kept as
+    # U+FFFD, since a JSON string cannot hold them.
+    return {"event": "received", "player": side.value, "line": line.decode("utf-8", "replace"), "ms": ms}
+
+
+def applied_event(turn: int, side: Side, action: Action, fight: Fight | None) -> Event:
+    return {
+        "event": "applied",
+        "turn": turn,
+        "player": side.value,
+        "action": action.to_json(),
+        "fight": None if fight is None else fight.to_json(),
+    }
+
+
+def end_event(result: Result) -> Event:
+    return {"event": "end", **result.to_json()}

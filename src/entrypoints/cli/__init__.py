@@ -1,0 +1,26 @@
+"""The `noitu` command: `serve` and `token` (nối từ), `arena` (the bot arena: a match,
+a bot's self-check), `bench` (the benchmarks, from noitu.bench)."""
+
+from __future__ import annotations
+
+import argparse
+
+from noitu.entrypoints.cli import arena, noitu
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="noitu", description="Nối từ against a bot, for Telegram; and the bot arena."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    noitu.add_arguments(commands)
+    arena.add_arguments(commands)
+    # The benchmarks live in bench/ (installed as noitu.bench); each imports its heavy
+    # parts only when it runs.
+    from noitu.bench.cli import add_arguments as add_bench_arguments
+
+    add_bench_arguments(
+        commands.add_parser("bench", help="measure the performance budget; the bots' tournament")
+    )
+    args = parser.parse_args(argv)
+    args.run(args)

@@ -1,0 +1,5 @@
+"""`python -m noitu.entrypoints.cli …` is `noitu …`."""
+
+from noitu.entrypoints.cli import main
+
+main()
