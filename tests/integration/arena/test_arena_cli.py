@@ -124,3 +124,22 @@ def test_the_repository_samples_verify():
     assert "every sample passes" in done.stdout and "FAIL" not in done.stdout
     for sample in ("minimal.py", "minimal.cpp", "Main.java", "tactical.py", "sample.jar"):
         assert sample in done.stdout
+
+
+@pytest.mark.parametrize("sample", ["minimal.cpp", "Main.java"])
+def test_a_compiled_sample_plays_builtin_random_in_the_sandbox(sample, tmp_path):
+    replay = tmp_path / "r.jsonl"
+    done = noitu("arena", "match", f"assets/bot-examples/{sample}", "builtin:random",
+                 "--seed", "11", "--replay", str(replay), "--quiet")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["failure"] is None and result["turns"] >= 1
+    events = read_replay(replay)
+    assert events[0]["players"][0] == {"id": "P1", "name": sample, "kind": "upload"}
+    # Every reply of the sample is the first legal action it was sent, verbatim.
+    sent = {e["sequence"]: json.loads(e["line"]) for e in events if e["event"] == "sent"}
+    for e in events:
+        if e["event"] == "received" and e["player"] == "P1":
+            reply = json.loads(e["line"])
+            assert reply["type"] == "ACTION"
+            assert reply["action"] == sent[reply["sequence"]]["legalActions"][0]
