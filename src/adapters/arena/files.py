@@ -1,0 +1,282 @@
+"""`ArenaFiles` in a data directory (spec B4, B5):
+
+    <data>/bots/<bot id>/source.<py|cpp|java|jar>   the upload as received
+    <data>/bots/<bot id>/artefact/                  what runs (see languages.ENTRY_NAME)
+    <data>/replays/<match id>.jsonl                 a finished match's replay
+    <data>/tmp/<random>/                            scratch directories (builds)
+
+Every path is built here from an id checked against its pattern (`BOT_ID_PATTERN`,
+`MATCH_ID_PATTERN`) or from a stored name checked against the exact forms above; a
+name that is neither raises ValueError before it touches the file system. Nothing comes
+from an upload's file name.
+
+Every write is atomic: the bytes go to a hidden temporary file (or directory) in the
+target's own directory, are synced, and replace the target in one rename; a reader sees
+the old file or the new one, never half of one, and a crash leaves only a hidden
+temporary that `sweep` removes. A bot's files are deleted by renaming its directory to a
+hidden name first, so a half-deleted bot never looks whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import re
+import secrets
+import shutil
+import stat
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import BinaryIO
+
+from noitu.adapters.arena.replay_file import ReplayFile
+from noitu.application.arena.ports import Language
+from noitu.application.arena.storage import is_bot_id, is_match_id
+
+SOURCE_SUFFIX = {
+    Language.PYTHON: "py",
+    Language.CPP: "cpp",
+    Language.JAVA: "java",
+    Language.JAR: "jar",
+}
+BOTS = "bots"
+REPLAYS = "replays"
+SCRATCH = "tmp"
+ARTEFACT = "artefact"
+_PARTIAL = ".partial"
+_DELETED = ".deleted"
+_OLD = ".old"
+
+_SOURCE_NAME = re.compile(r"bots/([0-9a-z]{16})/source\.(py|cpp|java|jar)")
+_ARTEFACT_NAME = re.compile(r"bots/([0-9a-z]{16})/artefact")
+_REPLAY_NAME = re.compile(r"replays/([0-9A-F]{8})\.jsonl")
+
+
+def _check_bot_id(bot_id: str) -> str:
+    if not is_bot_id(bot_id):
+        raise ValueError(f"not a bot id: {bot_id!r}")
+    return bot_id
+
+
+def _check_match_id(match_id: str) -> str:
+    if not is_match_id(match_id):
+        raise ValueError(f"not a match id: {match_id!r}")
+    return match_id
+
+
+def _check_name(name: str, pattern: re.Pattern[str]) -> str:
+    if not pattern.fullmatch(name):
+        raise ValueError(f"not a name of the arena's files store: {name!r}")
+    return name
+
+
+def _fsync_directory(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _hidden(target: Path, suffix: str) -> Path:
+    return target.with_name(f".{target.name}.{secrets.token_hex(6)}{suffix}")
+
+
+def write_atomically(target: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace `target` with `data`: a synced temporary file beside it, then a rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = _hidden(target, _PARTIAL)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(partial, mode)
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    _fsync_directory(target.parent)
+
+
+def _check_tree(directory: Path) -> None:
+    """Only regular files and directories, no symlink anywhere (ValueError)."""
+    info = os.lstat(directory)
+    if not stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"an artefact is a directory: {directory}")
+    for root, dirs, files in os.walk(directory):
+        for entry in (*dirs, *files):
+            mode = os.lstat(os.path.join(root, entry)).st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise ValueError(f"an artefact holds only files and directories: {entry!r}")
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+class _Replay:
+    """`ReplayWriter`: the events go to a hidden file beside the target (ReplayFile)."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self._file = ReplayFile(path)
+        self._name = name
+
+    def record(self, event: object) -> None:
+        self._file.record(event)  # type: ignore[arg-type]
+
+    def finish(self) -> str:
+        self._file.finish()
+        return self._name
+
+    def discard(self) -> None:
+        self._file.discard()
+
+
+class DataDirFiles:
+    """The files store of one data directory (created when missing)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+        for folder in (BOTS, REPLAYS, SCRATCH):
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+
+    # --- names and paths --------------------------------------------------------------
+
+    def _bot_dir(self, bot_id: str) -> Path:
+        return self.root / BOTS / _check_bot_id(bot_id)
+
+    @staticmethod
+    def source_name(bot_id: str, language: Language) -> str:
+        return f"{BOTS}/{_check_bot_id(bot_id)}/source.{SOURCE_SUFFIX[language]}"
+
+    @staticmethod
+    def artefact_name(bot_id: str) -> str:
+        return f"{BOTS}/{_check_bot_id(bot_id)}/{ARTEFACT}"
+
+    @staticmethod
+    def replay_name(match_id: str) -> str:
+        return f"{REPLAYS}/{_check_match_id(match_id)}.jsonl"
+
+    def source_path(self, name: str) -> Path:
+        return self.root / _check_name(name, _SOURCE_NAME)
+
+    def artefact_path(self, name: str) -> Path:
+        return self.root / _check_name(name, _ARTEFACT_NAME)
+
+    def replay_path(self, name: str) -> Path:
+        return self.root / _check_name(name, _REPLAY_NAME)
+
+    # --- sources and artefacts --------------------------------------------------------
+
+    async def put_source(self, bot_id: str, language: Language, data: bytes) -> str:
+        name = self.source_name(bot_id, language)
+        await asyncio.to_thread(write_atomically, self.root / name, data)
+        return name
+
+    async def read_source(self, name: str) -> bytes:
+        return await asyncio.to_thread(self.source_path(name).read_bytes)
+
+    @contextlib.asynccontextmanager
+    async def scratch(self) -> AsyncIterator[Path]:
+        directory = self.root / SCRATCH / secrets.token_hex(8)
+        directory.mkdir(mode=0o755)
+        try:
+            yield directory
+        finally:
+            await asyncio.to_thread(shutil.rmtree, directory, True)
+
+    async def put_artefact(self, bot_id: str, directory: Path) -> str:
+        name = self.artefact_name(bot_id)
+        await asyncio.to_thread(self._put_artefact, self.root / name, Path(directory))
+        return name
+
+    def _put_artefact(self, target: Path, directory: Path) -> None:
+        _check_tree(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = _hidden(target, _PARTIAL)
+        try:
+            try:
+                os.rename(directory, partial)  # a scratch directory: same file system
+            except OSError as error:
+                if error.errno != errno.EXDEV:
+                    raise
+                shutil.copytree(directory, partial, symlinks=True)
+            os.chmod(partial, 0o755)
+            old = None
+            if target.exists():
+                old = _hidden(target, _OLD)
+                os.rename(target, old)
+            os.rename(partial, target)
+        except BaseException:
+            _remove(partial)
+            raise
+        _fsync_directory(target.parent)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    async def delete_bot_files(self, bot_id: str) -> None:
+        await asyncio.to_thread(self._delete_bot_files, self._bot_dir(bot_id))
+
+    @staticmethod
+    def _delete_bot_files(directory: Path) -> None:
+        doomed = _hidden(directory, _DELETED)
+        try:
+            os.rename(directory, doomed)
+        except FileNotFoundError:
+            return
+        shutil.rmtree(doomed, ignore_errors=True)
+
+    async def stored_bot_ids(self) -> set[str]:
+        def scan() -> set[str]:
+            return {
+                entry.name
+                for entry in os.scandir(self.root / BOTS)
+                if is_bot_id(entry.name) and entry.is_dir(follow_symlinks=False)
+            }
+
+        return await asyncio.to_thread(scan)
+
+    # --- replays ----------------------------------------------------------------------
+
+    def replay_writer(self, match_id: str) -> _Replay:
+        name = self.replay_name(match_id)
+        return _Replay(self.root / name, name)
+
+    async def put_replay(self, match_id: str, data: bytes) -> str:
+        name = self.replay_name(match_id)
+        await asyncio.to_thread(write_atomically, self.root / name, data)
+        return name
+
+    def open_replay(self, name: str) -> BinaryIO:
+        return open(self.replay_path(name), "rb")  # the caller closes it
+
+    # --- clean-up ---------------------------------------------------------------------
+
+    async def sweep(self, max_age_s: float = 3600.0) -> int:
+        return await asyncio.to_thread(self._sweep, time.time() - max_age_s)
+
+    def _sweep(self, cutoff: float) -> int:
+        leftovers: list[Path] = list((self.root / SCRATCH).iterdir())
+        leftovers += [p for p in (self.root / BOTS).iterdir() if p.name.startswith(".")]
+        leftovers += [p for p in (self.root / REPLAYS).iterdir() if p.name.startswith(".")]
+        for bot in (self.root / BOTS).iterdir():
+            if is_bot_id(bot.name) and bot.is_dir() and not bot.is_symlink():
+                leftovers += [p for p in bot.iterdir() if p.name.startswith(".")]
+        removed = 0
+        for path in leftovers:
+            try:
+                if os.lstat(path).st_mtime > cutoff:
+                    continue
+            except FileNotFoundError:
+                continue
+            _remove(path)
+            removed += 1
+        return removed

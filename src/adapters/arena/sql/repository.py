@@ -1,0 +1,418 @@
+"""`BotCatalogue` and `MatchArchive` in SQL: one repository for SQLite and PostgreSQL.
+
+Each method is one short transaction. The two that check a limit before they write
+(`record_upload`, `add_bot` with `max_bots`) are atomic across connections and
+instances: on PostgreSQL they lock the owner's row (SELECT … FOR UPDATE) before
+counting, on SQLite their transaction begins IMMEDIATE (the database's write lock).
+On SQLite the repository also queues its own writers on an asyncio lock: SQLite has one
+writer at a time anyway, and a writer that finds the database locked polls it with
+growing sleeps, which many connections of one process would do to each other.
+Records come back as new values: changing one changes nothing stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from noitu.adapters.arena.sql.engine import writer
+from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
+from noitu.application.arena.ports import Language
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.storage import (
+    AlreadyStored,
+    BotCursor,
+    BotRecord,
+    BuildStatus,
+    MatchCursor,
+    MatchRecord,
+    MatchStatus,
+    Owner,
+    Seat,
+    StorageUnavailable,
+)
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.match import EndReason, Failure, Result
+
+Row = Mapping[str, Any]
+
+
+class SqlArenaRepository:
+    """The arena's metadata on an `AsyncEngine` made by `engine.create_engine` (which
+    configures SQLite's transactions); the caller migrates and disposes of it."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+        self._writer = writer(engine)
+        self._postgres = engine.dialect.name == "postgresql"
+        self._write_lock = None if self._postgres else asyncio.Lock()
+
+    # --- transactions -----------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        try:
+            async with self._engine.connect() as connection:
+                yield connection
+        except (OperationalError, InterfaceError, OSError) as error:
+            raise StorageUnavailable(str(error)) from error
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        try:
+            async with AsyncExitStack() as stack:
+                if self._write_lock is not None:
+                    await stack.enter_async_context(self._write_lock)
+                yield await stack.enter_async_context(self._writer.begin())
+        except IntegrityError as error:
+            raise AlreadyStored(str(error.orig)) from error
+        except (OperationalError, InterfaceError, OSError) as error:
+            raise StorageUnavailable(str(error)) from error
+
+    def _insert_owner(self, key_hash: str, created_ms: int) -> Any:
+        """INSERT the owner unless it exists (both dialects' ON CONFLICT DO NOTHING)."""
+        dialect = postgresql if self._postgres else sqlite
+        return (
+            dialect.insert(owners)
+            .values(key_hash=key_hash, created_ms=created_ms)
+            .on_conflict_do_nothing(index_elements=[owners.c.key_hash])
+        )
+
+    async def _lock_owner(self, connection: AsyncConnection, key_hash: str, now_ms: int) -> None:
+        """Create the owner when new and hold its row until the transaction ends."""
+        await connection.execute(self._insert_owner(key_hash, now_ms))
+        locked = select(owners.c.key_hash).where(owners.c.key_hash == key_hash)
+        await connection.execute(locked.with_for_update() if self._postgres else locked)
+
+    # --- owners and uploads -----------------------------------------------------------
+
+    async def ensure_owner(self, key_hash: str, now_ms: int) -> Owner:
+        async with self._write() as connection:
+            await connection.execute(self._insert_owner(key_hash, now_ms))
+            row = (
+                await connection.execute(select(owners).where(owners.c.key_hash == key_hash))
+            ).one()
+        return Owner(row.key_hash, row.created_ms)
+
+    async def get_owner(self, key_hash: str) -> Owner | None:
+        async with self._read() as connection:
+            row = (
+                await connection.execute(select(owners).where(owners.c.key_hash == key_hash))
+            ).first()
+        return None if row is None else Owner(row.key_hash, row.created_ms)
+
+    async def record_upload(self, owner: str, at_ms: int, *, window_ms: int, limit: int) -> bool:
+        since = at_ms - window_ms
+        async with self._write() as connection:
+            await self._lock_owner(connection, owner, at_ms)
+            await connection.execute(
+                delete(upload_events).where(
+                    upload_events.c.owner == owner, upload_events.c.at_ms <= since
+                )
+            )
+            recent = await connection.scalar(
+                select(func.count())
+                .select_from(upload_events)
+                .where(upload_events.c.owner == owner, upload_events.c.at_ms > since)
+            )
+            if (recent or 0) >= limit:
+                return False
+            await connection.execute(insert(upload_events).values(owner=owner, at_ms=at_ms))
+        return True
+
+    async def uploads_since(self, owner: str, since_ms: int) -> int:
+        async with self._read() as connection:
+            count = await connection.scalar(
+                select(func.count())
+                .select_from(upload_events)
+                .where(upload_events.c.owner == owner, upload_events.c.at_ms > since_ms)
+            )
+        return int(count or 0)
+
+    # --- bots -------------------------------------------------------------------------
+
+    async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
+        async with self._write() as connection:
+            await self._lock_owner(connection, bot.owner, bot.created_ms)
+            if max_bots is not None:
+                stored = await connection.scalar(
+                    select(func.count()).select_from(bots).where(bots.c.owner == bot.owner)
+                )
+                if (stored or 0) >= max_bots:
+                    return False
+            await connection.execute(insert(bots).values(**_bot_row(bot)))
+        return True
+
+    async def get_bot(self, bot_id: str) -> BotRecord | None:
+        async with self._read() as connection:
+            row = (await connection.execute(select(bots).where(bots.c.id == bot_id))).first()
+        return None if row is None else _bot_of(row._mapping)
+
+    async def bots_of(self, owner: str) -> list[BotRecord]:
+        query = (
+            select(bots)
+            .where(bots.c.owner == owner)
+            .order_by(bots.c.created_ms.desc(), bots.c.id.desc())
+        )
+        return await self._bots(query)
+
+    async def count_bots(self, owner: str) -> int:
+        async with self._read() as connection:
+            count = await connection.scalar(
+                select(func.count()).select_from(bots).where(bots.c.owner == owner)
+            )
+        return int(count or 0)
+
+    async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
+        query = select(bots).where(bots.c.public.is_(True))
+        if before is not None:
+            query = query.where(
+                or_(
+                    bots.c.created_ms < before.created_ms,
+                    and_(bots.c.created_ms == before.created_ms, bots.c.id < before.bot_id),
+                )
+            )
+        query = query.order_by(bots.c.created_ms.desc(), bots.c.id.desc()).limit(max(limit, 0))
+        return await self._bots(query)
+
+    async def set_public(self, bot_id: str, owner: str, public: bool) -> bool:
+        async with self._write() as connection:
+            result = await connection.execute(
+                update(bots)
+                .where(bots.c.id == bot_id, bots.c.owner == owner)
+                .values(public=public)
+            )
+        return bool(result.rowcount)
+
+    async def delete_bot(self, bot_id: str, owner: str) -> bool:
+        async with self._write() as connection:
+            result = await connection.execute(
+                delete(bots).where(bots.c.id == bot_id, bots.c.owner == owner)
+            )
+        return bool(result.rowcount)
+
+    async def _bots(self, query: Select[Any]) -> list[BotRecord]:
+        async with self._read() as connection:
+            rows = (await connection.execute(query)).mappings().all()
+        return [_bot_of(row) for row in rows]
+
+    # --- matches ----------------------------------------------------------------------
+
+    async def add_match(self, match: MatchRecord) -> None:
+        async with self._write() as connection:
+            await connection.execute(insert(matches).values(**_match_row(match)))
+
+    async def start_match(self, match_id: str, started_ms: int) -> bool:
+        async with self._write() as connection:
+            result = await connection.execute(
+                update(matches)
+                .where(
+                    matches.c.id == match_id,
+                    matches.c.status == MatchStatus.LIVE.value,
+                    matches.c.started_ms.is_(None),
+                )
+                .values(started_ms=started_ms)
+            )
+        return bool(result.rowcount)
+
+    async def finish_match(
+        self, match_id: str, result: Result, finished_ms: int, replay: str | None
+    ) -> bool:
+        values = {
+            "status": MatchStatus.FINISHED.value,
+            "finished_ms": finished_ms,
+            "replay": replay,
+            **_result_row(result),
+        }
+        async with self._write() as connection:
+            done = await connection.execute(
+                update(matches)
+                .where(matches.c.id == match_id, matches.c.status == MatchStatus.LIVE.value)
+                .values(**values)
+            )
+        return bool(done.rowcount)
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        async with self._read() as connection:
+            row = (
+                await connection.execute(select(matches).where(matches.c.id == match_id))
+            ).first()
+        return None if row is None else _match_of(row._mapping)
+
+    async def finished_matches(
+        self, limit: int, before: MatchCursor | None = None, owner: str | None = None
+    ) -> list[MatchRecord]:
+        query = select(matches).where(matches.c.status == MatchStatus.FINISHED.value)
+        if before is not None:
+            query = query.where(
+                or_(
+                    matches.c.finished_ms < before.finished_ms,
+                    and_(
+                        matches.c.finished_ms == before.finished_ms,
+                        matches.c.id < before.match_id,
+                    ),
+                )
+            )
+        if owner is not None:
+            query = query.where(or_(matches.c.p1_owner == owner, matches.c.p2_owner == owner))
+        query = query.order_by(matches.c.finished_ms.desc(), matches.c.id.desc()).limit(
+            max(limit, 0)
+        )
+        return await self._matches(query)
+
+    async def live_matches(self) -> list[MatchRecord]:
+        query = (
+            select(matches)
+            .where(matches.c.status == MatchStatus.LIVE.value)
+            .order_by(matches.c.created_ms, matches.c.id)
+        )
+        return await self._matches(query)
+
+    async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
+        statement = update(matches).where(matches.c.status == MatchStatus.LIVE.value)
+        if runner is not None:
+            statement = statement.where(matches.c.runner == runner)
+        async with self._write() as connection:
+            result = await connection.execute(
+                statement.values(
+                    status=MatchStatus.FINISHED.value,
+                    finished_ms=now_ms,
+                    replay=None,
+                    **_result_row(Result(winner=None, reason=EndReason.ABANDONED, turns=0)),
+                )
+            )
+        return int(result.rowcount or 0)
+
+    async def _matches(self, query: Select[Any]) -> list[MatchRecord]:
+        async with self._read() as connection:
+            rows = (await connection.execute(query)).mappings().all()
+        return [_match_of(row) for row in rows]
+
+
+# --- rows and records -----------------------------------------------------------------
+
+
+def _bot_row(bot: BotRecord) -> dict[str, Any]:
+    return {
+        "id": bot.id,
+        "owner": bot.owner,
+        "name": bot.name,
+        "language": bot.language.value,
+        "public": bot.public,
+        "created_ms": bot.created_ms,
+        "source_bytes": bot.source_bytes,
+        "build_status": bot.build.value,
+        "build_messages": bot.build_messages,
+        "source_file": bot.source_file,
+        "artefact_dir": bot.artefact_dir,
+    }
+
+
+def _bot_of(row: Row) -> BotRecord:
+    return BotRecord(
+        id=row["id"],
+        owner=row["owner"],
+        name=row["name"],
+        language=Language(row["language"]),
+        public=bool(row["public"]),
+        created_ms=int(row["created_ms"]),
+        source_bytes=int(row["source_bytes"]),
+        build=BuildStatus(row["build_status"]),
+        build_messages=row["build_messages"],
+        source_file=row["source_file"],
+        artefact_dir=row["artefact_dir"],
+    )
+
+
+def _seat_row(prefix: str, seat: Seat) -> dict[str, Any]:
+    return {
+        f"{prefix}_kind": seat.kind.value,
+        f"{prefix}_ref": seat.ref,
+        f"{prefix}_name": seat.name,
+        f"{prefix}_owner": seat.owner,
+    }
+
+
+def _seat_of(prefix: str, row: Row) -> Seat:
+    return Seat(
+        kind=SeatKind(row[f"{prefix}_kind"]),
+        ref=row[f"{prefix}_ref"],
+        name=row[f"{prefix}_name"],
+        owner=row[f"{prefix}_owner"],
+    )
+
+
+def _result_row(result: Result) -> dict[str, Any]:
+    failure = result.failure
+    return {
+        "winner": None if result.winner is None else result.winner.value,
+        "reason": result.reason.value,
+        "turns": result.turns,
+        "failure_side": None if failure is None else failure.side.value,
+        "failure_code": None if failure is None else failure.code.value,
+        "failure_detail": None if failure is None else failure.detail,
+    }
+
+
+def _result_of(row: Row) -> Result | None:
+    if row["reason"] is None:
+        return None
+    failure = None
+    if row["failure_side"] is not None:
+        failure = Failure(
+            side=Side(row["failure_side"]),
+            code=FailureCode(row["failure_code"]),
+            detail=row["failure_detail"],
+        )
+    return Result(
+        winner=None if row["winner"] is None else Side(row["winner"]),
+        reason=EndReason(row["reason"]),
+        turns=int(row["turns"]),
+        failure=failure,
+    )
+
+
+def _match_row(match: MatchRecord) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": match.id,
+        "room": match.room,
+        "seed": match.seed,
+        "turn_limit": match.turn_limit,
+        "created_ms": match.created_ms,
+        "started_ms": match.started_ms,
+        "finished_ms": match.finished_ms,
+        **_seat_row("p1", match.p1),
+        **_seat_row("p2", match.p2),
+        "status": match.status.value,
+        "replay": match.replay,
+        "runner": match.runner,
+    }
+    if match.result is not None:
+        row.update(_result_row(match.result))
+    return row
+
+
+def _match_of(row: Row) -> MatchRecord:
+    return MatchRecord(
+        id=row["id"],
+        room=row["room"],
+        seed=int(row["seed"]),
+        turn_limit=int(row["turn_limit"]),
+        created_ms=int(row["created_ms"]),
+        p1=_seat_of("p1", row),
+        p2=_seat_of("p2", row),
+        status=MatchStatus(row["status"]),
+        started_ms=row["started_ms"],
+        finished_ms=row["finished_ms"],
+        result=_result_of(row),
+        replay=row["replay"],
+        runner=row["runner"],
+    )
