@@ -23,12 +23,12 @@ BEATS = {"ROCK": "SCISSORS", "SCISSORS": "PAPER", "PAPER": "ROCK"}
 DIRECTIONS = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
 
 # Điểm cho từng tình huống (thử chỉnh để bot chơi theo ý bạn).
-WIN_FIGHT = 100         # ăn được quân địch
-LOSE_FIGHT = -100       # lao vào quân thắng mình: mất quân
-SAME_TYPE = -5          # đánh quân cùng loại: không ai mất gì, phí lượt
-CAN_BE_TAKEN = -60      # ô mới đứng cạnh một quân địch thắng mình
-TAKE_BASE = 100000      # chiếm được căn cứ địch: thắng trận
-TOWARDS_PREY = 3        # mỗi ô tiến gần hơn tới quân địch mình thắng được
+WIN_FIGHT = 100  # ăn được quân địch
+LOSE_FIGHT = -100  # lao vào quân thắng mình: mất quân
+SAME_TYPE = -5  # đánh quân cùng loại: không ai mất gì, phí lượt
+CAN_BE_TAKEN = -60  # ô mới đứng cạnh một quân địch thắng mình
+TAKE_BASE = 100000  # chiếm được căn cứ địch: thắng trận
+TOWARDS_PREY = 3  # mỗi ô tiến gần hơn tới quân địch mình thắng được
 
 
 def distance(a, b):
@@ -137,7 +137,7 @@ def main():
             continue
         try:
             action = choose_action(request)
-        except Exception as error:  # có lỗi thì vẫn trả lời bằng một nước hợp lệ
+        except Exception as error:  # noqa: BLE001 - có lỗi vẫn trả lời một nước hợp lệ
             print("lỗi:", error, file=sys.stderr)
             action = request["legalActions"][0]
         reply = {"type": "ACTION", "sequence": request["sequence"], "action": action}

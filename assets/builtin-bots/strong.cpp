@@ -376,6 +376,10 @@ struct Params {
     // Search switches (for experiments).
     int nullMove = 1;
     int lmr = 1;
+    int lmrStart = 3;       // moves searched in full before reductions start
+    int lmrDeep = 12;       // from this move on, reduce by two plies
+    int futility = 0;       // frontier futility margin (0: off)
+    int center = 3;         // per square closer to the board's centre (mobility)
 };
 
 class Engine {
@@ -643,6 +647,12 @@ public:
                 for (int i = 0; i < n[s][t]; ++i) {
                     const int sq = where[s][t][i];
                     score[s] += v;
+                    if (P.center) {
+                        int dr = 2 * rowOf[sq] - (rows - 1), dc = 2 * colOf[sq] - (cols - 1);
+                        if (dr < 0) dr = -dr;
+                        if (dc < 0) dc = -dc;
+                        score[s] -= P.center * ((dr > dc ? dr : dc) / 2);
+                    }
 
                     // Pressure on the enemy base.
                     if (balancePct > 0) {
@@ -977,6 +987,12 @@ public:
             }
         }
 
+        // Frontier futility: at the last plies, quiet moves cannot lift a hopeless
+        // static score above alpha.
+        bool futile = false;
+        if (params.futility > 0 && depth <= 2 && !pvNode && !threatened && alpha > -WIN_BOUND && alpha < WIN_BOUND)
+            futile = evaluate() + params.futility * depth <= alpha;
+
         uint32_t* moves = moveBuf[ply];
         int* scores = scoreBuf[ply];
         int n = generate(moves);
@@ -994,6 +1010,7 @@ public:
             const uint32_t m = moves[i];
             const bool quiet = m != PASS_CODE && board[moveTo(m)] < 0;
             const bool killer = m == killers[ply][0] || m == killers[ply][1];
+            if (futile && quiet && i > 0 && moveTo(m) != baseSq[stm ^ 1]) continue;
             Undo u;
             make(m, u);
             int r = outcome();
@@ -1004,8 +1021,8 @@ public:
                 score = -search(depth - 1, -beta, -alpha, ply + 1, true);
             } else {
                 int reduction = 0;
-                if (params.lmr && quiet && !killer && depth >= 3 && i >= 3 && !threatened && m != ttMove) {
-                    reduction = i >= 12 ? 2 : 1;
+                if (params.lmr && quiet && !killer && depth >= 3 && i >= params.lmrStart && !threatened && m != ttMove) {
+                    reduction = i >= params.lmrDeep ? 2 : 1;
                     if (reduction > depth - 2) reduction = depth - 2;
                 }
                 score = -search(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, true);
@@ -1144,6 +1161,10 @@ bool setParam(Params& p, const std::string& spec) {
     else if (name == "fadeTurns") p.fadeTurns = v;
     else if (name == "nullMove") p.nullMove = v;
     else if (name == "lmr") p.lmr = v;
+    else if (name == "lmrStart") p.lmrStart = v;
+    else if (name == "lmrDeep") p.lmrDeep = v;
+    else if (name == "futility") p.futility = v;
+    else if (name == "center") p.center = v;
     else if (name.rfind("advance", 0) == 0 && name.size() == 8 && name[7] >= '0' && name[7] <= '9') p.advance[name[7] - '0'] = v;
     else if (name.rfind("danger", 0) == 0 && name.size() == 7 && name[6] >= '1' && name[6] <= '3') p.danger[name[6] - '0'] = v;
     else return false;
@@ -1231,7 +1252,6 @@ int main(int argc, char** argv) {
             if (usable && !onlyPass) {
                 engine.configureBoard(rows, cols);
                 engine.clearPieces();
-                std::string other = me == "P1" ? "P2" : "P1";
                 for (const Json& p : piecesField->items) {
                     const Json* owner = p.get("ownerId");
                     const Json* ptype = p.get("type");

@@ -26,8 +26,8 @@ import time
 
 ROCK, PAPER, SCISSORS = 0, 1, 2
 TYPE_OF = {"ROCK": ROCK, "PAPER": PAPER, "SCISSORS": SCISSORS}
-PREY = (SCISSORS, ROCK, PAPER)       # PREY[t]: the type t beats
-PREDATOR = (PAPER, SCISSORS, ROCK)   # PREDATOR[t]: the type that beats t
+PREY = (SCISSORS, ROCK, PAPER)  # PREY[t]: the type t beats
+PREDATOR = (PAPER, SCISSORS, ROCK)  # PREDATOR[t]: the type that beats t
 
 TURN_LIMIT = 200
 WIN = 1_000_000
@@ -65,7 +65,10 @@ class Position:
                         ns.append((r + dr) * self.cols + c + dc)
             self.neighbours.append(ns)
         self.dist_to_base = [
-            [max(abs(sq // self.cols - b // self.cols), abs(sq % self.cols - b % self.cols)) for sq in range(self.n)]
+            [
+                max(abs(sq // self.cols - b // self.cols), abs(sq % self.cols - b % self.cols))
+                for sq in range(self.n)
+            ]
             for b in self.base
         ]
 
@@ -207,7 +210,7 @@ class Position:
         me = self.me
         opp = 1 - me
         total = score[me] - score[opp]
-        mover, waiter = to_move, 1 - to_move
+        mover = to_move
         # The side to move takes (most of) its best fight, and keeps all but one of
         # its own attacked pieces; the side waiting loses part of its second one.
         swing = 0.8 * gains[mover]
@@ -268,7 +271,15 @@ def choose(request, cpu_budget, wall_budget):
     for i, a in enumerate(legal):
         if a.get("type") != "MOVE":
             continue
-        moves.append(((a["from"]["row"] * cols + a["from"]["col"], a["to"]["row"] * cols + a["to"]["col"]), i))
+        moves.append(
+            (
+                (
+                    a["from"]["row"] * cols + a["from"]["col"],
+                    a["to"]["row"] * cols + a["to"]["col"],
+                ),
+                i,
+            )
+        )
     moves.sort(key=lambda mi: -order_score(pos, mi[0], me))
     best_index = moves[0][1]
 
@@ -278,12 +289,17 @@ def choose(request, cpu_budget, wall_budget):
 
     def check_time():
         counter[0] += 1
-        if counter[0] & 31 == 0:
-            if time.process_time() - start_cpu > cpu_budget or time.monotonic() - start_wall > wall_budget:
-                raise OutOfTime()
+        if counter[0] & 31 == 0 and (
+            time.process_time() - start_cpu > cpu_budget
+            or time.monotonic() - start_wall > wall_budget
+        ):
+            raise OutOfTime()
 
     # Losing attacks are kept only when nothing else exists.
-    has_other = any(not (pos.cell[m[1]] is not None and PREY[pos.cell[m[1]][1]] == pos.cell[m[0]][1]) for m, _ in moves)
+    has_other = any(
+        not (pos.cell[m[1]] is not None and PREY[pos.cell[m[1]][1]] == pos.cell[m[0]][1])
+        for m, _ in moves
+    )
     alpha = -WIN * 2
     try:
         for move, index in moves:
@@ -339,7 +355,7 @@ def main():
                 action = choose(request, FIRST_CPU_BUDGET, FIRST_WALL_BUDGET)
             else:
                 action = choose(request, CPU_BUDGET, WALL_BUDGET)
-        except Exception as error:  # never fail the match over a bug: answer legally
+        except Exception as error:  # noqa: BLE001 - never fail the match over a bug
             print(f"tactical: {error!r}", file=sys.stderr)
             action = request["legalActions"][0]
         first = False
