@@ -20,6 +20,7 @@
  *   js/thinking.js  the bot's pause before its word shows
  *   js/clock.js     the turn countdown and the check at zero
  *   js/chain.js     #chain and #end-chain, with the meanings panels
+ *   js/token.js     reading the game link's expiry, for an early warning
  *   js/start.js     the start screen
  *   js/play.js      the play screen: score, turn line, input, give-up button
  *   js/end.js       the end screen, the leaderboard note and its polling
@@ -39,8 +40,10 @@
  *     #screen-end       the result
  *   Start:
  *     #difficulty-easy, #difficulty-medium, #difficulty-hard   radio inputs
- *     #start-button, #start-error
+ *     #start-button, #start-error (also the early warning about an unreadable or
+ *                       expired link, shown before any request)
  *     #session-message  "Ván chơi không còn nữa…" after a no_session error
+ *     #rules-turn-seconds  the turn length the rules state (the server's setting)
  *   Play:
  *     #score            the score (digits only)
  *     #countdown        whole seconds left (digits only); #timer-box gets .urgent
@@ -51,11 +54,15 @@
  *     #reject-message   the server's message for a refused word
  *     #give-up-button   needs two taps (data-armed="true" after the first)
  *     #chain            <li> per word, newest first, with data-by="bot|player",
- *                       data-word, .chain-word, .chain-points, and a
+ *                       data-word, .chain-word, .chain-points (the player's),
+ *                       .chain-bot-points (the bot's, not counted; none on the
+ *                       opening), and, only for a word with meanings, a
  *                       button.meaning-toggle[aria-expanded] opening .meanings
  *   End:
- *     #end-title, #end-reason (data-reason="<end_reason>"), #final-score,
+ *     #end-title, #end-reason (data-reason="<end_reason>", data-replaced="true"
+ *     when a newer start replaced the game), #final-score,
  *     #score-report (data-state="<score_reported>"), #suggestions (<li> per word),
+ *     #continue-button ("Tiếp tục ván mới", only on a replaced game),
  *     #play-again, #share-button, #end-chain (the whole chain again)
  *   Anywhere:
  *     #network-error, #retry-button
@@ -69,7 +76,9 @@ import { onExpiry, stopTicking } from "./js/clock.js";
 import { isThinking } from "./js/controls.js";
 import { $, el } from "./js/dom.js";
 import { resumeReportPolling, stopReportPolling, updateShareButton } from "./js/end.js";
-import { giveUpPressed, playAgain, refreshState, resume, sendMove, startGame } from "./js/game.js";
+import {
+  continueNewer, giveUpPressed, playAgain, refreshState, resume, sendMove, startGame
+} from "./js/game.js";
 import { disarmGiveUp, onTyping } from "./js/play.js";
 import { currentScreen, onScreenChange, showScreen } from "./js/screens.js";
 import { readToken, restoreSession } from "./js/session.js";
@@ -122,6 +131,7 @@ function wire() {
   $("word-input").addEventListener("input", onTyping);
   $("give-up-button").addEventListener("click", giveUpPressed);
   $("play-again").addEventListener("click", playAgain);
+  $("continue-button").addEventListener("click", continueNewer);
   $("share-button").addEventListener("click", shareScore);
   $("retry-button").addEventListener("click", retryPressed);
   $("chain").addEventListener("click", onChainClick);

@@ -2,7 +2,8 @@
 
 Installed as `noitu.bench` (pyproject maps this folder), so the installed `noitu`
 command runs them; nothing in `noitu.entrypoints` depends on this package but the CLI,
-which imports `noitu.bench.cli` when it builds its parser.
+which imports `noitu.bench.cli` when it builds its parser (and `noitu serve`, which
+imports `server_cpu` only when NOITU_BENCH_CPU=1).
 
 - `cli`: the `noitu bench engine|memory|http|bots` sub-commands (light: every command
   imports its module when it runs).
@@ -10,8 +11,10 @@ which imports `noitu.bench.cli` when it builds its parser.
 - `positions`: the policy that makes long games, and positions from real games.
 - `engine`: dictionary load, move validation and bot replies, timed.
 - `memory`: the resident memory of a server holding 2,000 live games.
-- `http_load` and `http_players`: a real `noitu serve` under a load generator.
+- `http_load` and `http_players`: a real `noitu serve` under a load generator;
+  `server_cpu`: the server's CPU per route, counted inside the server (benchmark only).
 - `bots`: the word bots' self-play tournament and its statistics.
+- `player_models`: models of a person against each level (`noitu bench bots --players`).
 
 `plot.py` and `redis_cost.py` are scripts (run them with the venv's python).
 """

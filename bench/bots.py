@@ -2,14 +2,16 @@
 without the clock.
 
 A game: the opening is drawn as the server draws it (`draw_opening`), then the two sides
-alternate, the first mover answering the opening. A side with no legal unused word loses;
-a chain of 300 words (`MAX_CHAIN_WORDS`, the opening included) is a draw. Every word a
-policy plays is checked with the rules' `check_word`, as Game.play checks a player's.
-Games come in pairs that share an opening, each policy moving first in one of the two,
-so that the openings' luck cancels out. Everything is a function of the seed.
+alternate, the first mover answering the opening. A side that plays no word loses (it has
+no legal unused word, or none its level knows: see `bots.vocabulary`); a chain of 300
+words (`MAX_CHAIN_WORDS`, the opening included) is a draw. Every word a policy plays is
+checked with the rules' `check_word`, as Game.play checks a player's. Games come in pairs
+that share an opening, each policy moving first in one of the two, so that the openings'
+luck cancels out. Everything is a function of the seed.
 
 The tournament works on the domain directly (Lexicon, BotIndex, Chain, the policies of
-`make_opponents`).
+`make_opponents`). With `--players`, models of a person play each level instead
+(`noitu.bench.player_models`).
 """
 
 from __future__ import annotations
@@ -300,6 +302,11 @@ def run(args: argparse.Namespace) -> None:
     if args.max_chain < 1:
         raise SystemExit("noitu bench bots: --max-chain must be at least 1")
     lexicon = load_lexicon(args.dictionary or None)
+    if args.players:
+        from noitu.bench.player_models import run_players_command
+
+        run_players_command(lexicon, args)
+        return
     records = run_tournament(
         lexicon, args.a, args.b, args.games, args.seed,
         max_chain=args.max_chain, progress=not args.quiet,

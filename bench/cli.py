@@ -4,7 +4,8 @@ word bots' self-play tournament.
     noitu bench engine   dictionary load, move validation, bot replies per difficulty
     noitu bench memory   RSS with 2,000 live sessions of 100 words each
     noitu bench http     a load generator against a real `noitu serve` on loopback
-    noitu bench bots     the word bots against each other under the real rules
+    noitu bench bots     the word bots against each other under the real rules, or
+                         (--players) models of a person against each level
 
 Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
 or with `--json` one JSON object. This module stays light: `noitu serve` builds the
@@ -52,17 +53,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     http.add_argument("--store", default="memory", choices=("memory", "redis"),
                       help="the session store of the server (redis: a throwaway redis-server)")
+    http.add_argument(
+        "--mix", default="real", choices=("real", "long"),
+        help="real: short games of common words, a request every 300 ms (starts, moves,"
+             " give-ups); long: players who play to last (almost only moves)",
+    )
+    http.add_argument("--no-route-cpu", action="store_true",
+                      help="do not have the server count its CPU per route (NOITU_BENCH_CPU)")
     http.add_argument("--json", action="store_true", help="print one JSON object")
     http.set_defaults(run=run_http)
 
     bots = commands.add_parser("bots", help="the word bots' self-play tournament")
     bots.add_argument("--a", default="hard", choices=DIFFICULTIES, help="policy of side A")
     bots.add_argument("--b", default="medium", choices=DIFFICULTIES, help="policy of side B")
-    bots.add_argument("--games", type=int, default=1000, help="games to play (made even)")
+    bots.add_argument("--games", type=int, default=1000,
+                      help="games to play (made even; with --players, per pairing)")
     bots.add_argument("--seed", type=int, default=1, help="seed of openings and policies")
     bots.add_argument("--max-chain", type=int, default=MAX_CHAIN_WORDS,
                       help="a chain this long is a draw")
     bots.add_argument("--dictionary", default="", help="dictionary file (default: the shipped one)")
+    bots.add_argument(
+        "--players", default="",
+        help="player models (casual,careful) against --levels, instead of --a against --b",
+    )
+    bots.add_argument("--levels", default=",".join(DIFFICULTIES),
+                      help="the levels the --players face (comma-separated)")
+    bots.add_argument("--show", type=int, default=0,
+                      help="with --players: print the first N games of each pairing")
     bots.add_argument("--json", action="store_true", help="print one JSON object")
     bots.add_argument("--quiet", action="store_true", help="no progress bar")
     bots.set_defaults(run=run_bots)
@@ -101,7 +118,8 @@ def run_http(args: argparse.Namespace) -> None:
 
     report = bench_http(
         _positive(args.runs, "--runs"), _positive(args.players, "--players"), args.difficulty,
-        args.duration, args.warmup, args.client, args.server_python, args.store,
+        args.duration, args.warmup, args.client, args.server_python, args.store, args.mix,
+        not args.no_route_cpu,
     )
     emit(report, args.json, format_http)
 

@@ -75,6 +75,8 @@ async def _memory(sessions: int, words: int) -> None:
     container.rng.override(random.Random(5))
     lexicon = container.lexicon()
     index = container.bot_index()
+    for word_id in range(len(lexicon)):  # as `noitu serve` does before freezing its heap
+        lexicon.word(word_id)
     survivor = SurvivorPolicy(index)
     # The bot plays to last too (whatever the difficulty), so that games reach their
     # length; everything else is the server's own code.

@@ -74,7 +74,8 @@ def plot_bots(reports: list[dict], path: Path) -> None:
     figure, axes = plt.subplots(1, len(reports), figsize=(5.2 * len(reports), 3.8), squeeze=False)
     for axis, report in zip(axes[0], reports):
         labels, rates, lows, highs, counts = [], [], [], [], []
-        for key, label in ROWS:
+        rows = [(key, label) for key, label in ROWS if report[key]["games"]]  # none: no bar
+        for key, label in rows:
             split = report[key]
             share = split["a_wins"]
             labels.append(label)
@@ -88,7 +89,7 @@ def plot_bots(reports: list[dict], path: Path) -> None:
             axis.text(2, y, f"{rate:.1f}% of {count}", va="center", fontsize=8, color="white",
                       fontweight="bold")
         budgets = BOTS_BUDGETS.get((report["a"], report["b"]), {})
-        for y, (key, _) in zip(positions, ROWS):
+        for y, (key, _) in zip(positions, rows):
             if key in budgets:
                 axis.plot([budgets[key]] * 2, [y - 0.4, y + 0.4], color="tab:red", linewidth=2)
         axis.set_yticks(positions)

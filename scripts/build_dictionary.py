@@ -24,6 +24,7 @@ from pathlib import Path
 from noitu.domain.noitu.families import merge_families
 from noitu.domain.noitu.words import DictionaryEntry
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS, typed_word_too_long
 from noitu.domain.noitu.spelling import normalize, syllables
 
 PACKAGE = "underthesea"
@@ -165,6 +166,13 @@ def build(sources: Mapping[str, Sequence[str]], keep_proper_nouns: bool = False)
     items = apply("digits, punctuation, hyphens", only_letters_and_spaces, items)
     items = apply("letters f, j, w, z", lambda word: not has_foreign_letter(word), items)
     items = apply("phonotactics", is_vietnamese_word, items)
+    # A word the page cannot send (B2's input limits) could never be played, yet it
+    # would count as a reply: a dead end would not be one, and it could be suggested.
+    items = apply(
+        f"more than {MAX_TYPED_TOKENS} syllables or {MAX_TYPED_CHARACTERS} characters",
+        lambda word: not typed_word_too_long(word),
+        items,
+    )
 
     # A word met in several lines (or several files) keeps its lowest tier.
     tiers: dict[str, int] = {}

@@ -1,13 +1,14 @@
 /*
  * chain.js — the chain of words: #chain on the play screen and #end-chain on the end
- * screen, each <li> with its "Nghĩa" toggle and meanings panel.
+ * screen, each <li> with its points (the bot's shown apart: they do not count) and,
+ * for a word the dictionary gives meanings to, its "Nghĩa" toggle and panel.
  *
  * Owns, per list, how many words it shows and for which session, so a growing chain
  * only adds its new words (newest on top) and open panels stay open.
  */
 
 import { $, el } from "./dom.js";
-import { meaningOf, pointsLabel, TEXT } from "./text.js";
+import { botPoints, botPointsLabel, meaningOf, pointsLabel, TEXT } from "./text.js";
 import { itemWord, toInt } from "./values.js";
 
 const LISTS = {
@@ -19,12 +20,19 @@ const rendered = { play: 0, end: 0 };
 const renderedSession = { play: "", end: "" };
 let meaningSeq = 0;
 
-// The meanings of a word (or a suggestion) as a block of paragraphs.
-export function renderMeanings(item) {
+// The meanings of a word (or a suggestion) worth showing; often none (the shipped
+// dictionary has no glosses).
+function meaningsOf(item) {
   const meanings = item && typeof item === "object" && Array.isArray(item.meanings) ? item.meanings : [];
-  const list = meanings.filter((m) => m && (typeof m === "string" || m.gloss));
+  return meanings.filter((m) => m && (typeof m === "string" || m.gloss));
+}
+
+// The meanings of a word (or a suggestion) as a block of paragraphs; null when it
+// has none, so nothing is shown for it.
+export function renderMeanings(item) {
+  const list = meaningsOf(item);
   if (!list.length) {
-    return el("p", "no-meaning", TEXT.noMeaning);
+    return null;
   }
   // No nested <li> here, so "#chain li" and "#suggestions li" only match words.
   const ul = el("div", "meaning-list");
@@ -58,11 +66,34 @@ function chainItem(item, index) {
   const who = el("span", "chain-who", by === "player" ? TEXT.you : TEXT.bot);
   row.appendChild(who);
   row.appendChild(el("span", "chain-word", word));
+  const points = toInt(item && item.points, 0);
   if (by === "player") {
-    const pts = el("span", "chain-points", "+" + toInt(item.points, 0));
-    pts.setAttribute("aria-label", pointsLabel(toInt(item.points, 0)));
-    row.appendChild(pts);
+    row.appendChild(pointsBadge("chain-points", "+" + points, pointsLabel(points)));
+  } else if (points > 0) {
+    // The opening has no points; the bot's replies have, shown but not counted.
+    row.appendChild(pointsBadge("chain-bot-points", botPoints(points), botPointsLabel(points)));
   }
+  const meanings = renderMeanings(item);
+  if (meanings) {
+    addMeanings(li, row, word, meanings);
+  } else {
+    li.appendChild(row);
+  }
+  return li;
+}
+
+// The points as the eye sees them ("+12"), and as a screen reader says them.
+function pointsBadge(className, shown, spoken) {
+  const badge = el("span", className);
+  const visible = el("span", "", shown);
+  visible.setAttribute("aria-hidden", "true");
+  badge.appendChild(visible);
+  badge.appendChild(el("span", "visually-hidden", spoken));
+  return badge;
+}
+
+// The "Nghĩa" toggle at the end of the row, and the panel it opens under it.
+function addMeanings(li, row, word, meanings) {
   const panelId = "meaning-" + (++meaningSeq);
   const toggle = el("button", "meaning-toggle", TEXT.meaning);
   toggle.type = "button";
@@ -75,9 +106,8 @@ function chainItem(item, index) {
   const panel = el("div", "meanings");
   panel.id = panelId;
   panel.hidden = true;
-  panel.appendChild(renderMeanings(item));
+  panel.appendChild(meanings);
   li.appendChild(panel);
-  return li;
 }
 
 // Shows `chain` (oldest first, as the server sends it) in the "play" or "end" list.

@@ -1,7 +1,8 @@
 /*
  * end.js — the end screen: the title and reason, the final score, the leaderboard
  * note (#score-report) with its polling while the server still reports "pending",
- * the suggestions after a loss, the whole chain again, and the share button.
+ * the suggestions after a loss, the whole chain again, and the share button. A game
+ * that a newer start replaced says so, and offers "Tiếp tục ván mới" instead.
  *
  * Owns the report poll's timer and count.
  */
@@ -29,27 +30,37 @@ export function renderEnd(view) {
   showScreen("end");
   $("screen-end").setAttribute("data-status", String(view.status));
   const won = view.status === "won";
+  // The spec's end_reason stays (gave_up or no_legal_move); replaced_by says why.
+  const replaced = !!view.replaced_by;
   const reason = String(view.end_reason || "");
-  $("end-title").textContent = won ? TEXT.won : view.status === "lost" ? TEXT.lost : TEXT.over;
-  $("end-result").setAttribute("data-outcome", won ? "won" : "lost");
-  const reasonBox = $("end-reason");
+  let title = won ? TEXT.won : view.status === "lost" ? TEXT.lost : TEXT.over;
   let reasonText = (END_REASONS[reason] || "").replace("{s}",
     String(Math.round(Math.max(toInt(view.turn_limit_ms, 30000), 1000) / 1000)));
   if (reason === "no_legal_move" && view.current) {
     reasonText = noWordAfter(view.current);
   }
+  if (replaced) {
+    title = TEXT.replacedTitle;
+    reasonText = TEXT.replaced;
+  }
+  $("end-title").textContent = title;
+  $("end-result").setAttribute("data-outcome", replaced ? "replaced" : won ? "won" : "lost");
+  const reasonBox = $("end-reason");
   reasonBox.textContent = reasonText;
   reasonBox.setAttribute("data-reason", reason);
+  reasonBox.setAttribute("data-replaced", replaced ? "true" : "false");
   showFinalScore(view);
   renderReport(view.score_reported);
-  renderSuggestions(view);
+  renderSuggestions(view, replaced);
   renderChain("end", chainOf(view), view.session);
   updateShareButton();
+  $("continue-button").hidden = !replaced;
+  $("play-again").classList.toggle("btn-primary", !replaced);
   reportPolls = 0;
   if (view.score_reported === "pending") {
     scheduleReportPoll();
   }
-  focusQuietly($("play-again"));
+  focusQuietly($(replaced ? "continue-button" : "play-again"));
 }
 
 function showFinalScore(view) {
@@ -63,10 +74,12 @@ function renderReport(state) {
   box.textContent = REPORT_TEXT[state] || "";
 }
 
-function renderSuggestions(view) {
+// After a loss, the words the player could have played; not after a replacement,
+// which the player did not lose.
+function renderSuggestions(view, replaced) {
   const box = $("suggestions");
   box.textContent = "";
-  if (view.status !== "lost") {
+  if (view.status !== "lost" || replaced) {
     box.hidden = true;
     return;
   }
@@ -83,7 +96,10 @@ function renderSuggestions(view) {
     const li = el("li", "suggest-item");
     li.setAttribute("data-word", itemWord(s));
     li.appendChild(el("span", "suggest-word", itemWord(s)));
-    li.appendChild(renderMeanings(s));
+    const meanings = renderMeanings(s);
+    if (meanings) {
+      li.appendChild(meanings);
+    }
     ul.appendChild(li);
   });
   box.appendChild(ul);

@@ -20,10 +20,11 @@ import {
 } from "./play.js";
 import { currentScreen, showLoading } from "./screens.js";
 import {
-  adoptView, currentSession, currentToken, guard, isStale, nextEpoch
+  adoptView, currentSession, currentToken, currentView, guard, isStale, nextEpoch
 } from "./session.js";
 import {
-  chooseDifficulty, goToStart, hideSessionMessage, hideStartError, setStarting, showStartError
+  chooseDifficulty, goToStart, hideSessionMessage, hideStartError, setStarting, showStartError,
+  showTurnLength
 } from "./start.js";
 import { TEXT } from "./text.js";
 import { startThinking } from "./thinking.js";
@@ -41,6 +42,7 @@ function applyView(view, opts) {
     return; // an answer about a game we already left
   }
   adoptView(view);
+  showTurnLength(view.turn_limit_ms);
   if (view.status === "playing") {
     renderPlay(view, opts);
   } else {
@@ -279,6 +281,38 @@ export function resume() {
       return;
     }
     showNetworkError(err, resume);
+  });
+}
+
+// The end screen's "Tiếp tục ván mới", on a game a newer start replaced: go on in the
+// newer game (this player's, opened in another tab or on another game message).
+export function continueNewer() {
+  const view = currentView();
+  const next = view && view.replaced_by ? String(view.replaced_by) : "";
+  if (!next || isBusy()) {
+    return;
+  }
+  hideNetworkError();
+  const stillHere = nextEpoch();
+  setBusy(true);
+  post("state", { session: next }).then((fresh) => {
+    if (!stillHere()) {
+      return;
+    }
+    setBusy(false);
+    clearInput();
+    clearReject();
+    applyView(fresh, { fresh: true });
+  }, (err) => {
+    if (!stillHere()) {
+      return;
+    }
+    setBusy(false);
+    if (err.kind === "api" && (err.code === "no_session" || err.code === "bad_request")) {
+      goToStart(TEXT.noSession);
+      return;
+    }
+    showNetworkError(err, continueNewer);
   });
 }
 

@@ -1,15 +1,22 @@
 /*
  * start.js — the start screen: the difficulty radios (remembered for the tab), the
- * start button's two labels, #start-error and #session-message. Owns no state of
- * its own beyond the DOM; starting a game is game.js's `startGame`.
+ * turn length in the rules, the start button's two labels, #start-error (also the
+ * early warning about a link that is unreadable or out of date) and #session-message.
+ * Owns the timer of that warning; starting a game is game.js's `startGame`.
  */
 
 import { setBusy } from "./controls.js";
-import { $ } from "./dom.js";
-import { showScreen } from "./screens.js";
-import { leaveGame } from "./session.js";
+import { $, focusQuietly } from "./dom.js";
+import { currentScreen, showScreen } from "./screens.js";
+import { currentToken, leaveGame } from "./session.js";
 import { storedDifficulty, storeDifficulty } from "./storage.js";
 import { TEXT } from "./text.js";
+import { tokenExpiry, tokenProblem } from "./token.js";
+import { toInt } from "./values.js";
+
+const LONGEST_TIMER_MS = 0x7fffffff;
+
+let expiryTimer = 0;
 
 // Checks the difficulty this tab used last, if any.
 export function restoreDifficulty() {
@@ -27,7 +34,19 @@ export function chooseDifficulty() {
   return difficulty;
 }
 
-// Leaves any game and shows the start screen, with `message` above the rules.
+// The rules say the server's turn length. The server writes it into the page; each
+// view (turn_limit_ms) keeps it right, should the server's setting change.
+export function showTurnLength(turnLimitMs) {
+  const seconds = Math.round(Math.max(toInt(turnLimitMs, 30000), 1000) / 1000);
+  const box = $("rules-turn-seconds");
+  if (box.textContent !== String(seconds)) {
+    box.textContent = String(seconds);
+  }
+}
+
+// Leaves any game and shows the start screen, with `message` above the rules. With a
+// message (the page left a game it was showing), the focus goes to the start button,
+// which is described by the message, instead of being lost with the hidden screen.
 export function goToStart(message) {
   leaveGame();
   setBusy(false);
@@ -35,8 +54,38 @@ export function goToStart(message) {
   const note = $("session-message");
   note.textContent = message || "";
   note.hidden = !message;
-  $("start-error").hidden = true;
+  hideStartError();
   setStarting(false);
+  warnAboutToken();
+  if (message) {
+    focusQuietly($("start-button"));
+  }
+}
+
+// Says at once when the link cannot work, without waiting for "Bắt đầu"; and again
+// when it runs out while the start screen is showing. The button stays: this device's
+// clock may be wrong, and the server has the last word.
+function warnAboutToken() {
+  if (expiryTimer) {
+    window.clearTimeout(expiryTimer);
+    expiryTimer = 0;
+  }
+  const token = currentToken();
+  const nowSeconds = Date.now() / 1000;
+  const problem = tokenProblem(token, nowSeconds);
+  if (problem) {
+    showStartError(problem === "expired" ? TEXT.tokenExpired : TEXT.badToken);
+    return;
+  }
+  const wait = (tokenExpiry(token) - nowSeconds) * 1000 + 1000;
+  if (wait < LONGEST_TIMER_MS) {
+    expiryTimer = window.setTimeout(() => {
+      expiryTimer = 0;
+      if (currentScreen() === "start") {
+        warnAboutToken();
+      }
+    }, wait);
+  }
 }
 
 // The start button while a start request is in flight ("Đang bắt đầu…") or not.
@@ -52,10 +101,16 @@ export function showStartError(text) {
   box.hidden = false;
 }
 
+// Both notes describe the start button (aria-describedby), hidden or not: a hidden
+// one keeps no text, so a screen reader never reads a stale message.
 export function hideStartError() {
-  $("start-error").hidden = true;
+  const box = $("start-error");
+  box.hidden = true;
+  box.textContent = "";
 }
 
 export function hideSessionMessage() {
-  $("session-message").hidden = true;
+  const note = $("session-message");
+  note.hidden = true;
+  note.textContent = "";
 }

@@ -1,7 +1,7 @@
 /*
  * text.js — every Vietnamese string the script writes into the page.
  *
- * Plain data and three small formatters; nothing here touches the DOM.
+ * Plain data and a few small formatters; nothing here touches the DOM.
  */
 
 export const TEXT = Object.freeze({
@@ -24,7 +24,6 @@ export const TEXT = Object.freeze({
   giveUpArmed: "Chắc chưa? Bấm lần nữa",
   starting: "Đang bắt đầu…",
   start: "Bắt đầu",
-  noMeaning: "Chưa có nghĩa cho từ này.",
   meaning: "Nghĩa",
   you: "Bạn",
   bot: "Máy",
@@ -32,6 +31,8 @@ export const TEXT = Object.freeze({
   won: "Bạn thắng rồi!",
   lost: "Bạn thua mất rồi",
   over: "Ván đã kết thúc",
+  replacedTitle: "Đã có ván mới",
+  replaced: "Bạn vừa bắt đầu một ván mới (có lẽ ở thẻ khác), nên ván này dừng lại. Điểm của ván này vẫn được tính.",
   suggestTitle: "Bạn đã có thể nối:",
   deadEnd: "Không còn từ nào để nối — đây là thế bí thật sự.",
   words: " từ"
@@ -62,6 +63,15 @@ export function noWordAfter(syllable) {
 // The spoken label of a player's word's points, e.g. "12 điểm".
 export function pointsLabel(points) {
   return points + " điểm";
+}
+
+// The bot's points on its word: shown small and muted, never added to the score.
+export function botPoints(points) {
+  return "máy +" + points;
+}
+
+export function botPointsLabel(points) {
+  return "Máy được " + points + " điểm, không tính vào điểm của bạn";
 }
 
 // The spoken label of a word's meaning toggle.

@@ -28,12 +28,20 @@ from noitu.domain.noitu import lexicon as lexicon_module
 from noitu.domain.noitu.bots import index as bot_index_module
 from noitu.domain.noitu.bots.index import BotIndex
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.rules import MIN_SYLLABLES, TIERS
+from noitu.domain.noitu.rules import (
+    MAX_TYPED_CHARACTERS,
+    MAX_TYPED_TOKENS,
+    MIN_SYLLABLES,
+    TIERS,
+    typed_word_too_long,
+)
 from noitu.domain.noitu.spelling import normalize
 from noitu.domain.noitu.words import DictionaryEntry, Meaning
 
 SHIPPED_DICTIONARY = "dictionary.txt"
 CACHE_FILES_KEPT = 4  # the newest built Lexicons; older ones (old versions) are removed
+SKIPPED_LINES_LOGGED = 20  # untypable words named one by one; the rest are counted
+UNTYPABLE = f"more than {MAX_TYPED_TOKENS} syllables or {MAX_TYPED_CHARACTERS} characters"
 SNAPSHOT_FORMAT = 3
 log = structlog.get_logger("noitu.dictionary")
 
@@ -48,6 +56,7 @@ class DictionaryFile:
 
     entries: tuple[DictionaryEntry, ...]
     metadata: dict[str, str] = field(default_factory=dict)
+    skipped_lines: tuple[int, ...] = ()  # words no player can type (B2's input limits)
 
 
 class DictionaryFormatError(ValueError):
@@ -61,8 +70,11 @@ class DictionaryFormatError(ValueError):
 
 
 def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> DictionaryFile:
-    """Parse the B1 file format. Rejects unnormalized, short or repeated words."""
+    """Parse the B1 file format. Rejects unnormalized, short or repeated words; skips,
+    with a warning naming the line, words longer than a player may type (they could
+    never be played, yet would count as replies, suggestions and bot moves)."""
     entries: list[DictionaryEntry] = []
+    skipped: list[int] = []
     metadata: dict[str, str] = {}
     seen: dict[str, int] = {}
     tier_cells = {str(tier): tier for tier in TIERS}
@@ -88,6 +100,16 @@ def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> Dict
             raise DictionaryFormatError(
                 source, number, f"word {word!r} has fewer than {MIN_SYLLABLES} syllables"
             )
+        if typed_word_too_long(word):
+            skipped.append(number)
+            if len(skipped) <= SKIPPED_LINES_LOGGED:
+                log.warning(
+                    "dictionary_word_skipped",
+                    at=f"{source}:{number}",
+                    word=word[: MAX_TYPED_CHARACTERS + 16],
+                    reason=f"{UNTYPABLE}: no player can type it",
+                )
+            continue
         if word in seen:
             raise DictionaryFormatError(source, number, f"word {word!r} repeats line {seen[word]}")
         seen[word] = number
@@ -99,7 +121,15 @@ def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> Dict
         else:
             tier, meanings = _parse_cells(rest.split("\t"), tier_cells, source, number)
             entries.append(DictionaryEntry(word, tier, meanings, number))
-    return DictionaryFile(tuple(entries), metadata)
+    if len(skipped) > SKIPPED_LINES_LOGGED:
+        log.warning(
+            "dictionary_words_skipped",
+            source=source,
+            count=len(skipped),
+            unnamed=len(skipped) - SKIPPED_LINES_LOGGED,
+            reason=UNTYPABLE,
+        )
+    return DictionaryFile(tuple(entries), metadata, tuple(skipped))
 
 
 def _parse_cells(

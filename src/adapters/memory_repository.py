@@ -3,19 +3,147 @@
 It keeps copies, as any real store keeps snapshots: `get` hands out a copy of what was
 stored and `save` stores a copy, so a change never committed is lost here as it would be
 in Redis (the contract tests check both).
+
+A finished game is kept as a `FinishedSession`: a flat record the garbage collector does
+not track, rebuilt into a Session by `Game.restore` when read (as the Redis store
+rebuilds its snapshots). Finished games stay readable for two minutes, so under a load
+of short games they outnumber the games in play many times over; kept as Sessions, each
+would be some 25 tracked objects (one per word of its chain), and the collector's full
+passes, which scan them all, would stall every request for tens to hundreds of
+milliseconds (issue 13). Games in play stay Sessions: they are read and written on every
+move, and there are at most `max_playing` of them.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import msgspec
 
 from noitu.adapters.keyed_locks import KeyedLocks
-from noitu.application.noitu.session import Session
+from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.game import EndReason, Game, Status
+from noitu.domain.noitu.opponent import Difficulty
+
+SIDES = tuple(Side)
+SIDE_CODES = {side: code for code, side in enumerate(SIDES)}
+
+
+class FinishedSession(msgspec.Struct, frozen=True, gc=False):
+    """A finished session, flat: numbers, strings, tuples of numbers and references to
+    objects that never refer back to it (the Lexicon, the turn clock, enum members), so
+    it can be in no reference cycle and is left out of the garbage collector
+    (`gc=False`). `copy()` rebuilds the Session, as `Session.copy` copies one."""
+
+    id: str
+    owner: str
+    user_id: int
+    first_name: str
+    chat_id: int | None
+    message_id: int | None
+    inline_message_id: str | None
+    topic_id: int | None
+    expires_at: int
+    lexicon: Any
+    turn_clock: Any
+    difficulty: Difficulty
+    words: tuple[int, ...]
+    sides: bytes  # a code of SIDES per word
+    points: tuple[int, ...]
+    status: Status
+    end_reason: EndReason | None
+    deadline_ms: int
+    ended_ms: int
+    score: int
+    suggestions: tuple[int, ...]
+    created_ms: int
+    last_active_ms: int
+    last_move_ms: int
+    report: ReportState
+    replaced_by: str
+    version: int
+
+    @classmethod
+    def of(cls, session: Session) -> FinishedSession:
+        ticket, game = session.ticket, session.game
+        message = ticket.message
+        links = game.chain.links
+        return cls(
+            id=session.id,
+            owner=session.owner,
+            user_id=ticket.user_id,
+            first_name=ticket.first_name,
+            chat_id=message.chat_id,
+            message_id=message.message_id,
+            inline_message_id=message.inline_message_id,
+            topic_id=message.topic_id,
+            expires_at=ticket.expires_at,
+            lexicon=game.lexicon,
+            turn_clock=game.clock,
+            difficulty=game.difficulty,
+            words=tuple(link.word.id for link in links),
+            sides=bytes(SIDE_CODES[link.by] for link in links),
+            points=tuple(link.points for link in links),
+            status=game.status,
+            end_reason=game.end_reason,
+            deadline_ms=game.deadline_ms,
+            ended_ms=game.ended_ms,
+            score=game.score,
+            suggestions=tuple(game.suggestions),
+            created_ms=session.created_ms,
+            last_active_ms=session.last_active_ms,
+            last_move_ms=session.last_move_ms,
+            report=session.report,
+            replaced_by=session.replaced_by,
+            version=session.version,
+        )
+
+    def copy(self) -> Session:
+        game = Game.restore(
+            self.lexicon,
+            self.turn_clock,
+            self.difficulty,
+            zip(self.words, [SIDES[code] for code in self.sides], self.points),
+            status=self.status,
+            end_reason=self.end_reason,
+            deadline_ms=self.deadline_ms,
+            ended_ms=self.ended_ms,
+            score=self.score,
+            suggestions=self.suggestions,
+        )
+        message = GameMessage(
+            chat_id=self.chat_id,
+            message_id=self.message_id,
+            inline_message_id=self.inline_message_id,
+            topic_id=self.topic_id,
+        )
+        return Session(
+            id=self.id,
+            ticket=Ticket(self.user_id, self.first_name, message, self.expires_at),
+            game=game,
+            created_ms=self.created_ms,
+            last_active_ms=self.last_active_ms,
+            last_move_ms=self.last_move_ms,
+            report=self.report,
+            replaced_by=self.replaced_by,
+            version=self.version,
+        )
+
+    @property
+    def is_playing(self) -> bool:
+        return False
+
+
+def stored(session: Session) -> Session | FinishedSession:
+    """What the store keeps of a session: a copy while it is played, then a record."""
+    return session.copy() if session.is_playing else FinishedSession.of(session)
 
 
 class InMemorySessionRepository:
     def __init__(self) -> None:
-        self._sessions: dict[str, Session] = {}
+        self._sessions: dict[str, Session | FinishedSession] = {}
         self._owners: dict[str, str] = {}
         self._by_user: dict[int, dict[str, None]] = {}  # insertion-ordered sets
         self._playing: set[str] = set()
@@ -31,7 +159,7 @@ class InMemorySessionRepository:
     async def add(self, session: Session, max_playing: int) -> bool:
         if len(self._playing) >= max_playing:
             return False
-        self._sessions[session.id] = session.copy()
+        self._sessions[session.id] = stored(session)
         self._owners[session.owner] = session.id
         self._by_user.setdefault(session.user_id, {})[session.id] = None
         self._index(session)
@@ -41,7 +169,7 @@ class InMemorySessionRepository:
         if session.id not in self._sessions:
             return
         session.version += 1
-        self._sessions[session.id] = session.copy()
+        self._sessions[session.id] = stored(session)
         self._index(session)
 
     def _index(self, session: Session) -> None:

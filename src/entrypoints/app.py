@@ -18,8 +18,11 @@ from litestar import Litestar, get
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 
+from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
 from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
     game_error_handler,
     http_error_handler,
@@ -27,6 +30,7 @@ from noitu.adapters.http.errors import (
 )
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
+from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.errors import Busy, GameError
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
@@ -160,20 +164,31 @@ def create_app(container: Container) -> Litestar:
         lifespans += telegram_lifespans
         routes += telegram_routes
     if settings.game_enabled:
-        routes += noitu_routers(PageAssets.from_package(), _use_case_dependencies(container))
+        # The rules say the turn in whole seconds, rounded half up as the page's script
+        # rounds turn_limit_ms (at least 1).
+        turn_seconds = max((settings.turn_ms + 500) // 1000, 1)
+        assets = PageAssets.from_package(turn_seconds=turn_seconds)
+        routes += noitu_routers(assets, _use_case_dependencies(container))
         lifespans.append(_noitu_lifespan(container, settings))
+    if settings.arena_enabled:
+        routes += arena_page_routers(ArenaAssets.from_package())
     _log_startup(settings)
 
     app = Litestar(
         route_handlers=routes,
         lifespan=lifespans,
         before_send=[response_headers(settings.access_log)],
+        request_class=GameRequest,
         exception_handlers={
             GameError: game_error_handler,
             HTTPException: http_error_handler,
             Exception: internal_error_handler,
         },
-        openapi_config=OpenAPIConfig(title="noitu", version="0.1.0"),
+        # The OpenAPI document as JSON only (SCHEMA_PATH/openapi.json, and SCHEMA_PATH
+        # itself): litestar's HTML renderers would load their scripts from a CDN.
+        openapi_config=OpenAPIConfig(
+            title="noitu", version="0.1.0", path=SCHEMA_PATH, render_plugins=[JsonRenderPlugin()]
+        ),
         logging_config=None,
         debug=False,
     )

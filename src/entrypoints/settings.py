@@ -52,6 +52,9 @@ class Settings:
     redis_url: str = ""
     max_sessions: int = SessionLimits().max_playing
     cache_dir: Path | None = None  # where built Lexicons are kept; None: nowhere
+    # Benchmark only (NOITU_BENCH_CPU=1): `noitu serve` counts its CPU per route and
+    # answers GET /_bench/cpu with the totals (noitu.bench.server_cpu). Off by default.
+    bench_cpu: bool = False
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -63,6 +66,11 @@ class Settings:
     def noitu_enabled(self) -> bool:
         """MODULES empty or naming noitu."""
         return not self.modules or "noitu" in self.modules
+
+    @property
+    def arena_enabled(self) -> bool:
+        """MODULES empty or naming arena."""
+        return not self.modules or "arena" in self.modules
 
     @property
     def game_disabled_reason(self) -> str:
@@ -234,6 +242,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         problems.append(f"NOITU_MAX_SESSIONS={raw_max!r}: expected a number from 1 to 1000000")
 
     values["cache_dir"] = _cache_dir(env)
+    bench_cpu = env.get("NOITU_BENCH_CPU", "0").strip().lower()
+    if bench_cpu not in ("0", "1"):
+        problems.append(f"NOITU_BENCH_CPU={bench_cpu!r}: expected 1 or 0 (benchmark only)")
+    values["bench_cpu"] = bench_cpu == "1"
 
     if problems:
         raise SettingsError(problems)

@@ -57,6 +57,7 @@ def assert_same(stored, original):
         original.created_ms, original.last_active_ms, original.last_move_ms,
     )
     assert stored.report is original.report
+    assert stored.replaced_by == original.replaced_by
     a, b = stored.game, original.game
     assert [(l.word, l.by, l.points) for l in a.chain.links] == [
         (l.word, l.by, l.points) for l in b.chain.links
@@ -152,6 +153,20 @@ async def test_an_ended_game_round_trips(repository, new_session, clock):
     assert ended.game.deadline_ms == 0 and ended.report is ReportState.PENDING
     assert await repository.count_playing() == 0
     assert await repository.ids() == [session.id]
+
+
+async def test_a_replaced_game_round_trips_with_its_successor(repository, new_session, clock):
+    session = new_session()
+    assert await repository.add(session, 10)
+    async with repository.lock(session.id):
+        stored = await repository.get(session.id)
+        assert stored.replaced_by == ""
+        stored.game.give_up(clock.now_ms())
+        stored.replaced_by = "f" * 32
+        await repository.save(stored)
+    ended = await repository.get(session.id)
+    assert_same(ended, stored)
+    assert ended.replaced_by == "f" * 32
 
 
 async def test_every_side_and_difficulty_round_trips(repository, new_session):

@@ -111,8 +111,9 @@ def open_page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Call
     """
     opened: list[tuple[Any, OpenPage]] = []
 
-    def factory(viewport: dict[str, int] | None = None) -> OpenPage:
-        context = browser.new_context(viewport=viewport or PHONE, locale="vi-VN")
+    def factory(viewport: dict[str, int] | None = None, **options: Any) -> OpenPage:
+        """`options` go to the browser context (e.g. color_scheme, device_scale_factor)."""
+        context = browser.new_context(viewport=viewport or PHONE, locale="vi-VN", **options)
         context.set_default_timeout(10_000)
         context.route("https://telegram.org/**", _abort_telegram)
         context.add_init_script(CSP_LISTENER)

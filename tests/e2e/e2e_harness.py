@@ -134,8 +134,9 @@ class Tokens:
 
     signer: HmacTokenSigner
 
-    def new(self, name: str = "Lan") -> str:
-        """A new player on a new game message, valid for an hour.
+    def new(self, name: str = "Lan", ttl_s: int = 3600) -> str:
+        """A new player on a new game message, valid for an hour (`ttl_s`; a negative
+        one gives a link that expired that long ago).
 
         A new user each time keeps every test under the start limit (10 per user per
         minute); a new message keeps a start from replacing another test's session.
@@ -145,9 +146,39 @@ class Tokens:
             user_id=user,
             first_name=name,
             message=GameMessage(chat_id=-1000 - user, message_id=user),
-            expires_at=int(time.time()) + 3600,
+            expires_at=int(time.time()) + ttl_s,
         )
         return self.signer.issue(ticket)
+
+
+# ---- the accessibility audit ------------------------------------------------------------------
+
+# axe-core, installed next to the browser tests by `npm ci` in tests/e2e (scripts/test
+# does it). Only the tests load it into the page; the game never serves it.
+AXE_JS = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: Page) -> list[str]:
+    """The axe-core violations of the page as it is now (WCAG 2.x A and AA rules and
+    axe's best practices), one line each: rule, impact, and the offending elements.
+
+    The script is evaluated through DevTools, which the page's CSP does not govern
+    (an injected <script> tag would be inline, and the CSP refuses inline scripts)."""
+    if not AXE_JS.exists():
+        raise RuntimeError(f"{AXE_JS} is missing: run `npm ci` in tests/e2e (scripts/test does)")
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE_JS.read_text(encoding="utf-8") + "\n;undefined")
+    results = page.evaluate(
+        """() => window.axe.run(document, {
+             resultTypes: ["violations"],
+             runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] }
+           })"""
+    )
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} -- "
+        + "; ".join(f"{' '.join(n['target'])}: {n.get('failureSummary', '')}" for n in v["nodes"])
+        for v in results["violations"]
+    ]
 
 
 # ---- the page, as a player sees it ------------------------------------------------------------
@@ -221,6 +252,13 @@ class Game:
 
     def storage(self, key: str) -> str | None:
         return self.page.evaluate("(key) => window.sessionStorage.getItem(key)", key)
+
+    def arm_give_up(self) -> None:
+        """The first of the two taps: the button asks to be sure (and reverts in 3 s)."""
+        button = self.by_id("give-up-button")
+        expect(button).to_be_enabled()
+        button.click()
+        expect(button).to_have_attribute("data-armed", "true")
 
     def give_up_twice(self) -> None:
         button = self.by_id("give-up-button")

@@ -76,13 +76,15 @@ def test_a_game_won_against_the_bot(game: Game, watch: PageWatch, tokens: Tokens
     assert game.chain_words() == ["mối tình", "đầu mối", "mở đầu"]  # newest first
     mine = game.page.locator('#chain > li[data-by="player"]')
     expect(mine).to_have_count(1)
-    points = int(mine.locator(".chain-points").inner_text().lstrip("+"))
+    points = int(mine.locator('.chain-points > [aria-hidden="true"]').inner_text().lstrip("+"))
     assert points > 0
     assert game.number("score") == points
     expect(game.page.locator('#chain > li[data-by="bot"] .chain-points')).to_have_count(0)
 
     game.send("tình yêu")
     game.expect_end("won", "bot_stuck")
+    expect(game.by_id("end-reason")).to_have_attribute("data-replaced", "false")
+    expect(game.by_id("continue-button")).to_be_hidden()
     expect(game.by_id("end-title")).to_have_text("Bạn thắng rồi!")
     expect(game.by_id("end-reason")).to_contain_text("Máy hết từ")
     final = game.number("final-score")
@@ -98,6 +100,8 @@ def test_a_game_won_against_the_bot(game: Game, watch: PageWatch, tokens: Tokens
     game.by_id("play-again").click()
     game.expect_screen("start")
     expect(game.by_id("session-message")).to_be_hidden()
+    expect(game.by_id("start-button")).to_be_focused()
+    expect(game.by_id("start-button")).to_have_accessible_description("")
     assert game.storage("noitu.session") is None
 
 
@@ -265,3 +269,195 @@ def test_screenshots_of_the_start_play_and_end_screens(
     game.open()
     game.expect_screen("notoken")
     shot("extra-notoken")
+
+
+# ---- the bot's points, meanings, the link's expiry, the turn length ----------------------
+
+
+def visible_points(item) -> str:
+    """The points as shown (the recap's rows sit in a closed <details>: text, not layout)."""
+    return item.locator('[aria-hidden="true"]').text_content() or ""
+
+
+def test_the_bots_points_show_on_its_rows_apart_from_the_score(game: Game, tokens: Tokens) -> None:
+    game.open(tokens.new())
+    game.start()
+    opening = game.page.locator('#chain > li[data-word="mở đầu"]')
+    expect(opening.locator(".chain-bot-points")).to_have_count(0)  # the opening scores nothing
+
+    game.send("đầu mối")
+    game.expect_bot("mối tình")
+    bot_row = game.page.locator('#chain > li[data-word="mối tình"]')
+    badge = bot_row.locator(".chain-bot-points")
+    expect(badge).to_be_visible()
+    shown = visible_points(badge)
+    assert re.fullmatch(r"máy \+\d+", shown), shown
+    bot_points = int(shown.split("+")[1])
+    assert bot_points > 0
+    # Screen readers hear that these points are not the player's.
+    expect(badge.locator(".visually-hidden")).to_have_text(
+        f"Máy được {bot_points} điểm, không tính vào điểm của bạn"
+    )
+    # Muted, smaller than the player's points, and not added to the score.
+    player_badge = game.page.locator('#chain > li[data-word="đầu mối"] .chain-points')
+    mine = int(visible_points(player_badge).lstrip("+"))
+    assert game.number("score") == mine
+    styles = game.page.evaluate(
+        """() => {
+          const bot = getComputedStyle(document.querySelector(".chain-bot-points"));
+          const me = getComputedStyle(document.querySelector(".chain-points"));
+          const muted = getComputedStyle(document.querySelector(".hud-label")).color;
+          return { bot: bot.color, me: me.color, muted: muted,
+                   botSize: parseFloat(bot.fontSize), meSize: parseFloat(me.fontSize) };
+        }"""
+    )
+    assert styles["bot"] == styles["muted"] != styles["me"], styles
+    assert styles["botSize"] < styles["meSize"], styles
+
+    game.send("tình yêu")
+    game.expect_end("won", "bot_stuck")
+    end_badge = game.page.locator('#end-chain > li[data-word="mối tình"] .chain-bot-points')
+    assert visible_points(end_badge) == f"máy +{bot_points}"
+    assert game.number("final-score") == game.page.locator("#end-chain .chain-points").evaluate_all(
+        "(badges) => badges.reduce((sum, b) => sum + Number(b.firstChild.textContent.slice(1)), 0)"
+    )
+
+
+def test_the_meaning_toggle_shows_only_for_words_with_meanings(game: Game, tokens: Tokens) -> None:
+    game.open(tokens.new())
+    game.start()
+    opening = game.page.locator('#chain > li[data-word="mở đầu"]')
+    expect(opening.locator(".meaning-toggle")).to_have_count(0)  # the little dictionary has none for it
+
+    game.send("đầu tiên")  # "đầu tiên" has a meaning; the bot's "tiên sinh" has none
+    game.expect_bot("tiên sinh")
+    expect(game.page.locator('#chain > li[data-word="tiên sinh"] .meaning-toggle')).to_have_count(0)
+    toggle = game.page.locator('#chain > li[data-word="đầu tiên"] .meaning-toggle')
+    expect(toggle).to_have_text("Nghĩa")
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    panel = game.page.locator('#chain > li[data-word="đầu tiên"] .meanings')
+    expect(panel).to_be_hidden()
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(panel).to_be_visible()
+    expect(panel).to_contain_text("thứ nhất")
+    toggle.click()
+    expect(panel).to_be_hidden()
+
+    game.give_up_twice()
+    game.expect_end("lost", "gave_up")
+    # Suggestions: a meaning under the word that has one, nothing under the others.
+    assert game.suggestions() == ["sinh viên"]
+    expect(game.page.locator("#suggestions .meaning-list")).to_have_count(0)
+    expect(game.page.locator("#end-chain .meaning-toggle")).to_have_count(1)
+    expect(game.page.get_by_text("Chưa có nghĩa")).to_have_count(0)
+
+
+def test_suggestions_show_meanings_only_where_the_dictionary_has_them(game: Game, tokens: Tokens) -> None:
+    game.open(tokens.new())
+    game.start()
+    game.give_up_twice()
+    game.expect_end("lost", "gave_up")
+    assert game.suggestions() == ["đầu bếp", "đầu tiên", "đầu óc"]
+    items = game.page.locator("#suggestions li")
+    expect(items.nth(0).locator(".meaning-list")).to_contain_text("người nấu ăn chính")
+    expect(items.nth(1).locator(".meaning-list")).to_contain_text("thứ nhất")
+    expect(items.nth(2).locator(".meaning-list")).to_have_count(0)
+    expect(game.page.get_by_text("Chưa có nghĩa")).to_have_count(0)
+
+
+EXPIRED_TEXT = "Đường dẫn vào trò chơi đã hết hạn. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram."
+BAD_TEXT = "Đường dẫn vào trò chơi không hợp lệ. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram."
+UNAUTHORIZED = r"Failed to load resource: the server responded with a status of 401 \(Unauthorized\)"
+
+
+def test_an_expired_link_is_reported_on_the_start_screen_at_once(
+    game: Game, watch: PageWatch, tokens: Tokens, server: ServerProcess
+) -> None:
+    game.open(tokens.new(ttl_s=-60))
+    game.expect_screen("start")
+    error = game.by_id("start-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_text(EXPIRED_TEXT)
+    assert watch.api_calls("start") == [], "the page read the expiry itself"
+    # The server still decides: "Bắt đầu" asks it, and it says the same.
+    watch.allow("the server refuses the expired link", UNAUTHORIZED, f"{server.base}{GAME_PATH}api/start")
+    game.by_id("start-button").click()
+    expect(error).to_have_text(EXPIRED_TEXT)
+    game.expect_screen("start")
+    assert len(watch.api_calls("start")) == 1
+
+
+def test_an_unreadable_link_is_reported_on_the_start_screen_at_once(game: Game, watch: PageWatch) -> None:
+    game.open("not-a-game-link")
+    game.expect_screen("start")
+    expect(game.by_id("start-error")).to_have_text(BAD_TEXT)
+    assert watch.api_calls("start") == []
+
+
+def test_a_link_that_runs_out_on_the_start_screen_says_so(game: Game, watch: PageWatch, tokens: Tokens) -> None:
+    game.open(tokens.new(ttl_s=2))
+    game.expect_screen("start")
+    error = game.by_id("start-error")
+    expect(error).to_be_hidden()
+    expect(error).to_have_text(EXPIRED_TEXT, timeout=6_000)
+    expect(error).to_be_visible()
+    assert watch.api_calls("start") == []
+
+
+def test_a_good_link_shows_no_warning_and_the_rules_say_the_servers_turn(game: Game, tokens: Tokens) -> None:
+    game.open(tokens.new())
+    game.expect_screen("start")
+    expect(game.by_id("start-error")).to_be_hidden()
+    expect(game.by_id("rules-turn-seconds")).to_have_text("30")
+    expect(game.screen("start")).to_contain_text("Mỗi lượt có 30 giây")
+
+
+# ---- a game replaced by a newer start (the same link in two tabs) ------------------------
+
+CONFLICT = r"Failed to load resource: the server responded with a status of 409 \(Conflict\)"
+
+
+def test_a_game_replaced_in_another_tab_says_so_and_continues_in_the_newer_one(
+    open_page, server: ServerProcess, tokens: Tokens
+) -> None:
+    token = tokens.new()
+    first_tab, second_tab = open_page(), open_page()
+    first, second = Game(first_tab.page, server.base), Game(second_tab.page, server.base)
+    first.open(token)
+    first.start()
+    second.open(token)
+    second.start()  # the same game message: this start replaces the first tab's game
+    newer = second.storage("noitu.session")
+    assert newer and newer != first.storage("noitu.session")
+
+    # Playing on in the first tab: the server says that game is over …
+    first_tab.watch.allow("the replaced game is over", CONFLICT, f"{server.base}{GAME_PATH}api/move")
+    first.send("đầu mối")
+    first.expect_end("lost", "gave_up")
+    # … and the page says why, instead of "Bạn đã chịu thua."
+    reason = first.by_id("end-reason")
+    expect(reason).to_have_attribute("data-replaced", "true")
+    expect(first.by_id("end-title")).to_have_text("Đã có ván mới")
+    expect(reason).to_contain_text("bắt đầu một ván mới")
+    expect(reason).not_to_contain_text("chịu thua")
+    expect(first.by_id("suggestions")).to_be_hidden()
+    continue_button = first.by_id("continue-button")
+    expect(continue_button).to_be_visible()
+    expect(continue_button).to_have_text("Tiếp tục ván mới")
+    expect(continue_button).to_be_focused()
+
+    continue_button.click()
+    first.expect_screen("play")
+    assert first.storage("noitu.session") == newer
+    assert first.chain_words() == ["mở đầu"]
+    expect(first.by_id("word-input")).to_be_focused()
+    first.send("đầu óc")
+    first.expect_end("won", "bot_stuck")
+    expect(first.by_id("continue-button")).to_be_hidden()
+    expect(first.by_id("end-reason")).to_have_attribute("data-replaced", "false")
+
+    # The second tab was on that same game: it catches up when it asks.
+    second_tab.watch.allow("that game is over now", CONFLICT, f"{server.base}{GAME_PATH}api/move")
+    second.send("đầu tiên")
+    second.expect_end("won", "bot_stuck")

@@ -73,6 +73,10 @@ def test_after_a_restart_the_page_returns_to_the_start_screen(
     expect(session_message).to_be_visible()
     expect(session_message).to_have_text(NO_SESSION_TEXT)
     assert game.storage("noitu.session") is None
+    # The focus was in the hidden word input: it moves to the start button (which the
+    # message describes), not to <body>.
+    expect(game.by_id("start-button")).to_be_focused()
+    expect(game.by_id("start-button")).to_have_accessible_description(NO_SESSION_TEXT)
 
     # The same token starts a new game on the new server.
     game.by_id("start-button").click()
@@ -86,6 +90,7 @@ def test_after_a_restart_the_page_returns_to_the_start_screen(
     page.reload()
     game.expect_screen("start")
     expect(session_message).to_have_text(NO_SESSION_TEXT)
+    expect(game.by_id("start-button")).to_be_focused()
     assert game.storage("noitu.session") is None
     assert game.storage("noitu.token"), "the token stays for the next start"
     game.start()

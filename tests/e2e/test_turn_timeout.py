@@ -23,6 +23,7 @@ def server_settings() -> dict[str, str]:
 
 def test_a_turn_that_runs_out_ends_the_game_on_time(game: Game, watch: PageWatch, tokens: Tokens) -> None:
     game.open(tokens.new())
+    expect(game.by_id("rules-turn-seconds")).to_have_text(str(TURN_SECONDS))
     game.start()
     timer_box = game.by_id("timer-box")
     bar = game.by_id("countdown-bar")

@@ -78,6 +78,7 @@ async def test_a_fourth_game_ends_the_oldest_and_reports_it(harness):
     fourth = await harness.started(message=4)
     old = (await harness.post("state", {"session": first["session"]})).json()
     assert (old["status"], old["end_reason"]) == ("lost", "gave_up")
+    assert old["replaced_by"] == fourth["session"]
     await harness.background.settle()
     assert [r.score for r in harness.reporter.reports] == [old["score"]]
     assert harness.reporter.reports[0].message.message_id == 1
@@ -92,7 +93,11 @@ async def test_a_new_start_on_the_same_message_replaces_the_old_game(harness):
     second = await harness.started()
     assert second["session"] != first["session"]
     old = (await harness.post("state", {"session": first["session"]})).json()
-    assert old["status"] == "lost"
+    assert (old["status"], old["end_reason"]) == ("lost", "gave_up")
+    assert old["replaced_by"] == second["session"]
+    # The older tab's next move says the game is over; its state names the newer game.
+    refused = await harness.move(first["session"], "tình yêu")
+    assert refused.status_code == 409
     await harness.background.settle()
     assert len(harness.reporter.reports) == 1
     # Another player on the same message does not replace it.

@@ -23,8 +23,9 @@ async def test_start_answers_the_session_view(harness):
     assert set(view) == {
         "session", "player", "difficulty", "status", "end_reason", "current", "chain",
         "score", "turn_limit_ms", "deadline_ms", "server_now_ms", "suggestions",
-        "score_reported",
+        "score_reported", "replaced_by",  # replaced_by is ours, beyond the spec's list
     }
+    assert view["replaced_by"] == ""
     assert len(view["session"]) == 32 and int(view["session"], 16) >= 0
     assert view["player"] == "An"
     assert view["difficulty"] == "hard"
@@ -103,6 +104,16 @@ async def test_page_assets_and_headers(harness):
     assert "max-age" in (await harness.client.get("/games/noitu/app.js")).headers["cache-control"]
 
 
+@pytest.mark.parametrize(("setting", "shown"), [(None, "30"), ("5", "5"), ("7.5", "8"), ("1", "1")])
+async def test_the_page_states_the_servers_turn_length(make_harness, setting, shown):
+    env = {"NOITU_TURN_SECONDS": setting} if setting else {}
+    harness = await make_harness(env=env)
+    page = (await harness.client.get("/games/noitu/")).text
+    assert f'data-testid="rules-turn-seconds">{shown}</span> giây' in page
+    view = await harness.started()  # the page's script keeps it right from the views
+    assert view["turn_limit_ms"] == int(float(setting or "30") * 1000)
+
+
 async def test_the_page_modules_are_served_from_a_whitelist(harness):
     """app.js imports ./js/*.js: each shipped module is served as a script, and nothing
     else under /js/ (no path walks, no other files of the package)."""
@@ -146,6 +157,24 @@ async def test_openapi_declares_every_answer(harness):
     for route, codes in expected.items():
         operation = schema["paths"][f"/games/noitu/api/{route}"]["post"]
         assert set(operation["responses"]) == codes, route
+
+
+async def test_the_openapi_document_is_json_only_with_the_page_headers(harness):
+    """No HTML documentation site (litestar's would load a CDN's script on the game's
+    domain): the document as JSON, with the CSP and the other headers of the page."""
+    for path in ("/schema/openapi.json", "/schema"):
+        response = await harness.client.get(path)
+        assert response.status_code == 200, path
+        assert response.headers["content-type"].startswith("application/vnd.oai.openapi+json"), path
+        assert response.json()["openapi"].startswith("3."), path
+        assert response.headers["content-security-policy"] == CSP, path
+        assert response.headers["x-content-type-options"] == "nosniff", path
+        assert response.headers["referrer-policy"] == "no-referrer", path
+    for site in ("swagger", "redoc", "rapidoc", "elements", "scalar", "openapi.yaml", "openapi.yml"):
+        response = await harness.client.get(f"/schema/{site}")
+        assert response.status_code == 404, site
+        assert "<script" not in response.text, site
+        assert response.headers["content-security-policy"] == CSP, site
 
 
 async def test_disabled_game_has_no_routes(make_harness):

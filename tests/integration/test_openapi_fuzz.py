@@ -1,5 +1,8 @@
 """Schemathesis against the served OpenAPI document: no request a client can send gets
-a 5xx, and every answer matches what the document declares."""
+a 5xx, and every answer matches what the document declares.
+
+Bodies that are not JSON the schema could describe (nested 2,000 deep, huge numbers,
+invalid UTF-8, lone surrogates) are sent by test_undecodable_bodies.py."""
 
 from __future__ import annotations
 

@@ -37,6 +37,7 @@ SOURCES = {
     "Viet74K.txt": [
         "lúc lắc", "bình minh", "fan hâm mộ", "ampe kế", "Bình Minh", "sơ mi-",
         "  ăn \u00a0 cơm ", "xoong nồi", "thuỷ lợi", "thủy lợi",
+        "một con ngựa đau cả tàu không ăn cỏ",  # 9 syllables: more than a player may type
     ],
 }
 
@@ -85,16 +86,29 @@ def test_filters_tiers_and_families() -> None:
     assert [(e.word, e.tier) for e in result.entries] == EXPECTED_WORDS
     steps = [(s.name, s.kept, s.dropped) for s in result.steps]
     assert steps == [
-        ("source lines (blank dropped)", 22, 1),
-        ("proper nouns (a capital letter)", 19, 3),
-        ("fewer than 2 syllables", 17, 2),  # "a", "ca-dao"
-        ("digits, punctuation, hyphens", 15, 2),  # "ca dao 2", "sơ mi-"
-        ("letters f, j, w, z", 14, 1),
-        ("phonotactics", 13, 1),  # "ampe kế"
+        ("source lines (blank dropped)", 23, 1),
+        ("proper nouns (a capital letter)", 20, 3),
+        ("fewer than 2 syllables", 18, 2),  # "a", "ca-dao"
+        ("digits, punctuation, hyphens", 16, 2),  # "ca dao 2", "sơ mi-"
+        ("letters f, j, w, z", 15, 1),
+        ("phonotactics", 14, 1),  # "ampe kế"
+        ("more than 8 syllables or 64 characters", 13, 1),  # "một con ngựa đau …"
         ("duplicates", 10, 3),
         ("spelling families merged", 7, 3),
     ]
     assert result.tier_counts() == {1: 2, 2: 1, 3: 1, 4: 3}
+
+
+def test_words_over_the_input_limits_are_dropped() -> None:
+    """B2's limits (8 syllables, 64 characters) bound what a player can type: a longer
+    entry could never be played, so the builder drops it and counts it."""
+    eight = "con ngựa đau cả tàu không ăn cỏ"
+    sources = {name: [] for name, _ in builder.SOURCE_FILES}
+    sources["Viet74K.txt"] = [eight, "một " + eight, "hoa hồng"]
+    result = builder.build(sources)
+    assert [e.word for e in result.entries] == [eight, "hoa hồng"]
+    step = next(s for s in result.steps if s.name == "more than 8 syllables or 64 characters")
+    assert (step.kept, step.dropped) == (2, 1)
 
 
 def test_keep_proper_nouns() -> None:

@@ -26,7 +26,7 @@ def test_a_cached_lexicon_is_the_built_one(tmp_path):
             assert getattr(lexicon, name) == getattr(built, name), name
     # The bots' index comes back from the cache as it was built.
     index = bot_index_of(cached)
-    assert set(vars(index)) == {"lexicon", "_common_starting_with", *index.SNAPSHOT_FIELDS}
+    assert set(vars(index)) == {"lexicon", "_class_words", *index.SNAPSHOT_FIELDS}
     assert index.fields() == BotIndex(built).fields()
     assert cached.resolve("hoà bình") == built.resolve("hòa bình")
     # The bots play the same game on either.

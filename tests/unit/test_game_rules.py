@@ -7,13 +7,16 @@ import random
 import pytest
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
-from noitu.domain.noitu.bots import BotIndex, EasyOpponent, MediumOpponent
-from noitu.domain.noitu.chain import Side
+from noitu.domain.noitu.bots import BotIndex, EasyOpponent, MediumOpponent, make_opponents
+from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.game import EndReason, Game, Status
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import (
+    COMMON_TIER,
     MAX_CHAIN_WORDS,
+    OPEN_MIN_COMMON_REPLIES,
+    OPENING_MIN_REPLIES,
     Rejection,
     TurnClock,
     draw_opening,
@@ -58,11 +61,81 @@ def test_opening_is_the_best_connected_word_without_candidates(little):
 
 
 def test_opening_prefers_common_candidates():
+    # Every answer to "đầu" leads where no word starts: no opening is open, so the pool is
+    # the common words whose last syllable starts 20 words.
     replies = [f"đầu x{c}" for c in "abcdeghiklmnopqrstuvxy"][:20]
     lines = ["bắt đầu\t4", "mở đầu\t2", "khởi đầu\t3", *replies]
     lexicon = lexicon_from_lines(lines)
+    assert lexicon.open_opening_candidates == ()
     drawn = {lexicon.words[draw_opening(lexicon, random.Random(seed))] for seed in range(40)}
     assert drawn == {"mở đầu"}
+
+
+LETTERS_20 = "abcdeghiklmnopqrstuv"
+# "đầu" starts 20 common words, each answered (by a rare word back to "đầu"); "sau" starts
+# 20 common words, one of which ("sau ra") leads where no word starts; "mai" starts 20
+# words, none of them common. "ô" starts only "ô đầu", and "đầu ô" answers "đầu".
+OPENINGS = [
+    "mở đầu\t1", "khởi đầu\t2", "bắt đầu\t3", "ô đầu\t1", "đầu ô\t1",
+    *(f"đầu q{c}\t1" for c in LETTERS_20[:19]), *(f"q{c} đầu\t3" for c in LETTERS_20[:19]),
+    "trước sau\t1",
+    *(f"sau r{c}\t1" for c in LETTERS_20), *(f"r{c} sau\t3" for c in LETTERS_20[1:]),
+    "nay mai\t1", *(f"mai s{c}\t3" for c in LETTERS_20), *(f"s{c} mai\t3" for c in LETTERS_20),
+]
+
+
+def test_opening_is_an_open_common_word_that_offers_no_immediate_win():
+    lexicon = lexicon_from_lines(OPENINGS)
+    # "ô đầu" is open too, but "đầu ô" would then leave no reply (its only word is used).
+    assert {lexicon.words[w] for w in lexicon.open_opening_candidates} == {"mở đầu", "khởi đầu"}
+    for difficulty in Difficulty:
+        games = [
+            Game.start(lexicon, TurnClock(), difficulty, random.Random(seed), T0)
+            for seed in range(40)
+        ]
+        drawn = {game.chain.links[0].word.text for game in games}
+        assert drawn == {"mở đầu", "khởi đầu"}, difficulty
+    # Without them, the common words whose last syllable starts 20 words.
+    fallback = lexicon_from_lines([line for line in OPENINGS if "đầu" not in line])
+    assert fallback.open_opening_candidates == ()
+    drawn = {fallback.words[draw_opening(fallback, random.Random(seed))] for seed in range(40)}
+    assert drawn == {"trước sau", "nay mai"}
+
+
+def test_open_openings_are_exactly_those_a_game_finds():
+    """Against a brute force over real chains: the opening played, every answer tried."""
+    seen = [0, 0]
+    for seed in range(30):
+        rng = random.Random(seed)
+        names = [f"{c}{v}" for c in "bcdghklmnt" for v in "aeiou"][: rng.randint(6, 9)]
+        # Two syllables only end words (an answer into one ends the game), and only words
+        # from the first few syllables lead there.
+        live, dead, risky = names[:-2], names[-2:], names[:3]
+        found = {}
+        for _ in range(rng.randint(300, 500)):
+            first = rng.choice(live)
+            last = rng.choice(dead) if first in risky and rng.random() < 0.1 else rng.choice(live)
+            # A middle syllable, for more words per pair of first and last syllables.
+            middle = rng.choice(("", "xa ", "xe ", "xi ", "xo ", "ya ", "ye ", "yi ", "yo "))
+            found[f"{first} {middle}{last}"] = rng.choice((1, 1, 2, 3, 4))
+        lexicon = lexicon_from_lines([f"{w}\t{t}" for w, t in sorted(found.items())])
+        expected = []
+        for opening in range(len(lexicon)):
+            answered = lexicon.last[opening]
+            if lexicon.tiers[opening] > COMMON_TIER:
+                continue
+            if lexicon.out_degree[answered] < OPENING_MIN_REPLIES:
+                continue
+            if lexicon.common_out_degree[answered] < OPEN_MIN_COMMON_REPLIES:
+                continue
+            chain = Chain(lexicon)
+            chain.append(opening, Side.BOT, 0)
+            if all(chain.replies_after(w) > 0 for w in chain.legal_words()):
+                expected.append(opening)
+        assert list(lexicon.open_opening_candidates) == expected, seed
+        seen[0] += len(expected)
+        seen[1] += len(lexicon.common_opening_candidates) - len(expected)
+    assert seen[0] > 20 and seen[1] > 20  # both kinds were there
 
 
 def test_check_order_syllables_dictionary_link_reuse(little):
@@ -161,3 +234,39 @@ def test_typed_word_limits():
     assert typed_word_too_long("a" * 65)
     assert not typed_word_too_long(" ".join("abcdefgh"))
     assert typed_word_too_long(" ".join("abcdefghi"))
+
+
+# An operator's file whose only answers to "cạo" and "đầu" are longer than a player may
+# type (9 syllables): the loader skips them, so they are neither replies nor bot moves.
+UNTYPABLE_TAIL = "một hai ba bốn năm sáu bảy tám"
+UNTYPABLE = [
+    "ca dao",
+    "dao cạo",
+    f"cạo {UNTYPABLE_TAIL}",
+    "mở đầu",
+    f"đầu {UNTYPABLE_TAIL}",
+]
+
+
+@pytest.mark.parametrize("difficulty", list(Difficulty))
+def test_bots_never_play_a_word_no_player_can_type(difficulty):
+    lexicon = lexicon_from_lines(UNTYPABLE)
+    opponent = make_opponents(BotIndex(lexicon))[difficulty]
+    game = Game.start(lexicon, TurnClock(), difficulty, random.Random(1), T0)
+    assert game.chain.links[0].word.text == "ca dao"
+    outcome = game.play("dao cạo", T0, opponent, random.Random(1))
+    assert outcome.accepted and outcome.bot_word is None
+    assert (game.status, game.end_reason) == (Status.WON, EndReason.BOT_STUCK)
+
+
+def test_a_reply_no_player_can_type_leaves_a_true_dead_end():
+    lexicon = lexicon_from_lines(UNTYPABLE)
+    opening = lexicon.word_ids["mở đầu"]
+    game = Game.restore(
+        lexicon, TurnClock(), Difficulty.MEDIUM, [(opening, Side.BOT, 0)],
+        status=Status.PLAYING, end_reason=None, deadline_ms=T0 + 30_000, ended_ms=0, score=0,
+    )
+    assert not game.chain.has_legal_word()
+    game.give_up(T0)
+    assert (game.status, game.end_reason) == (Status.LOST, EndReason.NO_LEGAL_MOVE)
+    assert game.suggestions == []

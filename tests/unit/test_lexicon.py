@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+import structlog
 
 from noitu.adapters.dictionary_file import (
     DictionaryFormatError,
@@ -163,6 +164,54 @@ def test_rejected_lines_name_source_and_line(
     assert error.line == line_number
     assert str(error).startswith(f"operator.txt:{line_number}: ")
     assert fragment in str(error)
+
+
+NINE_SYLLABLES = "một con ngựa đau cả tàu không ăn cỏ"
+EIGHT_SYLLABLES = "con ngựa đau cả tàu không ăn cỏ"
+LONG_TWO_SYLLABLES = "a" * 40 + " " + "b" * 24  # 65 characters
+
+
+def test_words_no_player_can_type_are_skipped_with_a_warning_naming_the_line() -> None:
+    lines = ["bình minh", NINE_SYLLABLES, EIGHT_SYLLABLES, f"{LONG_TWO_SYLLABLES}\t2", "minh bạch"]
+    with structlog.testing.capture_logs() as logs:
+        parsed = parse_dictionary(lines, "operator.txt")
+    assert [entry.word for entry in parsed.entries] == ["bình minh", EIGHT_SYLLABLES, "minh bạch"]
+    assert parsed.skipped_lines == (2, 4)
+    warnings = [entry for entry in logs if entry["log_level"] == "warning"]
+    assert [w["at"] for w in warnings] == ["operator.txt:2", "operator.txt:4"]
+    assert all(w["event"] == "dictionary_word_skipped" for w in warnings)
+    assert warnings[0]["word"] == NINE_SYLLABLES
+    assert "8 syllables or 64 characters" in warnings[0]["reason"]
+    lexicon = lexicon_from_lines(lines, "operator.txt")
+    assert lexicon.resolve(NINE_SYLLABLES) is None
+    assert lexicon.resolve(LONG_TWO_SYLLABLES) is None
+    assert len(lexicon) == 3
+
+
+def test_a_skipped_word_does_not_count_as_a_repeat() -> None:
+    parsed = parse_dictionary([NINE_SYLLABLES, NINE_SYLLABLES, "bình minh"])
+    assert [entry.word for entry in parsed.entries] == ["bình minh"]
+    assert parsed.skipped_lines == (1, 2)
+
+
+def test_many_skipped_words_are_named_up_to_a_limit_then_counted() -> None:
+    lines = [NINE_SYLLABLES] * 30 + ["bình minh"]
+    with structlog.testing.capture_logs() as logs:
+        parsed = parse_dictionary(lines, "big.txt")
+    assert len(parsed.skipped_lines) == 30
+    named = [e for e in logs if e["event"] == "dictionary_word_skipped"]
+    counted = [e for e in logs if e["event"] == "dictionary_words_skipped"]
+    assert len(named) == 20
+    assert counted == [
+        {
+            "event": "dictionary_words_skipped",
+            "source": "big.txt",
+            "count": 30,
+            "unnamed": 10,
+            "reason": "more than 8 syllables or 64 characters",
+            "log_level": "warning",
+        }
+    ]
 
 
 def test_an_empty_dictionary_is_refused() -> None:

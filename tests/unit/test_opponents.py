@@ -1,6 +1,7 @@
 """The bot policies' contracts (spec B6): legal words, None when stuck, immediate wins,
-determinism, the hard search's node cap and exactness, easy's tier preference, and the
-Lexicon's retrograde outcome the hard bot leans on. No timing here: see `noitu bench`."""
+determinism, the hard search's node cap and exactness, the vocabularies of easy and
+medium, and the Lexicon's retrograde outcome the hard bot leans on. No timing here: see
+`noitu bench`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from noitu.domain.noitu.bots import BotIndex, EasyOpponent, HardOpponent, Medium
 from noitu.domain.noitu.bots.counters import edges_to_exhausted
 from noitu.domain.noitu.bots.hard import DRAWLESS
 from noitu.domain.noitu.bots.index import WIN
+from noitu.domain.noitu.bots.vocabulary import (
+    EASY_VOCABULARY,
+    MEDIUM_VOCABULARY,
+    OPEN_COMMON,
+    WordClass,
+)
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.lexicon import Lexicon
 
@@ -154,36 +161,125 @@ def test_hard_avoids_handing_over_an_immediate_win() -> None:
 # --- medium ------------------------------------------------------------------------------
 
 
+def first_class_with_a_legal_word(index: BotIndex, chain: Chain, vocabulary) -> WordClass | None:
+    for word_class in vocabulary:
+        if any(w not in chain.used for w in index.words_in(word_class, chain.current)):
+            return word_class
+    return None
+
+
 def test_medium_plays_in_the_quarter_leaving_fewest_replies() -> None:
-    lexicon = random_lexicon(11, syllables=20, words=200)
-    for seed in range(40):
-        chain = random_position(lexicon, seed, moves=seed % 5)
-        legal = list(chain.legal_words())
-        if not legal:
-            continue
-        replies = sorted(chain.replies_after(w) for w in legal)
-        if replies[0] == 0:
-            continue
-        threshold = replies[(len(replies) + 3) // 4 - 1]
-        word = MediumOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed))
-        assert chain.replies_after(word) <= threshold
+    classes = set()
+    # All tier 1: with about 20 words per syllable some words are open, with 10 none are.
+    dense = random_lexicon(11, syllables=40, words=800)
+    sparse = random_lexicon(11, syllables=20, words=200)
+    for lexicon in (dense, sparse):
+        index = BotIndex(lexicon)
+        for seed in range(40):
+            chain = random_position(lexicon, seed, moves=seed % 5)
+            word_class = first_class_with_a_legal_word(index, chain, MEDIUM_VOCABULARY)
+            if word_class is None:
+                continue
+            legal = [w for w in index.words_in(word_class, chain.current) if w not in chain.used]
+            replies = sorted(chain.replies_after(w) for w in legal)
+            if replies[0] == 0:
+                continue
+            threshold = replies[(len(replies) + 3) // 4 - 1]
+            word = MediumOpponent(index).choose(chain, random.Random(seed))
+            assert word in legal and chain.replies_after(word) <= threshold
+            classes.add(word_class)
+    assert OPEN_COMMON in classes and len(classes) > 1  # both kinds of position were seen
 
 
-# --- easy ----------------------------------------------------------------------------------
+# --- vocabularies ------------------------------------------------------------------------------
+
+# From "da": two open common words ("mo" starts 20 common words), two other common words
+# ("xe" starts one common word; "gi" starts none, so "da gi" wins at once), an open rare
+# word ("ke" starts 20 common words), an answerable rare word ("hu" starts one common
+# word) and a rare word no common word answers ("ne" starts only a rare word).
+VOCABULARY_TEST = [
+    "ca da\t1",
+    "da mo\t1", "da ca mo\t2",
+    "da xe\t2", "da gi\t1",
+    "da ke\t3",
+    "da hu\t4",
+    "da ne\t4",
+    "xe ca\t1", "hu ca\t1", "ne ca\t3",
+    *(f"mo q{c}\t1" for c in "abcdeghiklmnopqrstuv"),
+    *(f"ke r{c}\t2" for c in "abcdeghiklmnopqrstuv"),
+]
 
 
-def test_easy_prefers_common_words() -> None:
-    lexicon = lexicon_of([
-        "ca da\t1", "da ba\t4", "da me\t2", "da ne\t4", "da xe\t1", "da ke\t3",
-        "me da\t1", "xe da\t1",
-    ])
-    chain = chain_of(lexicon, "ca da")
-    chosen = {EasyOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) for seed in range(60)}
-    assert chosen == {lexicon.word_ids["da me"], lexicon.word_ids["da xe"]}
-    # Once the common ones are used, any legal word will do.
-    chain = chain_of(lexicon, "ca da", "da me", "me da", "da xe", "xe da")
-    chosen = {EasyOpponent(BotIndex(chain.lexicon)).choose(chain, random.Random(seed)) for seed in range(60)}
-    assert chosen == {lexicon.word_ids[w] for w in ("da ba", "da ne", "da ke")}
+def words_of(lexicon: Lexicon, *texts: str) -> set[int]:
+    return {lexicon.word_ids[t] for t in texts}
+
+
+def vocabulary_position(lexicon: Lexicon, *used: str) -> Chain:
+    """"ca da" to answer, with `used` played before it."""
+    return chain_of(lexicon, *used, "ca da")
+
+
+def test_easy_plays_open_common_words_then_common_then_open_rare_then_is_stuck() -> None:
+    lexicon = lexicon_of(VOCABULARY_TEST)
+    easy = EasyOpponent(BotIndex(lexicon))
+    steps = [
+        ((), {"da mo", "da ca mo"}),
+        (("da mo", "da ca mo"), {"da xe", "da gi"}),
+        (("da mo", "da ca mo", "da xe", "da gi"), {"da ke"}),
+    ]
+    for used, expected in steps:
+        chain = vocabulary_position(lexicon, *used)
+        chosen = {easy.choose(chain, random.Random(seed)) for seed in range(60)}
+        assert chosen == words_of(lexicon, *expected), used
+    # "da hu" and "da ne" are legal, but easy knows no such rare word: it is stuck.
+    chain = vocabulary_position(lexicon, "da mo", "da ca mo", "da xe", "da gi", "da ke")
+    assert chain.has_legal_word()
+    assert {easy.choose(chain, random.Random(seed)) for seed in range(20)} == {None}
+
+
+def test_medium_keeps_to_its_open_words_before_a_win_with_another_word() -> None:
+    lexicon = lexicon_of(VOCABULARY_TEST)
+    medium = MediumOpponent(BotIndex(lexicon))
+    killer = lexicon.word_ids["da gi"]
+    chain = vocabulary_position(lexicon)
+    assert chain.replies_after(killer) == 0
+    chosen = {medium.choose(chain, random.Random(seed)) for seed in range(60)}
+    assert chosen and chosen <= words_of(lexicon, "da mo", "da ca mo")
+    # Without an open word, the common words: the immediate win.
+    chain = vocabulary_position(lexicon, "da mo", "da ca mo")
+    assert {medium.choose(chain, random.Random(seed)) for seed in range(30)} == {killer}
+    # Without a common word, the answerable rare ones ("da ke", "da hu"): the one that
+    # leaves the fewest replies, as the quarter of two words is one.
+    chain = vocabulary_position(lexicon, "da mo", "da ca mo", "da xe", "da gi")
+    chosen = {medium.choose(chain, random.Random(seed)) for seed in range(30)}
+    assert chosen == words_of(lexicon, "da hu")
+    # Only "da ne" is left, which no common word answers: medium is stuck.
+    chain = vocabulary_position(lexicon, "da mo", "da ca mo", "da xe", "da gi", "da ke", "da hu")
+    assert chain.has_legal_word()
+    assert medium.choose(chain, random.Random(1)) is None
+
+
+def test_the_vocabularies_are_classes_of_words() -> None:
+    lexicon = lexicon_of(VOCABULARY_TEST)
+    index = BotIndex(lexicon)
+    da = lexicon.syllable_id("da")
+
+    def texts(word_class: WordClass) -> set[str]:
+        return {lexicon.words[w] for w in index.words_in(word_class, da)}
+
+    assert [texts(c) for c in EASY_VOCABULARY] == [
+        {"da mo", "da ca mo"},
+        {"da mo", "da ca mo", "da xe", "da gi"},
+        {"da ke"},
+    ]
+    assert MEDIUM_VOCABULARY[:2] == EASY_VOCABULARY[:2]
+    assert texts(MEDIUM_VOCABULARY[2]) == {"da ke", "da hu"}
+    # In code-point order, like the Lexicon's own index.
+    common = index.words_in(EASY_VOCABULARY[1], da)
+    assert list(common) == sorted(common)
+    # An index back from its snapshot fields answers the same.
+    again = BotIndex.from_fields(lexicon, index.fields())
+    assert again.words_in(EASY_VOCABULARY[2], da) == index.words_in(EASY_VOCABULARY[2], da)
 
 
 # --- hard ----------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pytest
 from noitu.adapters.dictionary_file import lexicon_from_lines, parse_dictionary
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
+from noitu.domain.noitu.rules import typed_word_too_long
 from noitu.domain.noitu.spelling import normalize, syllables
 
 WHEEL_SHA256 = "81400f41b75ceff6f80c52b4ad043806c80f5899ec555d8e6374d468a59bce56"
@@ -31,6 +32,11 @@ def test_header_records_the_source(lexicon: Lexicon) -> None:
     assert lexicon.metadata["version"] == "9.5.0"
     assert lexicon.metadata["licence"] == "Apache-2.0"
     assert int(lexicon.metadata["words"]) == len(lexicon)
+
+
+def test_every_line_is_a_word_a_player_can_type(lines: list[str]) -> None:
+    """The builder drops entries over the input limits; none is left to skip at load."""
+    assert parse_dictionary(lines).skipped_lines == ()
 
 
 def test_word_count(lexicon: Lexicon) -> None:
@@ -60,6 +66,7 @@ def test_every_word_is_playable(lexicon: Lexicon) -> None:
         assert len(syllables(word)) >= 2, word
         assert is_vietnamese_word(word), word
         assert not any(letter in word for letter in "fjwz"), word
+        assert not typed_word_too_long(word), word  # a player can type it (B2)
         assert lexicon.resolve(word) == word_id, word
 
 

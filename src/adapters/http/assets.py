@@ -4,6 +4,10 @@ Besides the three named files, every `*.js` file shipped in `noitu.assets/js/` (
 page's ES modules, imported by app.js) is read at start-up. That listing is the
 whitelist `script(name)` answers from: a name that is not one of those files gets
 None, never a lookup on disk.
+
+index.html states the turn length in its rules; the server writes its own setting
+there once, at start-up (the page has no inline script to read a value from, and the
+start screen shows before any game view brings `turn_limit_ms`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,14 @@ MEDIA_TYPES = {
 SCRIPT_FOLDER = "js"
 SCRIPT_MEDIA_TYPE = "text/javascript"
 ASSET_CACHE = "public, max-age=300"
+TURN_SECONDS_MARK = b'<span id="rules-turn-seconds" data-testid="rules-turn-seconds">30</span>'
+
+
+def with_turn_seconds(page: bytes, turn_seconds: int) -> bytes:
+    """index.html with the rules' turn length set; the mark must be there exactly once."""
+    if page.count(TURN_SECONDS_MARK) != 1:
+        raise RuntimeError("index.html lacks the turn length of its rules (#rules-turn-seconds)")
+    return page.replace(TURN_SECONDS_MARK, TURN_SECONDS_MARK.replace(b">30<", f">{turn_seconds}<".encode()))
 
 
 class PageAssets:
@@ -28,7 +40,8 @@ class PageAssets:
         self._scripts = dict(scripts or {})
 
     @classmethod
-    def from_package(cls) -> PageAssets:
+    def from_package(cls, turn_seconds: int = 30) -> PageAssets:
+        """The shipped files; the rules in index.html say `turn_seconds`."""
         folder = resources.files("noitu.assets")
         modules = folder / SCRIPT_FOLDER
         scripts = (
@@ -40,7 +53,9 @@ class PageAssets:
             if modules.is_dir()
             else {}
         )
-        return cls({name: (folder / name).read_bytes() for name in MEDIA_TYPES}, scripts)
+        files = {name: (folder / name).read_bytes() for name in MEDIA_TYPES}
+        files["index.html"] = with_turn_seconds(files["index.html"], turn_seconds)
+        return cls(files, scripts)
 
     def response(self, name: str) -> Response[bytes]:
         return Response(

@@ -12,9 +12,17 @@ from collections.abc import Callable
 import structlog
 from litestar.types import Message, Scope
 
-from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
+from noitu.adapters.http.paths import (
+    ARENA_ASSETS_PATH,
+    ARENA_PATH,
+    BOT_GUIDE_PATH,
+    NOITU_API_PATH,
+    NOITU_PATH,
+    SCHEMA_PATH,
+)
 
-PAGE_PREFIXES = (NOITU_PATH,)
+# The OpenAPI document is served on the game's domain too: it gets the page's headers.
+PAGE_PREFIXES = (NOITU_PATH, SCHEMA_PATH, ARENA_PATH, BOT_GUIDE_PATH, ARENA_ASSETS_PATH)
 API_PREFIXES = (f"{NOITU_API_PATH}/",)
 
 CONTENT_SECURITY_POLICY = (

@@ -5,3 +5,7 @@ from __future__ import annotations
 NOITU_PATH = "/games/noitu"  # the nối từ page; its API under NOITU_PATH + "/api/"
 NOITU_API_PATH = f"{NOITU_PATH}/api"
 WEBHOOK_PATH = "/telegram/webhook"  # Telegram's updates in webhook mode
+SCHEMA_PATH = "/schema"  # the OpenAPI document, as JSON only: SCHEMA_PATH + "/openapi.json"
+ARENA_PATH = "/arena"  # the arena's page "Vào trận"; its API under ARENA_PATH + "/api/"
+BOT_GUIDE_PATH = "/bot-guide.html"  # the bot authors' guide (spec B6)
+ARENA_ASSETS_PATH = "/assets"  # /assets/bot-examples/<file>, /assets/arena/<file>

@@ -47,6 +47,7 @@ class _SessionRecord(msgspec.Struct, omit_defaults=True):
     active: int
     last_move: int = 0
     report: str = ""
+    replaced_by: str = ""
     format: int = 1
 
 
@@ -92,6 +93,7 @@ class SessionCodec:
             active=session.last_active_ms,
             last_move=session.last_move_ms,
             report=session.report.value,
+            replaced_by=session.replaced_by,
         )
         return self._encoder.encode(record).decode()
 
@@ -130,6 +132,7 @@ class SessionCodec:
                 last_active_ms=record.active,
                 last_move_ms=record.last_move,
                 report=ReportState(record.report),
+                replaced_by=record.replaced_by,
                 version=version,
             )
         except (msgspec.DecodeError, ValueError, KeyError) as error:

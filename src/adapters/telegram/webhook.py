@@ -81,7 +81,7 @@ def webhook_route(
             return Response(b"", status_code=401)
         try:
             update = Update.model_validate(json.loads(await request.body()), context={"bot": bot})
-        except (ValueError, ValidationError):
+        except (ValueError, ValidationError, RecursionError):  # RecursionError: nested too deeply
             return Response(b"", status_code=400)
         try:
             first = await seen.first_time(update.update_id)

@@ -3,11 +3,20 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import msgspec
 
 from noitu.application.noitu.errors import NoSession
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.domain.noitu.rules import SessionLimits
+
+
+# Sessions the sweep goes through before it lets waiting requests in. A store in
+# memory answers without yielding, so a sweep over tens of thousands of sessions (those
+# of the last three minutes, under a load of short games) would otherwise hold every
+# request for the whole of it: half a second and more (issue 13).
+SWEEP_BATCH = 64
 
 
 class SweepResult(msgspec.Struct, frozen=True):
@@ -23,7 +32,9 @@ class SettleExpired:
 
     async def __call__(self) -> SweepResult:
         settled = dropped_idle = dropped_finished = 0
-        for session_id in await self._sessions.ids():
+        for done, session_id in enumerate(await self._sessions.ids(), 1):
+            if done % SWEEP_BATCH == 0:
+                await asyncio.sleep(0)
             try:
                 async with self._sessions.open(session_id, touch=False) as work:
                     session, now = work.session, work.now_ms

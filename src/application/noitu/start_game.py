@@ -64,21 +64,27 @@ class StartGame:
         return self._views.of(session, now)
 
     async def _start(self, ticket: Ticket, difficulty: Difficulty, now: int) -> Session:
-        replaced = await self._sessions.find_by_owner(ticket.owner)
         playing = await self._sessions.playing_of(ticket.user_id)
-        ending = [replaced] if replaced is not None and replaced.is_playing else []
-        others = [s for s in playing if replaced is None or s.id != replaced.id]
+        # The game this start replaces: the player's game on the same message, if it is
+        # still played. Starts of a user are serialized and each ends the one it
+        # replaces, so a message has at most one game in play, and it is the latest
+        # (what `find_by_owner` names): looking among the games in play finds it without
+        # reading the finished games a start leaves behind.
+        replaced = next((s for s in playing if s.owner == ticket.owner), None)
+        ending = [replaced] if replaced is not None else []
+        others = [s for s in playing if s is not replaced]
         overflow = len(others) + 1 - self._limits.max_playing_per_user
         ending += others[: max(overflow, 0)]
         # The games this start ends free their slots; check before ending any of them.
         if await self._sessions.count_playing() - len(ending) >= self._limits.max_playing:
             raise Busy()
+        new_id = f"{self._id_source.getrandbits(128):032x}"
         for old in ending:
-            await self._end(old.id)
+            await self._end(old.id, new_id)
 
         game = Game.start(self._lexicon, self._turn_clock, difficulty, self._rng, now)
         session = Session(
-            id=f"{self._id_source.getrandbits(128):032x}",
+            id=new_id,
             ticket=ticket,
             game=game,
             created_ms=now,
@@ -88,15 +94,21 @@ class StartGame:
             raise Busy()
         return session
 
-    async def _end(self, session_id: str) -> None:
-        """Settle a session this start replaces or pushes out; its score is still reported."""
+    async def _end(self, session_id: str, replaced_by: str) -> None:
+        """Settle a session this start replaces or pushes out; its score is still reported.
+
+        It ends as the spec says (given up, or no_legal_move in a dead end) and records
+        which session took its place, so that a tab still showing it can say so instead
+        of reporting a give-up the player never made. A turn that had run out already
+        ends as it ran out, with no such note: the start did not end that game."""
         try:
             async with self._sessions.open(session_id, touch=False) as work:
                 game = work.session.game
                 if game.is_over:
                     return
-                if not game.settle(work.now_ms):
+                if not game.settle(work.now_ms):  # a turn that ran out ends as it ran out
                     game.give_up(work.now_ms)
+                    work.session.replaced_by = replaced_by
                 await work.commit()
         except NoSession:
             return

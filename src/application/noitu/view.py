@@ -11,21 +11,25 @@ from noitu.domain.noitu.lexicon import Lexicon
 CACHED_CHAINS = 4096
 
 
-class MeaningView(msgspec.Struct, frozen=True):
+# The views of words are immutable values holding only strings, numbers and tuples of
+# such values: they can take part in no reference cycle, so they are kept out of the
+# garbage collector (`gc=False`). A session's cached chain views then cost its full
+# collections nothing, where they were two tracked objects a word (issue 13).
+class MeaningView(msgspec.Struct, frozen=True, gc=False):
     pos: str
     gloss: str
 
 
-class LinkView(msgspec.Struct, frozen=True):
+class LinkView(msgspec.Struct, frozen=True, gc=False):
     word: str
     by: str
     points: int
-    meanings: list[MeaningView]
+    meanings: tuple[MeaningView, ...]
 
 
-class SuggestionView(msgspec.Struct, frozen=True):
+class SuggestionView(msgspec.Struct, frozen=True, gc=False):
     word: str
-    meanings: list[MeaningView]
+    meanings: tuple[MeaningView, ...]
 
 
 class SessionView(msgspec.Struct, frozen=True):
@@ -42,10 +46,14 @@ class SessionView(msgspec.Struct, frozen=True):
     server_now_ms: int
     suggestions: list[SuggestionView]
     score_reported: str
+    # Ours, beyond the spec's fields: the session that a newer start of the same
+    # player put in this one's place ("" when none). The game still ended as the spec
+    # says (`gave_up` or `no_legal_move`); this tells the page why.
+    replaced_by: str = ""
 
 
-def meanings_of(lexicon: Lexicon, word: int) -> list[MeaningView]:
-    return [MeaningView(m.pos, m.gloss) for m in lexicon.meanings[word]]
+def meanings_of(lexicon: Lexicon, word: int) -> tuple[MeaningView, ...]:
+    return tuple(MeaningView(m.pos, m.gloss) for m in lexicon.meanings[word])
 
 
 def link_view(lexicon: Lexicon, link: Link) -> LinkView:
@@ -95,4 +103,5 @@ class SessionViews:
                 SuggestionView(words[w], meanings_of(lexicon, w)) for w in game.suggestions
             ],
             score_reported=session.report.value,
+            replaced_by=session.replaced_by,
         )

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from noitu.domain.noitu.families import merge_families
-from noitu.domain.noitu.rules import COMMON_TIER, OPENING_MIN_REPLIES
+from noitu.domain.noitu.rules import COMMON_TIER, OPEN_MIN_COMMON_REPLIES, OPENING_MIN_REPLIES
 from noitu.domain.noitu.spelling import resolve_spelling, syllable_key
 from noitu.domain.noitu.words import DictionaryEntry, Meaning, Word
 
@@ -55,8 +55,10 @@ class Lexicon:
         "syllable_counts",
         "starting_with",
         "out_degree",
+        "common_out_degree",
         "opening_candidates",
         "common_opening_candidates",
+        "open_opening_candidates",
     )
     # Filled as the game goes, never stored: one Word per word id that was played.
     CACHES = ("_played",)
@@ -91,7 +93,47 @@ class Lexicon:
         self.common_opening_candidates: tuple[int, ...] = tuple(
             i for i in self.opening_candidates if self.tiers[i] <= COMMON_TIER
         )
+        common_degree = [0] * len(self.syllable_names)
+        for first, tier in zip(self.first, self.tiers):
+            if tier <= COMMON_TIER:
+                common_degree[first] += 1
+        # syllable -> the common words (tier ≤ 2) starting with it
+        self.common_out_degree: list[int] = common_degree
+        self.open_opening_candidates: tuple[int, ...] = self._open_openings()
         self._played: dict[int, Word] = {}
+
+    def _open_openings(self) -> tuple[int, ...]:
+        """The common opening candidates whose last syllable starts ≥ 20 common words and
+        that offer no immediate win: with only the opening played, no word answering it
+        leaves the other side without a reply."""
+        out_degree = self.out_degree
+        last = self.last
+        first = self.first
+        starting_with = self.starting_with
+        # syllable -> whether a word from it leads where no word starts
+        into_dead_end: dict[int, bool] = {}
+        found = []
+        for opening in self.common_opening_candidates:
+            answered = last[opening]
+            if self.common_out_degree[answered] < OPEN_MIN_COMMON_REPLIES:
+                continue
+            wins = into_dead_end.get(answered)
+            if wins is None:
+                wins = into_dead_end[answered] = any(
+                    not out_degree[last[w]] for w in starting_with[answered]
+                )
+            if wins:
+                continue
+            # The opening used the only word of its first syllable: a word into that
+            # syllable leaves no reply. (A word into the answered syllable itself always
+            # leaves one: it starts at least 20 words.)
+            start = first[opening]
+            if out_degree[start] == 1 + (start == answered) and any(
+                last[w] == start for w in starting_with[answered] if w != opening
+            ):
+                continue
+            found.append(opening)
+        return tuple(found)
 
     @classmethod
     def from_fields(cls, fields: Mapping[str, Any]) -> Lexicon:

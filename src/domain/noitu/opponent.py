@@ -25,7 +25,8 @@ DEFAULT_DIFFICULTY = Difficulty.MEDIUM
 
 class Opponent(Protocol):
     def choose(self, chain: Chain, rng: random.Random) -> int | None:
-        """A legal unused word answering the chain's current syllable, or None.
+        """A legal unused word answering the chain's current syllable, or None: no
+        legal word is left, or none the level knows (`bots.vocabulary`).
 
         A pure function of (position, random source): it reads the chain, never
         changes it."""

@@ -29,6 +29,10 @@ TIERS = (1, 2, 3, 4)
 # --- a game ----------------------------------------------------------------------------
 
 OPENING_MIN_REPLIES = 20  # the bot opens with a word whose last syllable starts ≥ 20 words
+# An open word leaves a person plenty to answer: its last syllable starts at least 20
+# common words. The opening is one when it can be, and the easy and medium bots play
+# open words while they have one (`noitu.domain.noitu.bots.vocabulary`).
+OPEN_MIN_COMMON_REPLIES = 20
 MAX_CHAIN_WORDS = 300  # a chain this long ends as the player's win (`max_moves`)
 SUGGESTION_LIMIT = 3  # words shown after a loss
 
@@ -89,13 +93,25 @@ def check_word(chain: Chain, typed: str) -> tuple[Rejection | None, int | None]:
 
 
 def draw_opening(lexicon: Lexicon, rng: random.Random) -> int:
-    """The bot's opening: a random word whose last syllable starts at least 20 words,
-    common ones preferred.
+    """The bot's opening (spec B6): a random word whose last syllable starts at least 20
+    words, chosen so that a person gets a game.
 
-    With no such word, the best-connected word: the most words start with its last
+    The pool is the first non-empty one of:
+
+    1. open common words (tier ≤ 2, the last syllable starts ≥ 20 common words) that
+       offer no immediate win: no word answering them leaves the other side without a
+       reply (`Lexicon.open_opening_candidates`);
+    2. common words whose last syllable starts ≥ 20 words;
+    3. any word whose last syllable starts ≥ 20 words.
+
+    With none of these, the best-connected word: the most words start with its last
     syllable, ties going to the first in code-point order.
     """
-    pool = lexicon.common_opening_candidates or lexicon.opening_candidates
+    pool = (
+        lexicon.open_opening_candidates
+        or lexicon.common_opening_candidates
+        or lexicon.opening_candidates
+    )
     if pool:
         return pool[rng.randrange(len(pool))]
     degree = lexicon.out_degree
@@ -107,7 +123,16 @@ def suggestions(chain: Chain, syllable: int, limit: int = SUGGESTION_LIMIT) -> l
     """Up to 3 unused words answering a syllable, shown after a loss: common words
     first, then those that would have left the bot the fewest replies, then code-point
     order (spec B7). An empty list means the position was a true dead end."""
-    tiers = chain.lexicon.tiers
-    replies_after = chain.replies_after
-    ranked = sorted(chain.legal_words(syllable), key=lambda w: (tiers[w], replies_after(w), w))
-    return ranked[:limit]
+    lexicon = chain.lexicon
+    tiers, last, out_degree = lexicon.tiers, lexicon.last, lexicon.out_degree
+    used, used_from = chain.used, chain.used_from
+    # The key is (tier, `chain.replies_after(w)`, w), spelled out: a word answering
+    # `syllable` starts with it, so it loops back when its last syllable is `syllable`.
+    # Every give-up ranks all the words left here, often hundreds.
+    ranked = sorted(
+        (tiers[w], out_degree[end] - used_from.get(end, 0) - (end == syllable), w)
+        for w in lexicon.starting_with[syllable]
+        if w not in used
+        for end in (last[w],)
+    )
+    return [w for _, _, w in ranked[:limit]]

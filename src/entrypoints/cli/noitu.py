@@ -16,6 +16,8 @@ from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
+YOUNG_GC_THRESHOLD = 10_000  # CPython's default is 700 (see `serve`)
+
 LOCAL_PLAYER = Ticket(
     user_id=1, first_name="Bạn", message=GameMessage(chat_id=1, message_id=1), expires_at=0
 )
@@ -43,6 +45,11 @@ def _load_dictionary_or_exit(container: Container) -> None:
     except (DictionaryFormatError, DictionaryUnreadable) as error:
         print(f"noitu: bad dictionary: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+    # Every word's Word (what chains hold) made now, so that `serve` freezes them with
+    # the dictionary: made on first play, they become tens of thousands of objects that
+    # every full pass of the garbage collector scans (about 4 MB, made in a few tens of ms).
+    for word_id in range(len(lexicon)):
+        lexicon.word(word_id)
     structlog.get_logger("noitu").info(
         "dictionary_loaded", words=len(lexicon), source=container.settings().dictionary or "shipped"
     )
@@ -79,12 +86,24 @@ def serve(args: argparse.Namespace) -> None:
     # the garbage collector's full passes, which would otherwise stall requests.
     gc.collect()
     gc.freeze()
+    # Young passes less often (issue 13): with the default 700, a pass came every ~60 ms
+    # under load and caught each stored copy of a session during the 300 ms it lives
+    # (until the player's next request replaces it), promoting thousands of objects a
+    # second towards the full passes. At 10,000 a pass comes every few seconds, finds
+    # those copies gone, and costs a few tens of ms; the older generations keep CPython's
+    # defaults. Garbage in reference cycles is still collected, a little later.
+    gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
     host, port = settings.bind_host, settings.port
     if settings.local_play and settings.game_enabled:
         link = local_play_link(container, host, port)
         print(f"\nnoitu: local play mode, open this link to play:\n\n  {link}\n", flush=True)
+    asgi: object = app
+    if settings.bench_cpu:  # benchmark only: the CPU per route, for `noitu bench http`
+        from noitu.bench.server_cpu import CpuByRoute
+
+        asgi = CpuByRoute(app)
     uvicorn.run(
-        app, host=host, port=port, log_config=None, access_log=False, server_header=False,
+        asgi, host=host, port=port, log_config=None, access_log=False, server_header=False,
         lifespan="on",
     )
 

@@ -76,8 +76,9 @@ def test_a_bot_that_does_not_compile_loses_the_match_with_its_messages(tmp_path)
 
 
 def test_a_bot_that_greets_before_its_turn_loses_with_extra_output(tmp_path):
-    # P2 starts with P1 and prints while P1 thinks: output before its request (B2).
-    done = noitu("arena", "match", "builtin:random", str(BOTS / "chatty_start.py"),
+    # P2 starts with P1 and prints while P1 thinks for a second on its first turn:
+    # output before its own request (B2), however busy the machine is.
+    done = noitu("arena", "match", str(BOTS / "slow_first_turn.py"), str(BOTS / "chatty_start.py"),
                  "--replay", str(tmp_path / "r.jsonl"), "--quiet")
     assert done.returncode == 0
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from noitu.domain.noitu.bots.vocabulary import COMMON, WordClass
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.rules import COMMON_TIER
 
 # Search values, for the side to move. A game won or lost inside the search is worth
 # ±(WIN + plies left), so that a quicker win (or a slower loss) is preferred. A position
@@ -98,7 +98,7 @@ class BotIndex:
         self.outcome: list[int] = self._retrograde(loops)
         self._draws()
         self._rank()
-        self._common_starting_with: list[tuple[int, ...] | None] = [None] * count
+        self._class_words: dict[WordClass, list[tuple[int, ...] | None]] = {}
 
     @classmethod
     def from_fields(cls, lexicon: Lexicon, fields: Mapping[str, Any]) -> BotIndex:
@@ -111,7 +111,7 @@ class BotIndex:
         index.lexicon = lexicon
         for name in cls.SNAPSHOT_FIELDS:
             setattr(index, name, fields[name])
-        index._common_starting_with = [None] * len(lexicon.syllable_names)
+        index._class_words = {}
         return index
 
     def fields(self) -> dict[str, Any]:
@@ -179,16 +179,29 @@ class BotIndex:
             STATIC - o if o > 0 else (-STATIC - o if o < 0 else 0) for o in outcome
         ]
 
-    def common_starting_with(self, syllable: int) -> tuple[int, ...]:
-        """The tier ≤ 2 words starting with a syllable (an index filled on first use)."""
-        found = self._common_starting_with[syllable]
+    def words_in(self, word_class: WordClass, syllable: int) -> tuple[int, ...]:
+        """The words of a class starting with a syllable, in code-point order (an index
+        filled on first use, per class and syllable)."""
+        per_syllable = self._class_words.get(word_class)
+        if per_syllable is None:
+            per_syllable = self._class_words[word_class] = [None] * len(self.outcome)
+        found = per_syllable[syllable]
         if found is None:
-            tiers = self.lexicon.tiers
-            found = tuple(
-                w for w in self.lexicon.starting_with[syllable] if tiers[w] <= COMMON_TIER
+            lexicon = self.lexicon
+            tiers = lexicon.tiers
+            last = lexicon.last
+            replies = lexicon.common_out_degree
+            wanted = word_class.tiers
+            least = word_class.min_common_replies
+            found = per_syllable[syllable] = tuple(
+                w for w in lexicon.starting_with[syllable]
+                if tiers[w] in wanted and replies[last[w]] >= least
             )
-            self._common_starting_with[syllable] = found
         return found
+
+    def common_starting_with(self, syllable: int) -> tuple[int, ...]:
+        """The common words (tier ≤ 2) starting with a syllable."""
+        return self.words_in(COMMON, syllable)
 
     def is_draw_move(self, word: int) -> bool:
         """A word from a syllable of outcome 0 into another one."""

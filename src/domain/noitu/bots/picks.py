@@ -38,14 +38,6 @@ def unused_on_edge(index: BotIndex, chain: Chain, edge: int) -> list[int]:
     ]
 
 
-def nth_unused_on_edge(index: BotIndex, chain: Chain, edge: int, nth: int) -> int:
-    """The nth unused word on an edge (in code-point order)."""
-    words = unused_on_edge(index, chain, edge)
-    if nth >= len(words):
-        raise ValueError("no such unused word on the edge")
-    return words[nth]
-
-
 def common_first(words: list[int], tiers: list[int], rng: random.Random) -> int:
     """A random word of a non-empty list, a common one when the list has any."""
     common = [w for w in words if tiers[w] <= COMMON_TIER]

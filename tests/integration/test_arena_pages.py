@@ -1,0 +1,79 @@
+"""The arena's static pages: the bot guide, its style sheet and the sample bots, with
+the same headers as nối từ's page; nothing outside the shipped files is served."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from importlib import resources
+
+from litestar.testing import AsyncTestClient
+
+from noitu.entrypoints.app import create_app
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import load_settings
+
+CSP = (
+    "default-src 'self'; script-src 'self' https://telegram.org; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.inline: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "href" in attrs:
+            self.hrefs.append(attrs["href"])
+        if tag == "script" or "style" in attrs or any(k.startswith("on") for k in attrs):
+            self.inline.append(tag)
+
+
+def client(env: dict[str, str] | None = None) -> AsyncTestClient:
+    container = Container()
+    container.settings.override(load_settings({"NOITU_ACCESS_LOG": "0", **(env or {})}))
+    return AsyncTestClient(create_app(container))
+
+
+async def test_the_guide_its_style_and_every_linked_sample_are_served_with_the_page_headers():
+    async with client() as http:
+        page = await http.get("/bot-guide.html")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert page.headers["content-security-policy"] == CSP
+        assert page.headers["referrer-policy"] == "no-referrer"
+        assert "Viết bot cho Đấu bot" in page.text
+        links = Links()
+        links.feed(page.text)
+        assert links.inline == []  # no script, no inline style or handler: the CSP holds
+        local = sorted({h for h in links.hrefs if h.startswith("/assets/")})
+        samples = [h for h in local if h.startswith("/assets/bot-examples/")]
+        assert {s.rsplit("/", 1)[1] for s in samples} >= {"minimal.py", "minimal.cpp", "Main.java", "tactical.py"}
+        for href in local:
+            answer = await http.get(href)
+            assert answer.status_code == 200, href
+            assert answer.headers["x-content-type-options"] == "nosniff"
+        sample = await http.get("/assets/bot-examples/minimal.py")
+        shipped = (resources.files("noitu.assets") / "bot-examples" / "minimal.py").read_bytes()
+        assert sample.content == shipped
+        assert sample.headers["content-type"].startswith("text/plain")
+
+
+async def test_nothing_else_is_served_from_the_asset_paths():
+    async with client() as http:
+        for path in (
+            "/assets/bot-examples/nope.py", "/assets/bot-examples/..%2F__init__.py",
+            "/assets/bot-examples/__init__.py", "/assets/arena/bot-guide.html.bak",
+            "/assets/dictionary.txt",
+        ):
+            answer = await http.get(path)
+            assert answer.status_code == 404, path
+
+
+async def test_modules_without_arena_serve_no_arena_page():
+    async with client({"MODULES": "noitu"}) as http:
+        assert (await http.get("/bot-guide.html")).status_code == 404
+    async with client({"MODULES": "arena"}) as http:
+        assert (await http.get("/bot-guide.html")).status_code == 200
