@@ -125,6 +125,19 @@ def store_env(store: str) -> Iterator[dict[str, str]]:
         yield {"NOITU_STORE": "redis", "REDIS_URL": redis.url}
 
 
+def host_probe_ms() -> float:
+    """A fixed pure-Python loop, best of 3, in ms: how fast the machine runs Python
+    right now. A virtual machine's speed drifts with its neighbours (by a quarter in a
+    day here), so each run reports it next to its load average."""
+    best = float("inf")
+    for _ in range(3):
+        began, total = time.perf_counter(), 0
+        for i in range(1_000_000):
+            total += i & 7
+        best = min(best, time.perf_counter() - began)
+    return 1000 * best
+
+
 def run_generator(load: Coroutine[Any, Any, dict]) -> dict:
     """Run the load generator on uvloop when it is installed (the server runs on it too):
     the generator shares the machine with the server, and asyncio's own event loop made
@@ -154,6 +167,7 @@ def bench_http(
     results = []
     for run in range(runs):
         load_before = load_average()
+        probe = host_probe_ms()
         with store_env(store) as env, running_server(
             secret, {**env, **extra}, python=server_python
         ) as (server, port):
@@ -173,6 +187,7 @@ def bench_http(
                 file=sys.stderr, flush=True,
             )
         result["load_average"] = load_before
+        result["host_probe_ms"] = probe
         result["load_average_after"] = load_average()
         results.append(result)
         overall = result["overall"]
@@ -184,7 +199,7 @@ def bench_http(
             f" server CPU {result['server_cpu_percent']:.0f} %,"
             f" {result['server_cpu_ms_per_request']:.3f} ms per request;"
             f" errors {result['errors']}; load average {load_before} before,"
-            f" {result['load_average_after']} after",
+            f" {result['load_average_after']} after; host probe {probe:.0f} ms",
             file=sys.stderr, flush=True,
         )
     merged = median_dict(results)
@@ -213,7 +228,8 @@ def format_http(report: dict) -> str:
          f" {report['players']:.0f} players at {report['difficulty']}, {load};"
          f" {report['window_s']:.0f} s measured after the warm-up, client: {report['client']};"
          f" server: {report['server']}, store: {report.get('store', 'memory')};"
-         f" load average before each run: {report.get('load_averages', '')}"),
+         f" load average before each run: {report.get('load_averages', '')};"
+         f" host probe (a fixed Python loop, lower is faster): {report.get('host_probe_ms', 0):.0f} ms"),
         "",
         row("figure", "value", "budget"),
     ]

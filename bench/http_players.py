@@ -380,24 +380,20 @@ def cpu_by_route(before: dict | None, after: dict | None) -> tuple[dict[str, dic
     server's own counters, so the figures hold however late the counters were read."""
     if before is None or after is None:
         return {}, 0.0
-    spent: dict[str, tuple[float, float]] = {}
-    for route, (count, seconds) in after["routes"].items():
-        count0, seconds0 = before["routes"].get(route, (0, 0.0))
-        if count > count0:
-            spent[route] = (count - count0, seconds - seconds0)
+    spent: dict[str, tuple[int, float]] = {}  # route -> (requests, app CPU s per request)
+    for route, (count, timed, seconds) in after["routes"].items():
+        count0, timed0, seconds0 = before["routes"].get(route, (0, 0, 0.0))
+        if count > count0 and timed > timed0:
+            spent[route] = (count - count0, (seconds - seconds0) / (timed - timed0))
     requests = sum(count for count, _ in spent.values())
     if not requests:
         return {}, 0.0
-    in_app = sum(seconds for _, seconds in spent.values())
+    in_app = sum(count * each for count, each in spent.values())
     process = after["process_s"] - before["process_s"]
     outside_ms = 1000 * max(process - in_app, 0.0) / requests
     figures = {
-        route: {
-            "requests": count,
-            "app_cpu_ms": 1000 * seconds / count,
-            "cpu_ms": 1000 * seconds / count + outside_ms,
-        }
-        for route, (count, seconds) in sorted(spent.items())
+        route: {"requests": count, "app_cpu_ms": 1000 * each, "cpu_ms": 1000 * each + outside_ms}
+        for route, (count, each) in sorted(spent.items())
     }
     return figures, outside_ms
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import structlog
 from litestar import Litestar, get
-from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
@@ -46,30 +45,6 @@ Lifespan = Callable[[Litestar], contextlib.AbstractAsyncContextManager[Any]]
 @get("/healthz", summary="Liveness", tags=["ops"])
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
-
-
-def _use_case_dependencies(container: Container) -> dict[str, Provide]:
-    def start_game() -> Any:
-        return container.start_game()
-
-    def play_move() -> Any:
-        return container.play_move()
-
-    def get_state() -> Any:
-        return container.get_state()
-
-    def give_up() -> Any:
-        return container.give_up()
-
-    return {
-        name: Provide(provide, sync_to_thread=False)
-        for name, provide in (
-            ("start_game", start_game),
-            ("play_move", play_move),
-            ("get_state", get_state),
-            ("give_up", give_up),
-        )
-    }
 
 
 async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) -> None:
@@ -168,7 +143,7 @@ def create_app(container: Container) -> Litestar:
         # rounds turn_limit_ms (at least 1).
         turn_seconds = max((settings.turn_ms + 500) // 1000, 1)
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
-        routes += noitu_routers(assets, _use_case_dependencies(container))
+        routes += noitu_routers(assets, container)
         lifespans.append(_noitu_lifespan(container, settings))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())

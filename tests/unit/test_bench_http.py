@@ -19,7 +19,7 @@ from noitu.bench.http_players import (
     gc_passes,
     pick_common,
 )
-from noitu.bench.server_cpu import CPU_PATH, CpuByRoute, route_of
+from noitu.bench.server_cpu import CPU_PATH, SAMPLE_EVERY, CpuByRoute, route_of
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.rules import COMMON_TIER
@@ -50,13 +50,15 @@ def test_a_user_starts_at_most_ten_games_a_minute() -> None:
 
 
 def test_cpu_per_route_adds_an_even_share_of_the_work_outside_the_app() -> None:
-    before = {"routes": {"move": [100, 1.0]}, "gc": {"0": [5, 0.010, 0.004]}, "process_s": 2.0}
+    # Routes: [requests, timed requests, their seconds].
+    before = {"routes": {"move": [100, 25, 0.25]}, "gc": {"0": [5, 0.010, 0.004]}, "process_s": 2.0}
     after = {
-        "routes": {"move": [400, 1.3], "start": [100, 0.05], "state": [0, 0.0]},
+        "routes": {"move": [400, 100, 0.325], "start": [100, 25, 0.0125], "state": [0, 0, 0.0]},
         "gc": {"0": [8, 0.016, 0.003], "2": [1, 0.050, 0.050]},
         "process_s": 2.45,
     }
-    # 400 requests in between and 0.45 s of server CPU, 0.35 s of it in the app.
+    # 400 requests in between and 0.45 s of server CPU; moves take 1 ms in the app and
+    # starts 0.5 ms, by the timed ones: 0.35 s in the app.
     figures, outside_ms = cpu_by_route(before, after)
     assert outside_ms == pytest.approx(0.25)
     assert figures["move"]["requests"] == 300
@@ -97,13 +99,17 @@ async def test_the_server_counts_the_cpu_of_each_request_and_answers_the_totals(
     def scope(path, method="POST"):
         return {"type": "http", "path": path, "method": method}
 
-    await asyncio.gather(*(counted(scope("/games/noitu/api/move"), receive, send) for _ in range(3)))
-    with pytest.raises(RuntimeError):
-        await counted(scope("/games/noitu/api/fail"), receive, send)
+    moves = 3 * SAMPLE_EVERY
+    await asyncio.gather(
+        *(counted(scope("/games/noitu/api/move"), receive, send) for _ in range(moves))
+    )
+    for _ in range(SAMPLE_EVERY):
+        with pytest.raises(RuntimeError):
+            await counted(scope("/games/noitu/api/fail"), receive, send)
     sent.clear()
     await counted(scope(CPU_PATH, "GET"), receive, send)
     totals = json.loads(sent[-1]["body"])
-    requests, seconds = totals["routes"]["move"]
-    assert requests == 3 and 0.006 <= seconds < 0.03
+    requests, timed, seconds = totals["routes"]["move"]
+    assert (requests, timed) == (moves, 3) and 0.006 <= seconds < 0.03
     assert set(totals["routes"]) == {"move", "fail"}  # the totals' own request is not counted
-    assert totals["routes"]["fail"][0] == 1
+    assert totals["routes"]["fail"][:2] == [SAMPLE_EVERY, 1]

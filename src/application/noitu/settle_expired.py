@@ -11,7 +11,6 @@ from noitu.application.noitu.errors import NoSession
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.domain.noitu.rules import SessionLimits
 
-
 # Sessions the sweep goes through before it lets waiting requests in. A store in
 # memory answers without yielding, so a sweep over tens of thousands of sessions (those
 # of the last three minutes, under a load of short games) would otherwise hold every

@@ -70,6 +70,7 @@ def local_play_link(container: Container, host: str, port: int) -> str:
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
+    from noitu.adapters.http.server_protocol import CoalescingHttpToolsProtocol
     from noitu.adapters.log_setup import configure_logging
     from noitu.entrypoints.app import create_app
 
@@ -86,12 +87,12 @@ def serve(args: argparse.Namespace) -> None:
     # the garbage collector's full passes, which would otherwise stall requests.
     gc.collect()
     gc.freeze()
-    # Young passes less often (issue 13): with the default 700, a pass came every ~60 ms
+    # Young passes less often (issue 13): with the default 700, a pass came every ~50 ms
     # under load and caught each stored copy of a session during the 300 ms it lives
     # (until the player's next request replaces it), promoting thousands of objects a
-    # second towards the full passes. At 10,000 a pass comes every few seconds, finds
-    # those copies gone, and costs a few tens of ms; the older generations keep CPython's
-    # defaults. Garbage in reference cycles is still collected, a little later.
+    # second towards the full passes. At 10,000 a pass comes every 7–10 s under the same
+    # load, finds those copies gone, and takes 30–40 ms; the older generations keep
+    # CPython's defaults. Garbage in reference cycles is still collected, a little later.
     gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
     host, port = settings.bind_host, settings.port
     if settings.local_play and settings.game_enabled:
@@ -104,7 +105,10 @@ def serve(args: argparse.Namespace) -> None:
         asgi = CpuByRoute(app)
     uvicorn.run(
         asgi, host=host, port=port, log_config=None, access_log=False, server_header=False,
-        lifespan="on",
+        lifespan="on", http=CoalescingHttpToolsProtocol,  # each answer in one write
+        # Nothing reads the client's address (limits go by Telegram user, the access log
+        # records paths only): no X-Forwarded-For parsing on every request.
+        proxy_headers=False,
     )
 
 
