@@ -14,7 +14,8 @@ from typing import Any
 
 import structlog
 from litestar import Request
-from litestar.exceptions import SerializationException
+from litestar.exceptions import ClientException, SerializationException
+from litestar.types import Empty
 
 log = structlog.get_logger("noitu.http")
 
@@ -22,6 +23,26 @@ REASON_CHARACTERS = 120  # the decoder's message, cut short: the log is not for 
 
 
 class GameRequest(Request[Any, Any, Any]):
+    @property
+    def content_length(self) -> int | None:
+        """The Content-Length header read straight from the ASGI scope, as litestar's
+        own property reads it (the first one; a malformed one is the client's error)
+        but without parsing every header into a `Headers` first: that was 4% of a
+        move's CPU under load (issue 13)."""
+        cached = self._content_length
+        if cached is not Empty:
+            return cached  # type: ignore[return-value]
+        length: int | None = None
+        for name, value in self.scope["headers"]:
+            if name == b"content-length":
+                try:
+                    length = int(value)
+                except ValueError:
+                    raise ClientException(f"Invalid content-length: {value!r}") from None
+                break
+        self._content_length = length
+        return length
+
     async def json(self) -> Any:
         try:
             return await super().json()
