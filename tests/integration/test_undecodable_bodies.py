@@ -40,17 +40,19 @@ BODIES: dict[str, bytes] = {
 @pytest.mark.parametrize("name", list(BODIES))
 async def test_an_undecodable_body_is_a_cheap_bad_request(harness: Any, route: str, name: str) -> None:
     with structlog.testing.capture_logs() as logs:
-        started = time.perf_counter()
+        # CPU time of this thread (the app runs on the test's loop): a wall-clock bound
+        # would fail on a busy machine; the defect cost 320 ms of CPU per request.
+        started = time.thread_time()
         response = await harness.client.post(
             f"/games/noitu/api/{route}",
             content=BODIES[name],
             headers={"content-type": "application/json"},
         )
-        elapsed_ms = (time.perf_counter() - started) * 1000
+        cpu_ms = (time.thread_time() - started) * 1000
     assert response.status_code == 400, response.text
     assert response.json()["error"] == "bad_request"
     assert response.headers["cache-control"] == "no-store"
-    assert elapsed_ms < 100, f"{elapsed_ms:.0f} ms"
+    assert cpu_ms < 100, f"{cpu_ms:.0f} ms of CPU"
     assert [e for e in logs if e["log_level"] in ("error", "critical")] == []
     assert len(logs) <= 1, logs
     for entry in logs:
