@@ -26,6 +26,9 @@ def server(tmp_path):
 def test_local_play_prints_a_link_that_plays_a_game(server):
     link = re.search(r"http://127\.0\.0\.1:\d+/games/noitu/\?t=(\S+)", server.output())
     assert link, server.output()
+    # Both games' links, the arena's too (it needs no token).
+    arena = re.search(r"http://127\.0\.0\.1:\d+/arena/\s", server.output())
+    assert arena, server.output()
     token = link.group(1)
     with httpx.Client(base_url=server.base, timeout=5) as client:
         page = client.get("/games/noitu/")

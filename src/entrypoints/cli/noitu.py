@@ -10,7 +10,7 @@ import time
 import structlog
 
 from noitu.adapters.dictionary_file import DictionaryFormatError, DictionaryUnreadable
-from noitu.adapters.http.paths import NOITU_PATH
+from noitu.adapters.http.paths import ARENA_PATH, NOITU_PATH
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.container import Container
@@ -62,9 +62,17 @@ def local_play_link(container: Container, host: str, port: int) -> str:
         message=LOCAL_PLAYER.message,
         expires_at=int(time.time()) + TOKEN_LIFETIME_S,
     )
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     token = container.token_signer().issue(ticket)
-    return f"http://{shown_host}:{port}{NOITU_PATH}/?t={token}"
+    return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
+
+
+def _shown_host(host: str) -> str:
+    """Where a browser on this machine reaches a server bound to `host`."""
+    return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+
+
+def arena_link(host: str, port: int) -> str:
+    return f"http://{_shown_host(host)}:{port}{ARENA_PATH}/"
 
 
 def serve(args: argparse.Namespace) -> None:
@@ -95,9 +103,17 @@ def serve(args: argparse.Namespace) -> None:
     # CPython's defaults. Garbage in reference cycles is still collected, a little later.
     gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
     host, port = settings.bind_host, settings.port
-    if settings.local_play and settings.game_enabled:
-        link = local_play_link(container, host, port)
-        print(f"\nnoitu: local play mode, open this link to play:\n\n  {link}\n", flush=True)
+    if settings.local_play:
+        links = []
+        if settings.game_enabled:
+            links.append(f"  nối từ:  {local_play_link(container, host, port)}")
+        if settings.arena_enabled:
+            links.append(f"  đấu bot: {arena_link(host, port)}")
+        if links:
+            print(
+                "\nnoitu: local play mode, open a link to play:\n\n" + "\n".join(links) + "\n",
+                flush=True,
+            )
     asgi: object = app
     if settings.bench_cpu:  # benchmark only: the CPU per route, for `noitu bench http`
         from noitu.bench.server_cpu import CpuByRoute
