@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -18,8 +19,19 @@ from litestar import Litestar, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.routes import HTTPRoute
 
+from noitu.adapters.arena.files import BOTS, DataDirFiles
+from noitu.adapters.arena.sql.engine import describe, is_sqlite
+from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
+from noitu.adapters.http.arena_bots import (
+    arena_bot_routers,
+    storage_error_handler,
+    tighten_bots_schema,
+)
+from noitu.adapters.http.arena_rooms import arena_room_routers, tighten_rooms_schema
+from noitu.adapters.http.arena_ws import room_socket_router
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
@@ -30,12 +42,18 @@ from noitu.adapters.http.errors import (
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.paths import SCHEMA_PATH
+from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
+#: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
+ROOMS_SHUTDOWN_S = 10.0
+#: With a shared database (PostgreSQL, several instances) a bot's files younger than
+#: this may be another instance's upload in flight (a build takes at most 60 s): kept.
+ORPHAN_MIN_AGE_S = 600.0
 
 log = structlog.get_logger("noitu.app")
 
@@ -75,6 +93,95 @@ def _noitu_lifespan(container: Container, settings: Settings) -> Lifespan:
             await container.background().drain(SHUTDOWN_REPORTS_S)
             if settings.store == "redis":
                 await container.redis().aclose()
+
+    return lifespan
+
+
+async def remove_orphan_files(container: Container, min_age_s: float) -> int:
+    """Delete the files of bots the database does not know (an upload cut short by a
+    crash); how many bots' files were removed."""
+    repository = container.arena_repository()
+    files = container.arena_files()
+    removed = 0
+    for bot_id in sorted(await files.stored_bot_ids()):
+        if await repository.get_bot(bot_id) is not None:
+            continue
+        if min_age_s > 0 and isinstance(files, DataDirFiles):
+            directory = files.root / BOTS / bot_id
+            with contextlib.suppress(FileNotFoundError):
+                if time.time() - directory.stat().st_mtime < min_age_s:
+                    continue
+        await files.delete_bot_files(bot_id)
+        removed += 1
+    return removed
+
+
+def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
+    """The arena's start-up and shutdown: probe the sandbox (uploads are built only in
+    it; without one the built-in bots run directly), migrate the database, end the
+    matches a previous run left live as ABANDONED, and remove what a crash left in the
+    data directory; dispose of the database engine at shutdown."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Litestar) -> AsyncIterator[None]:
+        status = await container.arena_probe().probe()
+        container.arena_sandbox_status.override(status)
+        if not status.available:
+            container.arena_runner.override("direct")
+        engine = container.arena_engine()
+        try:
+            await upgrade(engine)
+            # One SQLite file has one server: every live match there was ours. On a
+            # shared PostgreSQL only this instance's (NOITU_INSTANCE names it).
+            abandoned = await container.arena_repository().abandon_live(
+                container.clock().now_ms(), runner=None if is_sqlite(engine) else settings.instance
+            )
+            swept = await container.arena_files().sweep()
+            # What a server killed with -9 left behind: its bots' empty cgroups.
+            stale_cgroups = (
+                container.arena_probe().make_sandbox().cgroups.remove_empty()
+                if status.available else 0
+            )
+            orphans = await remove_orphan_files(
+                container, 0.0 if is_sqlite(engine) else ORPHAN_MIN_AGE_S
+            )
+            (log.info if status.available else log.warning)(
+                "arena",
+                uploads="on" if status.available else "off",
+                sandbox=status.reason,
+                database=describe(settings.arena_database_url),
+                data_dir=str(settings.data_dir),
+                abandoned=abandoned,
+                swept=swept,
+                orphans=orphans,
+                stale_cgroups=stale_cgroups,
+            )
+            yield
+        finally:
+            await engine.dispose()
+            if status.available:
+                container.arena_probe().make_sandbox().close()
+
+    return lifespan
+
+
+def _rooms_lifespan(container: Container) -> Lifespan:
+    """The arena's rooms at shutdown (entered after the arena's storage, so it ends
+    before the database engine is disposed): every live match ends as ABANDONED and is
+    archived, its bots' processes stopped (a killed server's bots die with it: the
+    sandbox's --die-with-parent, the direct launcher's parent-death signal), and the
+    feed's connection is closed."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Litestar) -> AsyncIterator[None]:
+        container.room_host()  # listens to the match queue from now on
+        try:
+            yield
+        finally:
+            ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
+            if ended:
+                log.info("arena_rooms_closed", abandoned=ended)
+            await container.room_feed().stop()
 
     return lifespan
 
@@ -130,6 +237,27 @@ def _log_startup(settings: Settings) -> None:
         )
 
 
+def allow_every_method_in_options(app: Litestar) -> None:
+    """Make the automatic OPTIONS answer of a path name all of the path's methods.
+
+    Litestar 2.25 builds a path's route again for each handler it registers there, and
+    the OPTIONS handler made with the first route keeps answering `Allow` from that
+    first route only (a path with GET and POST says `GET, OPTIONS`). Pointing each
+    automatic handler at its final route fixes the header (the OpenAPI document lists
+    every method, and clients and the schema tests compare the two).
+    """
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        for handler in route.route_handlers:
+            fn = getattr(handler, "fn", None)
+            cells = getattr(fn, "__closure__", None) or ()
+            if handler.http_methods == {"OPTIONS"} and getattr(fn, "__name__", "") == "options_handler":
+                for cell in cells:
+                    if isinstance(cell.cell_contents, HTTPRoute):
+                        cell.cell_contents = route
+
+
 def create_app(container: Container) -> Litestar:
     settings = container.settings()
     routes: list[object] = [healthz]
@@ -147,6 +275,11 @@ def create_app(container: Container) -> Litestar:
         lifespans.append(_noitu_lifespan(container, settings))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
+        routes += arena_bot_routers(container)
+        lifespans.append(_arena_lifespan(container, settings))
+        routes += arena_room_routers(container)
+        routes.append(room_socket_router(container))
+        lifespans.append(_rooms_lifespan(container))
     _log_startup(settings)
 
     app = Litestar(
@@ -156,6 +289,7 @@ def create_app(container: Container) -> Litestar:
         request_class=GameRequest,
         exception_handlers={
             GameError: game_error_handler,
+            StorageUnavailable: storage_error_handler,
             HTTPException: http_error_handler,
             Exception: internal_error_handler,
         },
@@ -169,4 +303,8 @@ def create_app(container: Container) -> Litestar:
     )
     if settings.game_enabled:
         tighten_schema(app.openapi_schema)
+    if settings.arena_enabled:
+        tighten_bots_schema(app.openapi_schema)
+        tighten_rooms_schema(app.openapi_schema)
+    allow_every_method_in_options(app)
     return app

@@ -9,6 +9,7 @@ factories that import them on first use.
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 from typing import TYPE_CHECKING
@@ -20,6 +21,10 @@ from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.cgroups import CgroupError, CgroupTree, find_cgroups
 from noitu.adapters.arena.direct import DirectLauncher
+from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
+from noitu.adapters.arena.sql.engine import create_engine
+from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.paths import NOITU_PATH
@@ -34,8 +39,33 @@ from noitu.adapters.token_signer import (
     HmacTokenSigner,
     key_from_bot_token,
 )
+from noitu.application.arena.bot_details import BotDetails
+from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.check_bot import CheckBot
+from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.my_bots import MyBots
+from noitu.application.arena.ports import SandboxStatus
+from noitu.application.arena.public_bots import PublicBots
+from noitu.application.arena.publish_bot import PublishBot
+from noitu.application.arena.match_queue import MatchQueue, default_slots
+from noitu.application.arena.rooms.close_rooms import CloseRooms
+from noitu.application.arena.rooms.create_room import CreateRoom
+from noitu.application.arena.rooms.failure_details import FailureDetails
+from noitu.application.arena.rooms.get_replay import GetReplay
+from noitu.application.arena.rooms.get_room import GetRoom
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.join_room import JoinRoom
+from noitu.application.arena.rooms.leave_room import LeaveRoom
+from noitu.application.arena.rooms.open_rooms import OpenRooms
+from noitu.application.arena.rooms.owner_keys import OwnerKeys
+from noitu.application.arena.rooms.place_pieces import PlacePieces
+from noitu.application.arena.rooms.play_action import PlayAction
+from noitu.application.arena.rooms.seating import Seating
+from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.application.arena.rooms.surrender import Surrender
+from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_match import RunMatch
+from noitu.application.arena.upload_bot import UploadBot
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove
@@ -50,6 +80,7 @@ if TYPE_CHECKING:
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.arena.redis_feed import RedisRoomFeed
     from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
 
@@ -85,6 +116,17 @@ def redis_seen_updates(link: RedisLink) -> RedisRecentUpdates:
     from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
     return RedisRecentUpdates(link)
+
+
+def redis_room_feed(link: RedisLink) -> RedisRoomFeed:
+    from noitu.adapters.arena.redis_feed import RedisRoomFeed
+
+    return RedisRoomFeed(link)
+
+
+def match_slots() -> int:
+    """Matches played at once on this machine (the match queue's promise of B2)."""
+    return default_slots(os.cpu_count() or 1)
 
 
 def arena_cgroups() -> CgroupTree | None:
@@ -202,11 +244,89 @@ class Container(containers.DeclarativeContainer):
         sandbox=providers.Singleton(BubblewrapLauncher, arena_sandbox),
         direct=providers.Singleton(DirectLauncher, cgroups=providers.Singleton(arena_cgroups)),
     )
+    arena_sandbox_builder = providers.Singleton(SandboxBuilder, arena_sandbox)
     arena_builder = providers.Selector(
         arena_runner,
-        sandbox=providers.Singleton(SandboxBuilder, arena_sandbox),
+        sandbox=arena_sandbox_builder,
         direct=providers.Singleton(DirectBuilder),
     )
     builtin_bots = providers.Singleton(BuiltinBots, arena_builder, settings.provided.cache_dir)
     run_match = providers.Singleton(RunMatch, arena_launcher)
     check_bot = providers.Singleton(CheckBot, arena_launcher)
+
+    # What the server's start-up probe found (app.py sets it). Uploads are built only in
+    # the sandbox, never directly: without one, the upload builder is None and uploads
+    # are refused.
+    arena_sandbox_status = providers.Object(SandboxStatus(False, "the sandbox was not probed"))
+    upload_builder = providers.Selector(
+        providers.Callable(
+            lambda status: "sandbox" if status.available else "none", arena_sandbox_status
+        ),
+        sandbox=arena_sandbox_builder,
+        none=providers.Object(None),
+    )
+
+    # --- the arena's storage (spec B4): metadata in SQL, files in the data directory ---
+    arena_engine = providers.Singleton(create_engine, settings.provided.arena_database_url)
+    arena_repository = providers.Singleton(SqlArenaRepository, arena_engine)
+    arena_files = providers.Singleton(DataDirFiles, settings.provided.data_dir)
+
+    # --- the arena's uploaded bots (B5) ---------------------------------------------
+    # A Factory: the builder is picked per upload, after the start-up probe.
+    upload_bot = providers.Factory(
+        UploadBot,
+        catalogue=arena_repository,
+        files=arena_files,
+        builder=upload_builder,
+        clock=clock,
+        rng=id_source,
+    )
+    my_bots = providers.Singleton(MyBots, arena_repository)
+    public_bots = providers.Singleton(PublicBots, arena_repository)
+    bot_details = providers.Singleton(BotDetails, arena_repository)
+    bot_source = providers.Singleton(BotSource, arena_repository, arena_files)
+    publish_bot = providers.Singleton(PublishBot, arena_repository)
+    delete_bot = providers.Singleton(DeleteBot, arena_repository, arena_repository, arena_files)
+
+    # --- the arena's rooms (B4, B6) ----------------------------------------------------
+    # Live rooms are this process's; their snapshots go through Redis with
+    # NOITU_STORE=redis, so a viewer may watch from another instance.
+    room_registry = providers.Singleton(InMemoryRoomRegistry)
+    room_feed = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRoomFeed),
+        redis=providers.Singleton(redis_room_feed, redis),
+    )
+    arena_timer = providers.Singleton(LoopTimer, clock)
+    match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots))
+    # The host listens to the queue once: one per process.
+    room_host = providers.Singleton(
+        RoomHost, room_registry, room_feed, match_queue, clock, background
+    )
+    room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
+    seating = providers.Singleton(Seating, arena_repository, builtin_bots)
+    start_match = providers.Singleton(
+        StartMatch,
+        room_host,
+        arena_repository,
+        arena_files,
+        arena_repository,
+        builtin_bots,
+        room_run_match,
+        arena_timer,
+        id_source,
+        runner=settings.provided.instance,
+    )
+    owner_keys = providers.Singleton(OwnerKeys, id_source)
+    create_room = providers.Singleton(CreateRoom, room_host, seating, start_match, id_source)
+    join_room = providers.Singleton(JoinRoom, room_host, seating, start_match)
+    leave_room = providers.Singleton(LeaveRoom, room_host)
+    place_pieces = providers.Singleton(PlacePieces, room_host)
+    play_action = providers.Singleton(PlayAction, room_host)
+    surrender = providers.Singleton(Surrender, room_host)
+    get_room = providers.Singleton(GetRoom, room_host)
+    watch_room = providers.Singleton(WatchRoom, room_host)
+    open_rooms = providers.Singleton(OpenRooms, room_host)
+    failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
+    get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
+    close_rooms = providers.Singleton(CloseRooms, room_host)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ BASE_URL_PATTERN = re.compile(
 )
 TELEGRAM_MODES = ("polling", "webhook", "none")
 STORES = ("memory", "redis")
+MAX_INSTANCE_NAME = 64  # the archive's `runner` column
 LOG_FORMATS = ("json", "console")
 
 
@@ -52,6 +54,13 @@ class Settings:
     redis_url: str = ""
     max_sessions: int = SessionLimits().max_playing
     cache_dir: Path | None = None  # where built Lexicons are kept; None: nowhere
+    # The arena's data directory (uploaded bots, artefacts, replays; spec B4) and its
+    # database (a SQLAlchemy async URL; "": the SQLite file in the data directory).
+    data_dir: Path = field(default_factory=lambda: _default_data_dir(os.environ))
+    arena_database_url: str = ""
+    # This instance's name among those sharing one arena database (NOITU_INSTANCE;
+    # default: host name and port). A restart ends only its own live matches.
+    instance: str = ""
     # Benchmark only (NOITU_BENCH_CPU=1): `noitu serve` counts its CPU per route and
     # answers GET /_bench/cpu with the totals (noitu.bench.server_cpu). Off by default.
     bench_cpu: bool = False
@@ -161,6 +170,40 @@ def _cache_dir(env: Mapping[str, str]) -> Path | None:
     return Path(base) / "noitu"
 
 
+def _default_data_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "noitu"
+
+
+def _data_dir(env: Mapping[str, str]) -> Path:
+    """NOITU_DATA_DIR; else $XDG_DATA_HOME/noitu or ~/.local/share/noitu."""
+    configured = env.get("NOITU_DATA_DIR", "").strip()
+    path = Path(configured).expanduser() if configured else _default_data_dir(env)
+    return path.absolute()
+
+
+def _arena_database(env: Mapping[str, str], data_dir: Path, problems: list[str]) -> str:
+    """NOITU_ARENA_DATABASE (sqlite:///PATH or postgresql://…) in the async driver's
+    form; else the SQLite file in the data directory."""
+    # Imported here: SQLAlchemy is needed only once the arena's storage is.
+    from sqlalchemy.exc import ArgumentError
+
+    from noitu.adapters.arena.sql.engine import default_url, describe, normalize_url
+
+    raw = env.get("NOITU_ARENA_DATABASE", "").strip()
+    if not raw:
+        return default_url(data_dir)
+    try:
+        return normalize_url(raw)
+    except ValueError as error:
+        try:
+            shown = describe(raw)
+        except ArgumentError:  # too malformed to parse: say nothing of it
+            shown = "(unreadable)"
+        problems.append(f"NOITU_ARENA_DATABASE={shown!r}: {error}")
+        return ""
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     problems: list[str] = []
@@ -242,6 +285,11 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         problems.append(f"NOITU_MAX_SESSIONS={raw_max!r}: expected a number from 1 to 1000000")
 
     values["cache_dir"] = _cache_dir(env)
+    values["data_dir"] = _data_dir(env)
+    values["arena_database_url"] = _arena_database(env, values["data_dir"], problems)  # type: ignore[arg-type]
+    values["instance"] = (
+        env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{values.get('port', 8080)}"
+    )[:MAX_INSTANCE_NAME]
     bench_cpu = env.get("NOITU_BENCH_CPU", "0").strip().lower()
     if bench_cpu not in ("0", "1"):
         problems.append(f"NOITU_BENCH_CPU={bench_cpu!r}: expected 1 or 0 (benchmark only)")

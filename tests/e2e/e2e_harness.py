@@ -52,6 +52,7 @@ def server_env(directory: Path, **extra: str) -> dict[str, str]:
     """Local play (no bot token) with a fixed secret and the little dictionary."""
     return {
         "NOITU_DICTIONARY": write(directory, LITTLE),
+        "NOITU_DATA_DIR": str(directory / "arena-data"),
         "NOITU_GAME_SECRET": SECRET,
         "NOITU_LOG_FORMAT": "json",
         "NOITU_STORE": "memory",

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import os
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
+from support.arena_store import ProbedOnce, fresh_data_dir, migrated_template
 from support.dictionaries import LITTLE
 from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
 
@@ -69,16 +72,42 @@ class Harness:
         return await self.post("move", {"session": session, "word": word})
 
 
+@pytest.fixture(scope="session")
+def arena_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data directory with the arena's database migrated, copied for each test."""
+    return migrated_template(tmp_path_factory.mktemp("arena-template"))
+
+
+@pytest.fixture(scope="session")
+def arena_probe() -> Iterator[ProbedOnce]:
+    """The sandbox of this machine, probed once for the whole run."""
+    probed = ProbedOnce.now()
+    yield probed
+    probed.close()
+
+
+@pytest.fixture(autouse=True)
+def arena_data_dir(
+    arena_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test's own data directory: apps built here and `noitu serve` processes
+    started by a test (they inherit the environment) never write to the real home."""
+    directory = fresh_data_dir(arena_template, tmp_path / "arena-data")
+    monkeypatch.setenv("NOITU_DATA_DIR", str(directory))
+    return directory
+
+
 def build_container(lexicon: Lexicon, env: dict[str, str] | None = None) -> Container:
     container = Container()
-    container.settings.override(load_settings({"NOITU_GAME_SECRET": SECRET, "NOITU_ACCESS_LOG": "0", **(env or {})}))
+    base = {"NOITU_GAME_SECRET": SECRET, "NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"]}
+    container.settings.override(load_settings({**base, **(env or {})}))
     container.lexicon.override(lexicon)
     container.rng.override(random.Random(7))
     return container
 
 
 @pytest.fixture
-async def make_harness(clock: FakeClock) -> AsyncIterator[Any]:
+async def make_harness(clock: FakeClock, arena_probe: ProbedOnce) -> AsyncIterator[Any]:
     clients: list[AsyncTestClient] = []
 
     async def make(lexicon: Lexicon | None = None, env: dict[str, str] | None = None) -> Harness:
@@ -89,6 +118,7 @@ async def make_harness(clock: FakeClock) -> AsyncIterator[Any]:
         container.clock.override(clock)
         container.score_reporter.override(reporter)
         container.background.override(background)
+        container.arena_probe.override(arena_probe)
         client = AsyncTestClient(create_app(container))
         await client.__aenter__()
         clients.append(client)

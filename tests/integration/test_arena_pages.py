@@ -3,6 +3,7 @@ the same headers as nối từ's page; nothing outside the shipped files is serv
 
 from __future__ import annotations
 
+import os
 from html.parser import HTMLParser
 from importlib import resources
 
@@ -34,7 +35,9 @@ class Links(HTMLParser):
 
 def client(env: dict[str, str] | None = None) -> AsyncTestClient:
     container = Container()
-    container.settings.override(load_settings({"NOITU_ACCESS_LOG": "0", **(env or {})}))
+    # NOITU_DATA_DIR: the test's own, set by conftest's arena_data_dir.
+    data = {"NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"]}
+    container.settings.override(load_settings({"NOITU_ACCESS_LOG": "0", **data, **(env or {})}))
     return AsyncTestClient(create_app(container))
 
 

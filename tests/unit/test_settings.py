@@ -61,3 +61,21 @@ def test_production_binds_everywhere_and_logs_json():
     settings = load_settings({"TELEGRAM_BOT_TOKEN": "1:x", "GAME_BASE_URL": "https://a.b"})
     assert settings.bind_host == "0.0.0.0"
     assert settings.effective_log_format == "json"
+
+
+def test_the_arena_data_dir_and_database_default_to_the_users_data_directory(tmp_path):
+    settings = load_settings({"XDG_DATA_HOME": str(tmp_path)})
+    assert settings.data_dir == tmp_path / "noitu"
+    assert settings.arena_database_url == f"sqlite+aiosqlite:///{tmp_path}/noitu/arena.sqlite3"
+    chosen = load_settings({"NOITU_DATA_DIR": str(tmp_path / "here"), "XDG_DATA_HOME": "/elsewhere"})
+    assert chosen.data_dir == tmp_path / "here"
+    assert chosen.arena_database_url.endswith(f"{tmp_path}/here/arena.sqlite3")
+
+
+def test_the_arena_database_is_normalized_and_a_bad_one_is_named_without_its_password():
+    settings = load_settings({"NOITU_ARENA_DATABASE": "postgresql://noitu:pw@db.local/arena"})
+    assert settings.arena_database_url == "postgresql+asyncpg://noitu:pw@db.local/arena"
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"NOITU_ARENA_DATABASE": "mysql://noitu:hunter2@db.local/arena"})
+    (problem,) = caught.value.problems
+    assert "NOITU_ARENA_DATABASE" in problem and "hunter2" not in problem

@@ -194,6 +194,30 @@ class CgroupTree(ABC):
     @abstractmethod
     def describe(self) -> str: ...
 
+    @abstractmethod
+    def parent_directories(self) -> tuple[Path, ...]:
+        """Where this tree makes its cgroups (one directory per hierarchy)."""
+
+    def remove_empty(self) -> int:
+        """Remove the `noitu-*` cgroups under this tree that hold no process; how many
+        (by name). A server killed with -9 cannot remove its bots' cgroups, though the
+        bots died with it; this runs at start-up. A cgroup that still holds a process
+        (another server's bot on this host) is left alone: the kernel refuses to remove
+        it."""
+        removed: set[str] = set()
+        for parent in self.parent_directories():
+            try:
+                children = [child for child in parent.iterdir() if child.name.startswith("noitu-")]
+            except OSError:
+                continue
+            for child in children:
+                try:
+                    os.rmdir(child)
+                except OSError:
+                    continue
+                removed.add(child.name)
+        return len(removed)
+
 
 def _make_dirs(parents: Iterable[Path], name: str) -> list[Path]:
     made: list[Path] = []
@@ -276,6 +300,9 @@ class CgroupV1Tree(CgroupTree):
     def describe(self) -> str:
         return "cgroup v1 (" + ", ".join(f"{c} at {p}" for c, p in self.parents.items()) + ")"
 
+    def parent_directories(self) -> tuple[Path, ...]:
+        return tuple(self.parents.values())
+
     def create(self, prefix: str, limits: CgroupLimits) -> BotCgroup:
         name = _new_name(prefix)
         made = _make_dirs(self.parents.values(), name)
@@ -333,6 +360,9 @@ class CgroupV2Tree(CgroupTree):
 
     def describe(self) -> str:
         return f"cgroup v2 (at {self.base})"
+
+    def parent_directories(self) -> tuple[Path, ...]:
+        return (self.base,)
 
     def available_controllers(self) -> set[str]:
         try:

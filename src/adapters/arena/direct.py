@@ -7,10 +7,16 @@ with a minimal environment in its artefact directory. With a cgroup tree it also
 the bots' cgroup limits (memory kills are then RESOURCE_LIMIT) and everything it started
 is killed through the cgroup; without one, only its process group is killed at the end,
 so a `setsid` grandchild of trusted code could outlive the match.
+
+A server that dies without its shutdown (`kill -9`) leaves no bot behind: the bot is
+started through `setpriv --pdeathsig KILL`, so the kernel kills it when the server
+goes (an exec wrapper, not `preexec_fn`, which is unsafe in a threaded server). Where
+setpriv lacks the option the bot starts without it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import tempfile
@@ -44,6 +50,25 @@ class DirectLauncher:
         self.cgroups = cgroups
         self.limits = limits
         self.home = home or Path(tempfile.gettempdir())
+        self._death_signal: list[str] | None = None
+
+    async def death_signal(self) -> list[str]:
+        """The wrapper that makes the kernel kill the bot with the server (checked
+        once: `setpriv --pdeathsig` exists since util-linux 2.33); [] without one."""
+        if self._death_signal is None:
+            wrapper = [shutil.which("setpriv") or "/usr/bin/setpriv", "--pdeathsig", "KILL", "--"]
+            try:
+                check = await asyncio.create_subprocess_exec(
+                    *wrapper, "/bin/true",
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.DEVNULL,
+                    stderr=asyncio.subprocess.DEVNULL,
+                )
+                works = await check.wait() == 0
+            except OSError:
+                works = False
+            self._death_signal = wrapper if works else []
+        return self._death_signal
 
     def command(self, artefact: Artefact) -> list[str]:
         directory = str(artefact.directory)
@@ -61,7 +86,7 @@ class DirectLauncher:
                 cgroup = self.cgroups.create("bot", self.limits)
             except CgroupError:
                 return _start_failed("Không tạo được giới hạn tài nguyên cho bot.")
-        argv = joined(cgroup.procs_files if cgroup else (), command)
+        argv = joined(cgroup.procs_files if cgroup else (), [*await self.death_signal(), *command])
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8"}
         try:
             process = await spawn(argv, cwd=artefact.directory, env=env)

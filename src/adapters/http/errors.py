@@ -32,6 +32,33 @@ ERROR_STATUS: dict[str, int] = {
     "too_fast": 429,
     "busy": 503,
     "internal": 500,
+    # the arena's uploaded bots
+    "bad_owner_key": 400,
+    "unsupported_file": 400,
+    "bad_file": 400,
+    "not_owner": 403,
+    "bot_not_found": 404,
+    "too_many_bots": 409,
+    "bot_not_built": 409,
+    "bot_in_match": 409,
+    "file_too_large": 413,
+    "too_many_uploads": 429,
+    "uploads_unavailable": 503,
+    "build_unavailable": 503,
+    # the arena's rooms and matches
+    "room_not_found": 404,
+    "room_full": 409,
+    "seat_taken": 409,
+    "already_seated": 409,
+    "not_seated": 403,
+    "wrong_phase": 409,
+    "not_your_turn": 409,
+    "illegal_action": 422,
+    "placement_refused": 422,
+    "time_up": 409,
+    "too_many_matches": 429,
+    "match_not_found": 404,
+    "replay_not_ready": 409,
 }
 
 

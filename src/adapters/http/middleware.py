@@ -1,7 +1,8 @@
 """The headers of B9 and the access log, on every response litestar sends.
 
 A `before_send` hook sees every response, including 404s, 405s and errors raised
-before a handler runs (route middleware would miss those). The access log records the
+before a handler runs (route middleware would miss those), and the accept of every
+WebSocket. The access log records the
 path only: game links carry their token in the query string.
 """
 
@@ -33,6 +34,7 @@ CONTENT_SECURITY_POLICY = (
 COMMON_HEADERS = [(b"referrer-policy", b"no-referrer"), (b"x-content-type-options", b"nosniff")]
 PAGE_HEADERS = [*COMMON_HEADERS, (b"content-security-policy", CONTENT_SECURITY_POLICY.encode())]
 API_HEADERS = [*PAGE_HEADERS, (b"cache-control", b"no-store")]
+SOCKET_HEADERS = [*COMMON_HEADERS, (b"cache-control", b"no-store")]
 
 log = structlog.get_logger("noitu.access")
 
@@ -40,6 +42,10 @@ log = structlog.get_logger("noitu.access")
 def response_headers(access_log: bool) -> Callable[[Message, Scope], object]:
     async def before_send(message: Message, scope: Scope) -> None:
         if message["type"] != "http.response.start":
+            if message["type"] == "websocket.accept":
+                # The handshake's answer: the headers that apply to it (no document, no
+                # cache); the access log has no status for it.
+                message.setdefault("headers", []).extend(SOCKET_HEADERS)  # type: ignore[union-attr]
             return
         path: str = scope["path"]
         # Appended as raw pairs: no handler sets these, and a lookup per header costs

@@ -1,20 +1,30 @@
-"""RunMatch: one match between two bot programs, from the start of play to the result
-(spec A1, A4, A6, B1–B4).
+"""RunMatch: one match, from the start of play to the result (spec A1, A4, A6, B1–B4).
+A side is a bot program or a person in the browser.
 
-Both processes start when play starts. Each bot's first request has 25 s from the
+Both bots' processes start when play starts. Each bot's first request has 25 s from the
 moment it is written (start-up included), every later one 2 s; a process failure of the
 bot that is NOT being asked (it exits, floods stdout, runs out of memory while the
-other one thinks) ends the match as soon as it happens. A reply is judged and applied
-before anything that followed it on stdout. At the end both processes are closed
-(stdin closed, 1 s, then killed with everything they started).
+other side thinks) ends the match as soon as it happens. A reply is judged and applied
+before anything that followed it on stdout. A person's turn has 60 s (the `Timer`
+wakes the runner at the deadline); the person's action itself arrives through the
+`LiveMatch` (`LiveMatch.act`), never through the runner. A match that ends from outside
+(a surrender, a person who left) ends the wait at once: a bot's late reply is dropped.
+At the end every process is closed (stdin closed, 1 s, then killed with everything it
+started).
+
+The replay: setup, then for each bot's turn `sent`, `received`, `applied`; a person's
+turn writes `applied` alone (there is no line to or from a person), and last `end`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
+from noitu.application.arena.judge import Rejected, judge
+from noitu.application.arena.live_match import LiveMatch, Timer
 from noitu.application.arena.ports import (
     FIRST_REQUEST_TIMEOUT_S,
     REQUEST_TIMEOUT_S,
@@ -24,17 +34,8 @@ from noitu.application.arena.ports import (
     ProcessFailure,
     Reply,
 )
-from noitu.application.arena.judge import Rejected, judge
 from noitu.application.arena.protocol import your_turn
-from noitu.application.arena.replay import (
-    MatchEvents,
-    Player,
-    applied_event,
-    end_event,
-    received_event,
-    sent_event,
-    setup_event,
-)
+from noitu.application.arena.replay import MatchEvents, Player, received_event, sent_event
 from noitu.domain.arena.board import SIDES, Side
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Match, Phase, Result
 
@@ -49,6 +50,16 @@ class BotSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class PersonSeat:
+    """A side played by a person in the browser (its actions come through LiveMatch)."""
+
+    player: Player
+
+
+MatchSeat = BotSeat | PersonSeat
+
+
+@dataclass(frozen=True, slots=True)
 class MatchCommand:
     match_id: str
     seed: int
@@ -59,7 +70,8 @@ class MatchCommand:
 @dataclass(frozen=True, slots=True)
 class MatchOutcome:
     result: Result
-    # The last bytes each bot wrote to stderr, for its owner only (P1, P2).
+    # The last bytes each bot wrote to stderr, for its owner only (P1, P2; empty for a
+    # person).
     stderr: tuple[bytes, bytes]
 
 
@@ -71,98 +83,175 @@ class Timing:
     request_s: float = REQUEST_TIMEOUT_S
 
 
+class _Ended:
+    """The match ended from outside while a side was being waited for."""
+
+
+_ENDED = _Ended()
+T = TypeVar("T")
+
+
 class RunMatch:
-    def __init__(self, launcher: BotLauncher, timing: Timing = Timing()) -> None:
+    def __init__(
+        self, launcher: BotLauncher, timing: Timing = Timing(), timer: Timer | None = None
+    ) -> None:
         self._launcher = launcher
         self._timing = timing
+        self._timer = timer  # needed only for a person's turns
 
     async def __call__(self, command: MatchCommand, events: MatchEvents) -> MatchOutcome:
+        """A match between two bots, placed by the server from the seed (the CLI's)."""
+        if not all(isinstance(seat, BotSeat) for seat in command.seats):
+            raise ValueError("RunMatch(command) plays bots only; people play through play()")
         match = Match.between_bots(command.match_id, command.seed, command.turn_limit)
-        if tuple(seat.player.side for seat in command.seats) != SIDES:
+        return await self.play(LiveMatch(match, events), command.seats)
+
+    async def play(self, live: LiveMatch, seats: Sequence[MatchSeat]) -> MatchOutcome:
+        """Play `live`'s match (PLAYING, both sides placed and ready) to its end."""
+        if tuple(seat.player.side for seat in seats) != SIDES:
             raise ValueError("the seats are P1 then P2")
-        events.record(setup_event(match, [seat.player for seat in command.seats]))
+        persons = {seat.player.side for seat in seats if isinstance(seat, PersonSeat)}
+        if persons != live.persons:
+            raise ValueError("the LiveMatch must know the same person seats")
+        if persons and self._timer is None:
+            raise ValueError("a match with a person needs RunMatch's timer")
+        match = live.match
+        live.write_setup([seat.player for seat in seats])
         processes: list[BotProcess | None] = [None, None]
         try:
-            launched = await asyncio.gather(*(self._launch(seat) for seat in command.seats))
+            launched = await asyncio.gather(*(self._launch(seat) for seat in seats))
             for side, started in zip(SIDES, launched):
                 if isinstance(started, ProcessFailure):
-                    if match.phase is Phase.PLAYING:
-                        match.fail(side, started.code, started.detail)
-                else:
+                    live.fail(side, started.code, started.detail)
+                elif started is not None:
                     processes[side.number] = started
             if match.phase is Phase.PLAYING:
-                await self._play(match, processes, events)  # type: ignore[arg-type]
+                live.begin()
+                await self._play(live, processes)
         finally:
             await asyncio.gather(*(p.close() for p in processes if p is not None))
         assert match.result is not None
-        events.record(end_event(match.result))
+        live.write_end()
         return MatchOutcome(
             match.result,
-            tuple(p.stderr_tail() if p is not None else b"" for p in processes),  # type: ignore[arg-type]
+            (_tail(processes[0]), _tail(processes[1])),
         )
 
-    async def _launch(self, seat: BotSeat) -> BotProcess | ProcessFailure:
+    async def _launch(self, seat: MatchSeat) -> BotProcess | ProcessFailure | None:
+        if isinstance(seat, PersonSeat):
+            return None
         if isinstance(seat.artefact, ProcessFailure):
             return seat.artefact
         return await self._launcher.launch(seat.artefact)
 
-    async def _play(self, match: Match, processes: Sequence[BotProcess], events: MatchEvents) -> None:
+    async def _play(self, live: LiveMatch, processes: Sequence[BotProcess | None]) -> None:
+        match = live.match
         asked = [False, False]
         while match.phase is Phase.PLAYING:
-            if self._fail_pending(match, processes):
+            if self._fail_pending(live, processes):
                 return
             side = match.current_player
             assert side is not None
+            process = processes[side.number]
+            if process is None:
+                await self._person_turn(live, processes)
+                continue
             request = your_turn(match)
             timeout = self._timing.request_s if asked[side.number] else self._timing.first_request_s
             asked[side.number] = True
-            events.record(sent_event(side, request.sequence, request.line))
-            answer = await self._ask(processes, side, request.line, timeout)
-            if match.phase is not Phase.PLAYING:
-                return
+            live.events.record(sent_event(side, request.sequence, request.line))
+            answer = await self._wait(live, processes, side, process.ask(request.line, timeout))
+            if answer is _ENDED or match.phase is not Phase.PLAYING:
+                return  # ended from outside: the late reply, if any, is dropped
             if isinstance(answer, tuple):  # the other side failed while this one thought
                 failed, failure = answer
-                match.fail(failed, failure.code, failure.detail)
+                live.fail(failed, failure.code, failure.detail)
                 return
             if isinstance(answer, ProcessFailure):
-                match.fail(side, answer.code, answer.detail)
+                live.fail(side, answer.code, answer.detail)
                 return
-            events.record(received_event(side, answer.line, answer.ms))
+            assert isinstance(answer, Reply)
+            live.events.record(received_event(side, answer.line, answer.ms))
             verdict = judge(answer.line, request)
             if isinstance(verdict, Rejected):
-                match.fail(side, verdict.code, verdict.detail)
+                live.fail(side, verdict.code, verdict.detail)
                 return
-            fight = match.apply(verdict.action, side)
-            events.record(applied_event(request.turn, side, verdict.action, fight))
+            live.play(side, verdict.action)
+
+    async def _person_turn(self, live: LiveMatch, processes: Sequence[BotProcess | None]) -> None:
+        """Wait until the person to move acts, the match ends, the other side's process
+        fails, or the deadline passes (TIME_UP)."""
+        assert self._timer is not None and live.deadline_ms is not None
+        side = live.match.current_player
+        assert side is not None
+        deadline = live.deadline_ms
+        pulse = live.pulse()
+        answer = await self._wait(
+            live, processes, side, _first(pulse.wait(), self._timer.sleep_until(deadline))
+        )
+        if isinstance(answer, tuple):
+            failed, failure = answer
+            live.fail(failed, failure.code, failure.detail)
+        elif answer == 1:  # the timer: the clock reads the deadline or later
+            live.settle(deadline)
 
     @staticmethod
-    def _fail_pending(match: Match, processes: Sequence[BotProcess]) -> bool:
+    def _fail_pending(live: LiveMatch, processes: Sequence[BotProcess | None]) -> bool:
         """A failure already recorded (output after a reply, an exit meanwhile) ends the
         match now; the side to move is looked at first."""
-        side = match.current_player
+        side = live.match.current_player
         assert side is not None
         for looked in (side, side.other):
-            failure = processes[looked.number].pending_failure()
+            process = processes[looked.number]
+            failure = process.pending_failure() if process is not None else None
             if failure is not None:
-                match.fail(looked, failure.code, failure.detail)
+                live.fail(looked, failure.code, failure.detail)
                 return True
         return False
 
     @staticmethod
-    async def _ask(
-        processes: Sequence[BotProcess], side: Side, line: str, timeout_s: float
-    ) -> Reply | ProcessFailure | tuple[Side, ProcessFailure]:
-        """The reply of `side`, or its failure; or (the other side, its failure) when
-        the other process fails first, in which case the late reply is dropped."""
-        asking = asyncio.ensure_future(processes[side.number].ask(line, timeout_s))
-        watching = asyncio.ensure_future(processes[side.other.number].failure())
+    async def _wait(
+        live: LiveMatch,
+        processes: Sequence[BotProcess | None],
+        side: Side,
+        waiting: Coroutine[Any, Any, T],
+    ) -> T | tuple[Side, ProcessFailure] | _Ended:
+        """What `waiting` gives for `side`; or (the other side, its failure) when the
+        other side's process fails first; or _ENDED when the match ends from outside
+        first. Whatever did not finish is cancelled."""
+        asking = asyncio.ensure_future(waiting)
+        other = processes[side.other.number]
+        watching = asyncio.ensure_future(other.failure()) if other is not None else None
+        ending = asyncio.ensure_future(live.ended().wait())
+        tasks: list[asyncio.Future[Any]] = [asking, ending]
+        if watching is not None:
+            tasks.append(watching)
         try:
-            await asyncio.wait({asking, watching}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             if asking.done():
                 return asking.result()
-            return side.other, watching.result()
+            if watching is not None and watching.done():
+                return side.other, watching.result()
+            return _ENDED
         finally:
-            for task in (asking, watching):
+            for task in tasks:
                 if not task.done():
                     task.cancel()
-            await asyncio.gather(asking, watching, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _first(*waits: Coroutine[Any, Any, object]) -> int:
+    """The index of the first of these to finish (the others are cancelled)."""
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        return next(i for i, task in enumerate(tasks) if task.done())
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _tail(process: BotProcess | None) -> bytes:
+    return process.stderr_tail() if process is not None else b""

@@ -294,3 +294,21 @@ def test_the_probe_needs_setpriv_when_root(tmp_path: Path) -> None:
     status, _ = probe_now(path=str(tmp_path), run_as=(65534, 65534))
     assert not status.available
     assert status.reason == "setpriv is missing (bots run as an unprivileged uid): apt-get install util-linux"
+
+
+async def test_start_up_removes_the_empty_cgroups_a_killed_server_left(tree: CgroupTree) -> None:
+    left = tree.create("bot", BOT_LIMITS)  # as a server killed with -9 leaves it
+    busy = tree.create("bot", BOT_LIMITS)
+    sleeper = await _run_in(busy, "sleep", "30")
+    try:
+        while not busy.pids():
+            await asyncio.sleep(0.01)
+        assert tree.remove_empty() >= 1
+        assert not any(directory.exists() for directory in left.directories)
+        # A cgroup that still holds a process (another server's bot) is left alone.
+        assert all(directory.exists() for directory in busy.directories)
+        assert sleeper.pid in busy.pids()
+    finally:
+        await busy.kill_all()
+        await sleeper.wait()
+        assert await busy.remove()

@@ -1,0 +1,206 @@
+"""What the arena's rooms sustain on one `noitu serve` (issue 12): matches a minute
+through the match queue, and the WebSocket's fan-out to many viewers of one match
+(latency and the server's memory).
+
+    .venv/bin/python bench/arena_rooms.py [--matches 12] [--pair random:random]
+                                          [--viewers 100] [--watch tactical:tactical]
+
+- Matches a minute: `--matches` rooms are created at once over REST, each between two
+  built-in bots (`--pair`), each by a new owner (an owner may have 3 live rooms); the
+  queue runs as many as the machine's cores honour (`default_slots`). Reported: the
+  wall time from the first create to the last end, matches a minute, and each match's
+  wait in the queue and its length.
+- Fan-out: one match between `--watch` bots is watched by `--viewers` WebSocket
+  clients. Each frame carries the snapshot's `serverNowMs` (made when the change
+  happened, on this machine's clock): a frame's latency is its arrival time minus that.
+  Reported: p50 / p99 / max over every frame of every viewer, frames per viewer, and the
+  server's RSS before the viewers connect and with all of them connected.
+
+The server runs as the README starts it (MODULES=arena, a throwaway NOITU_DATA_DIR, the
+sandbox when this machine has one). Prints medians with the machine's core count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import secrets
+import sys
+import tempfile
+import time
+from typing import Any
+
+import httpx
+
+from noitu.bench.http_load import running_server
+from noitu.bench.machine import format_machine, machine, median, percentile, rss_mb
+
+API = "/arena/api"
+FINISHED = ("FINISHED", "ABANDONED")
+
+
+def builtin(name: str) -> dict[str, str]:
+    return {"kind": "builtin", "ref": name}
+
+
+async def create_room(client: httpx.AsyncClient, p1: str, p2: str) -> str:
+    answer = await client.post(
+        f"{API}/rooms", json={"seat": builtin(p1), "opponent": builtin(p2)}
+    )
+    if answer.status_code != 201:
+        raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
+    return answer.json()["room"]["code"]
+
+
+async def wait_for_end(client: httpx.AsyncClient, code: str, every_s: float = 0.25) -> dict:
+    """Poll the room until its match is over; the snapshots seen: when it left the
+    queue (first PLAYING) and when it ended."""
+    began = time.monotonic()
+    playing_at = None
+    while True:
+        room = (await client.get(f"{API}/rooms/{code}")).json()
+        now = time.monotonic()
+        if playing_at is None and room["phase"] in ("PLAYING", *FINISHED):
+            playing_at = now
+        if room["phase"] in FINISHED:
+            return {
+                "queued_s": (playing_at or now) - began,
+                "played_s": now - (playing_at or now),
+                "turns": (room.get("result") or {}).get("turns", room.get("turn", 0)),
+                "phase": room["phase"],
+                "reason": (room.get("result") or {}).get("reason"),
+            }
+        await asyncio.sleep(every_s)
+
+
+async def matches_a_minute(base: str, count: int, pair: tuple[str, str]) -> dict:
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        began = time.monotonic()
+        codes = [await create_room(client, *pair) for _ in range(count)]
+        ends = await asyncio.gather(*(wait_for_end(client, code) for code in codes))
+        wall = time.monotonic() - began
+    finished = [end for end in ends if end["phase"] == "FINISHED"]
+    return {
+        "matches": count,
+        "finished": len(finished),
+        "wall_s": wall,
+        "per_minute": 60 * len(finished) / wall if wall else 0.0,
+        "queued_s_median": median([end["queued_s"] for end in ends]),
+        "queued_s_max": max(end["queued_s"] for end in ends),
+        "played_s_median": median([end["played_s"] for end in ends]),
+        "turns_median": median([end["turns"] for end in ends]),
+        "reasons": sorted({str(end["reason"]) for end in ends}),
+    }
+
+
+async def viewer(url: str, latencies: list[float], frames: list[int], ready: asyncio.Event,
+                 connected: list[int]) -> None:
+    from websockets.asyncio.client import connect
+
+    seen = 0
+    async with connect(url, max_size=2**22, open_timeout=30) as socket:
+        connected[0] += 1
+        async for raw in socket:
+            arrived_ms = time.time() * 1000
+            frame = json.loads(raw)
+            if frame.get("type") == "end":
+                break
+            if frame.get("type") == "room":
+                seen += 1
+                if ready.is_set():  # the snapshot sent on connect is not a change
+                    latencies.append(arrived_ms - frame["room"]["serverNowMs"])
+    frames.append(seen)
+
+
+async def fan_out(base: str, pid: int, viewers: int, pair: tuple[str, str]) -> dict:
+    """One match watched by `viewers` sockets: frame latency and the server's memory."""
+    ws_base = base.replace("http://", "ws://")
+    async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+        rss_before = rss_mb(pid)
+        # Sit the viewers down before the match starts: a room with one open seat waits.
+        answer = await client.post(f"{API}/rooms", json={"seat": builtin(pair[0])})
+        if answer.status_code != 201:
+            raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
+        code = answer.json()["room"]["code"]
+        latencies: list[float] = []
+        frames: list[int] = []
+        connected = [0]
+        ready = asyncio.Event()
+        tasks = [
+            asyncio.create_task(
+                viewer(f"{ws_base}/arena/ws/rooms/{code}", latencies, frames, ready, connected)
+            )
+            for _ in range(viewers)
+        ]
+        while connected[0] < viewers:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # every socket has had its first snapshot
+        rss_viewers = rss_mb(pid)
+        ready.set()
+        joined = await client.post(f"{API}/rooms/{code}/join", json={"seat": builtin(pair[1])})
+        if joined.status_code != 200:
+            raise RuntimeError(f"joining: {joined.status_code} {joined.text[:200]}")
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=900)
+    latencies.sort()
+    return {
+        "viewers": viewers,
+        "frames_per_viewer": median(frames) if frames else 0,
+        "latency_ms": {
+            "p50": percentile(latencies, 0.50),
+            "p99": percentile(latencies, 0.99),
+            "max": latencies[-1] if latencies else 0.0,
+        },
+        "rss_mb_before": rss_before,
+        "rss_mb_with_viewers": rss_viewers,
+        "kb_per_viewer": 1024 * (rss_viewers - rss_before) / viewers if viewers else 0.0,
+    }
+
+
+def run(args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory(prefix="noitu-bench-arena-") as data_dir:
+        env = {"MODULES": "arena", "NOITU_DATA_DIR": data_dir}
+        with running_server(secrets.token_hex(16), env) as (server, port):
+            base = f"http://127.0.0.1:{port}"
+            pair = tuple(args.pair.split(":"))
+            watch = tuple(args.watch.split(":"))
+            throughput = asyncio.run(matches_a_minute(base, args.matches, pair))  # type: ignore[arg-type]
+            print(f"arena rooms: {throughput['finished']}/{args.matches} matches in"
+                  f" {throughput['wall_s']:.1f} s", file=sys.stderr, flush=True)
+            fan = asyncio.run(fan_out(base, server.pid, args.viewers, watch))  # type: ignore[arg-type]
+    return {"machine": machine(), "pair": args.pair, "watch": args.watch,
+            "throughput": throughput, "fan_out": fan}
+
+
+def format_report(report: dict) -> str:
+    t, f = report["throughput"], report["fan_out"]
+    latency = f["latency_ms"]
+    return "\n".join([
+        format_machine(report["machine"]),
+        f"matches a minute ({report['pair']}, {t['matches']} rooms at once):"
+        f" {t['per_minute']:.1f} ({t['finished']} finished in {t['wall_s']:.1f} s);"
+        f" wait in the queue median {t['queued_s_median']:.1f} s, max {t['queued_s_max']:.1f} s;"
+        f" a match median {t['played_s_median']:.1f} s, {t['turns_median']:.0f} turns;"
+        f" ends {', '.join(t['reasons'])}",
+        f"fan-out ({report['watch']}, {f['viewers']} WebSocket viewers, one match):"
+        f" frame latency p50 {latency['p50']:.1f} / p99 {latency['p99']:.1f} /"
+        f" max {latency['max']:.1f} ms over {f['frames_per_viewer']:.0f} frames a viewer;"
+        f" server RSS {f['rss_mb_before']:.0f} MB → {f['rss_mb_with_viewers']:.0f} MB"
+        f" ({f['kb_per_viewer']:.0f} KB a viewer)",
+    ])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=12)
+    parser.add_argument("--pair", default="random:random", help="the built-in bots, P1:P2")
+    parser.add_argument("--viewers", type=int, default=100)
+    parser.add_argument("--watch", default="tactical:tactical")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    report = run(args)
+    print(json.dumps(report) if args.json else format_report(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""The rooms' process-local adapters: the registry of live rooms, the in-memory feed of
+their snapshots (one instance; several need a broker behind the same port), and the
+timer that waits for a moment of the clock on the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict, deque
+from collections.abc import AsyncGenerator
+
+from noitu.application.arena.rooms.room import Room
+from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.ports import Clock
+
+#: Snapshots a subscriber may fall behind by; older unread ones are dropped.
+SUBSCRIBER_BACKLOG = 32
+#: Closed rooms remembered, so that a late subscriber ends at once.
+CLOSED_REMEMBERED = 10_000
+
+
+class InMemoryRoomRegistry:
+    def __init__(self) -> None:
+        self._rooms: dict[str, Room] = {}
+
+    def add(self, room: Room) -> bool:
+        if room.code in self._rooms:
+            return False
+        self._rooms[room.code] = room
+        return True
+
+    def get(self, code: str) -> Room | None:
+        return self._rooms.get(code)
+
+    def remove(self, code: str) -> None:
+        self._rooms.pop(code, None)
+
+    def rooms(self) -> list[Room]:
+        return list(self._rooms.values())
+
+
+class _Subscriber:
+    __slots__ = ("backlog", "closed", "wake")
+
+    def __init__(self) -> None:
+        self.backlog: deque[RoomSnapshot] = deque(maxlen=SUBSCRIBER_BACKLOG)
+        self.wake = asyncio.Event()
+        self.closed = False
+
+    def push(self, snapshot: RoomSnapshot) -> None:
+        self.backlog.append(snapshot)
+        self.wake.set()
+
+    def end(self) -> None:
+        self.closed = True
+        self.wake.set()
+
+
+class _Channel:
+    __slots__ = ("latest", "subscribers")
+
+    def __init__(self) -> None:
+        self.latest: RoomSnapshot | None = None
+        self.subscribers: set[_Subscriber] = set()
+
+
+class InMemoryRoomFeed:
+    """`RoomFeed` for one process. A room's channel opens at its first snapshot or its
+    first subscriber; when closed it is forgotten and its code remembered as closed (the
+    last `CLOSED_REMEMBERED` codes)."""
+
+    def __init__(self) -> None:
+        self._channels: dict[str, _Channel] = {}
+        self._closed: OrderedDict[str, None] = OrderedDict()
+
+    def subscribers(self, code: str) -> int:
+        channel = self._channels.get(code)
+        return 0 if channel is None else len(channel.subscribers)
+
+    def _channel(self, code: str) -> _Channel:
+        channel = self._channels.get(code)
+        if channel is None:
+            channel = self._channels[code] = _Channel()
+            self._closed.pop(code, None)
+        return channel
+
+    async def publish(self, code: str, snapshot: RoomSnapshot) -> None:
+        channel = self._channel(code)
+        channel.latest = snapshot
+        for subscriber in channel.subscribers:
+            subscriber.push(snapshot)
+
+    async def close(self, code: str) -> None:
+        channel = self._channels.pop(code, None)
+        self._closed[code] = None
+        while len(self._closed) > CLOSED_REMEMBERED:
+            self._closed.popitem(last=False)
+        if channel is not None:
+            for subscriber in channel.subscribers:
+                subscriber.end()
+
+    async def latest(self, code: str) -> RoomSnapshot | None:
+        channel = self._channels.get(code)
+        return None if channel is None else channel.latest
+
+    async def stop(self) -> None:
+        """Nothing to release (the server's shutdown closes every room first)."""
+
+    def subscribe(self, code: str) -> AsyncGenerator[RoomSnapshot, None]:
+        # Joined now, not at the first iteration: nothing published after this call is
+        # missed. A code not closed lately gets its channel now (its room may not have
+        # published yet).
+        subscriber = _Subscriber()
+        channel = None if code in self._closed else self._channel(code)
+        if channel is None:
+            subscriber.end()
+        else:
+            if channel.latest is not None:
+                subscriber.push(channel.latest)
+            channel.subscribers.add(subscriber)
+        return self._iterate(channel, subscriber)
+
+    @staticmethod
+    async def _iterate(
+        channel: _Channel | None, subscriber: _Subscriber
+    ) -> AsyncGenerator[RoomSnapshot, None]:
+        try:
+            while True:
+                while subscriber.backlog:
+                    yield subscriber.backlog.popleft()
+                if subscriber.closed:
+                    return
+                subscriber.wake.clear()
+                await subscriber.wake.wait()
+        finally:
+            if channel is not None:
+                channel.subscribers.discard(subscriber)
+
+
+class LoopTimer:
+    """`Timer` on the event loop: sleeps until the clock reads the moment (re-checking,
+    so a clock that jumps does not make it wake early)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    async def sleep_until(self, at_ms: int) -> None:
+        while (left := at_ms - self._clock.now_ms()) > 0:
+            await asyncio.sleep(left / 1000)

@@ -1,0 +1,420 @@
+"""The arena's rooms, matches and replays over HTTP, under /arena/api/ (spec B4–B6;
+docs/arena-api.md "Rooms" and "Matches and replays").
+
+Thin: a handler reads the owner key (header `X-Owner-Key`), decodes the body into the
+adapter's tagged unions below (so the OpenAPI document says exactly what is accepted),
+turns it into the use case's command, calls the use case and returns its result; errors
+go through the one table in `errors`. Creating or joining a room may make a new owner
+key: both answer `ownerKey`. Use cases are reached through plain closures, not
+litestar's dependency injection (issue 13: resolving dependencies per request costs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Protocol, get_args
+
+import anyio.to_thread
+import msgspec
+from litestar import MediaType, Response, Router, get, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPI
+from litestar.params import Body, FromPath
+
+from noitu.adapters.arena.builtin import BUILTIN_SOURCES
+from noitu.adapters.http.arena_bots import OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.errors import error_responses
+from noitu.adapters.http.paths import ARENA_API_PATH
+from noitu.application.arena.errors import (
+    AlreadySeated,
+    BadOwnerKey,
+    BotNotBuilt,
+    BotNotFound,
+    Busy,
+    IllegalAction,
+    MatchNotFound,
+    NotOwner,
+    NotSeated,
+    NotYourTurn,
+    PlacementRefused,
+    ReplayNotReady,
+    RoomFull,
+    RoomNotFound,
+    SeatTaken,
+    TimeUp,
+    TooManyMatches,
+    WrongRoomPhase,
+)
+from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
+from noitu.application.arena.rooms.failure_details import (
+    FailureDetails,
+    FailureDetailsCommand,
+    FailureDetailsResult,
+)
+from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand, ReplayDownload
+from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
+from noitu.application.arena.rooms.inputs import ActionInput, SquareInput
+from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
+from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
+from noitu.application.arena.rooms.open_rooms import Lobby, OpenRooms
+from noitu.application.arena.rooms.owner_keys import OwnerKeys
+from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.seating import SeatChoice
+from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
+from noitu.domain.arena.board import COLS, ROWS
+
+MAX_BODY_BYTES = 4096
+REPLAY_MEDIA_TYPE = "application/x-ndjson"
+#: A person's name as sent (the room keeps at most 40 code points of it).
+MAX_SENT_NAME = 200
+BOT_ID_PATTERN = "^[0-9a-z]{16}$"
+
+JsonBody = Body(media_type=MediaType.JSON)
+BuiltinName = Literal["random", "tactical", "strong"]
+SideName = Literal["P1", "P2"]
+
+if set(get_args(BuiltinName)) != set(BUILTIN_SOURCES):
+    raise RuntimeError("the room API's built-in bot names differ from adapters/arena/builtin.py")
+
+
+class ArenaRoomUseCases(Protocol):
+    """Where the routes find their use cases (the container's providers), looked up per
+    request, so a provider overridden after the app was built is still the one used."""
+
+    owner_keys: Callable[[], OwnerKeys]
+    create_room: Callable[[], CreateRoom]
+    open_rooms: Callable[[], OpenRooms]
+    get_room: Callable[[], GetRoom]
+    join_room: Callable[[], JoinRoom]
+    leave_room: Callable[[], LeaveRoom]
+    place_pieces: Callable[[], PlacePieces]
+    play_action: Callable[[], PlayAction]
+    surrender: Callable[[], Surrender]
+    get_replay: Callable[[], GetReplay]
+    failure_details: Callable[[], FailureDetails]
+
+
+# --- what the routes accept ------------------------------------------------------------
+
+
+class PersonSeatBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="person"
+):
+    """The caller plays in the browser under this name."""
+
+    name: Annotated[str, msgspec.Meta(max_length=MAX_SENT_NAME)] = ""
+
+
+class UploadSeatBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="upload"
+):
+    """An uploaded bot: the caller's own, or a public one."""
+
+    ref: Annotated[str, msgspec.Meta(pattern=BOT_ID_PATTERN)]
+
+
+class BuiltinSeatBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="builtin"
+):
+    """One of the server's bots."""
+
+    ref: BuiltinName
+
+
+SeatBody = PersonSeatBody | UploadSeatBody | BuiltinSeatBody
+
+
+class CreateRoomBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seat: SeatBody  # P1: the creator's seat
+    opponent: SeatBody | None = None  # P2 at once (the match then starts)
+
+
+class JoinRoomBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    seat: SeatBody
+    side: SideName | None = None  # the empty seat when absent
+
+
+Row = Annotated[int, msgspec.Meta(ge=0, lt=ROWS)]
+Col = Annotated[int, msgspec.Meta(ge=0, lt=COLS)]
+
+
+class SquareBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    row: Row
+    col: Col
+
+
+PieceId = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
+
+
+class PlaceBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="PLACE",
+    rename="camel",
+):
+    piece_id: PieceId
+    to: SquareBody
+
+
+class RandomPlacementBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type",
+    tag="RANDOM_PLACEMENT",
+):
+    pass
+
+
+class ReadyBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="READY"
+):
+    pass
+
+
+PlacementBody = PlaceBody | RandomPlacementBody | ReadyBody
+
+
+class MoveBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="MOVE",
+    rename="camel",
+):
+    piece_id: PieceId
+    from_: SquareBody = msgspec.field(name="from")
+    to: SquareBody
+
+
+class PassBody(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="PASS"
+):
+    pass
+
+
+ActionBody = MoveBody | PassBody
+
+
+class SurrenderBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    side: SideName | None = None  # needed only by the owner of both seated bots
+
+
+BODIES = (
+    PersonSeatBody, UploadSeatBody, BuiltinSeatBody, CreateRoomBody, JoinRoomBody,
+    SquareBody, PlaceBody, RandomPlacementBody, ReadyBody, MoveBody, PassBody, SurrenderBody,
+)
+
+
+# --- what they answer ------------------------------------------------------------------
+
+
+class RoomAnswer(msgspec.Struct, frozen=True, rename="camel"):
+    room: RoomSnapshot
+    owner_key: str  # the key used, or the new one: keep it
+
+
+def seat_choice(body: SeatBody) -> SeatChoice:
+    if isinstance(body, PersonSeatBody):
+        return SeatChoice("person", name=body.name)
+    return SeatChoice("upload" if isinstance(body, UploadSeatBody) else "builtin", ref=body.ref)
+
+
+def _square(body: SquareBody) -> SquareInput:
+    return SquareInput(body.row, body.col)
+
+
+def placement_input(body: PlacementBody) -> ActionInput:
+    if isinstance(body, PlaceBody):
+        return ActionInput("PLACE", piece_id=body.piece_id, to=_square(body.to))
+    return ActionInput("RANDOM_PLACEMENT" if isinstance(body, RandomPlacementBody) else "READY")
+
+
+def action_input(body: ActionBody) -> ActionInput:
+    if isinstance(body, MoveBody):
+        return ActionInput("MOVE", body.piece_id, _square(body.from_), _square(body.to))
+    return ActionInput("PASS")
+
+
+def _read_replay(download: ReplayDownload) -> bytes:
+    with download.stream as stream:
+        return stream.read()
+
+
+#: The routes whose caller must send an owner key (the document says it is required).
+KEYED = {
+    ("post", "/rooms/{code}/leave"),
+    ("post", "/rooms/{code}/placement"),
+    ("post", "/rooms/{code}/actions"),
+    ("post", "/rooms/{code}/surrender"),
+    ("get", "/matches/{match_id}/failure"),
+}
+
+ROOM_ANSWER = "The room as the caller sees it"
+
+
+def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
+    @post(
+        "/rooms",
+        status_code=201,
+        summary="Create a room; the creator's seat is P1 (a P2 given at once starts the match)",
+        description="Without an owner key a new one is made and returned: keep it.",
+        responses=error_responses(
+            BadOwnerKey, BotNotFound, BotNotBuilt, AlreadySeated, TooManyMatches, Busy
+        ),
+    )
+    async def create(
+        data: Annotated[CreateRoomBody, JsonBody], owner_key: OwnerKey = None
+    ) -> RoomAnswer:
+        caller = use_cases.owner_keys().caller(owner_key, create=True)
+        opponent = None if data.opponent is None else seat_choice(data.opponent)
+        command = CreateRoomCommand(caller.owner, seat_choice(data.seat), opponent)
+        return RoomAnswer(await use_cases.create_room()(command), caller.key)
+
+    @get("/rooms", summary="The lobby: rooms waiting for a player, and rooms to watch")
+    async def lobby() -> Lobby:
+        return await use_cases.open_rooms()()
+
+    @get(
+        "/rooms/{code:str}",
+        summary="A room; with the owner key, also what the caller may see (its sides)",
+        responses=error_responses(BadOwnerKey, RoomNotFound),
+    )
+    async def room(code: FromPath[str], owner_key: OwnerKey = None) -> RoomSnapshot:
+        caller = use_cases.owner_keys().caller(owner_key)
+        return await use_cases.get_room()(GetRoomCommand(code, caller.owner))
+
+    @post(
+        "/rooms/{code:str}/join",
+        status_code=200,
+        summary="Take the empty seat (or the side asked for); filling it starts the match",
+        description="Without an owner key a new one is made and returned: keep it.",
+        responses=error_responses(
+            BadOwnerKey, RoomNotFound, RoomFull, SeatTaken, AlreadySeated, WrongRoomPhase,
+            BotNotFound, BotNotBuilt, TooManyMatches, Busy,
+        ),
+    )
+    async def join(
+        code: FromPath[str], data: Annotated[JoinRoomBody, JsonBody], owner_key: OwnerKey = None
+    ) -> RoomAnswer:
+        caller = use_cases.owner_keys().caller(owner_key, create=True)
+        command = JoinRoomCommand(code, caller.owner, seat_choice(data.seat), data.side)
+        return RoomAnswer(await use_cases.join_room()(command), caller.key)
+
+    @post(
+        "/rooms/{code:str}/leave",
+        status_code=200,
+        summary="Leave the room: before the match, free one's seats; during it, surrender",
+        responses=error_responses(BadOwnerKey, RoomNotFound, NotSeated),
+    )
+    async def leave(code: FromPath[str], owner_key: OwnerKey = None) -> RoomSnapshot:
+        caller = use_cases.owner_keys().caller(owner_key)
+        return await use_cases.leave_room()(LeaveRoomCommand(code, caller.owner))
+
+    @post(
+        "/rooms/{code:str}/placement",
+        status_code=200,
+        summary="A person's placement: PLACE a piece, RANDOM_PLACEMENT of the rest, READY",
+        responses=error_responses(
+            BadOwnerKey, RoomNotFound, NotSeated, WrongRoomPhase, PlacementRefused, TimeUp
+        ),
+    )
+    async def placement(
+        code: FromPath[str], data: Annotated[PlacementBody, JsonBody], owner_key: OwnerKey = None
+    ) -> RoomSnapshot:
+        caller = use_cases.owner_keys().caller(owner_key)
+        command = PlacePiecesCommand(code, caller.owner, placement_input(data))
+        return await use_cases.place_pieces()(command)
+
+    @post(
+        "/rooms/{code:str}/actions",
+        status_code=200,
+        summary="A person's MOVE or PASS, one of the room's `legalActions`",
+        responses=error_responses(
+            BadOwnerKey, RoomNotFound, NotSeated, WrongRoomPhase, NotYourTurn, IllegalAction,
+            TimeUp,
+        ),
+    )
+    async def action(
+        code: FromPath[str], data: Annotated[ActionBody, JsonBody], owner_key: OwnerKey = None
+    ) -> RoomSnapshot:
+        caller = use_cases.owner_keys().caller(owner_key)
+        command = PlayActionCommand(code, caller.owner, action_input(data))
+        return await use_cases.play_action()(command)
+
+    @post(
+        "/rooms/{code:str}/surrender",
+        status_code=200,
+        summary="Surrender: a seated person, or the owner of a seated uploaded bot",
+        responses=error_responses(BadOwnerKey, RoomNotFound, NotSeated, NotOwner, WrongRoomPhase),
+    )
+    async def surrender(
+        code: FromPath[str],
+        owner_key: OwnerKey = None,
+        data: Annotated[SurrenderBody | None, JsonBody] = None,
+    ) -> RoomSnapshot:
+        caller = use_cases.owner_keys().caller(owner_key)
+        side = None if data is None else data.side
+        return await use_cases.surrender()(SurrenderCommand(code, caller.owner, side))
+
+    @get(
+        "/matches/{match_id:str}/replay",
+        summary="A finished match's replay: JSON Lines, one B4 event a line",
+        media_type=REPLAY_MEDIA_TYPE,
+        responses={
+            200: ResponseSpec(
+                data_container=str,
+                media_type=REPLAY_MEDIA_TYPE,
+                description="The replay as a download, match-<id>.jsonl",
+            ),
+            **error_responses(MatchNotFound, ReplayNotReady, Busy),
+        },
+    )
+    async def replay(match_id: FromPath[str]) -> Response[bytes]:
+        download = await use_cases.get_replay()(GetReplayCommand(match_id))
+        data = await anyio.to_thread.run_sync(_read_replay, download)
+        return Response(
+            data,
+            media_type=REPLAY_MEDIA_TYPE,
+            headers={
+                "Content-Disposition": f'attachment; filename="match-{download.match_id}.jsonl"'
+            },
+        )
+
+    @get(
+        "/matches/{match_id:str}/failure",
+        summary="Why the caller's bots failed in a match, with their stderr (owner only)",
+        responses=error_responses(BadOwnerKey, MatchNotFound, NotOwner, Busy),
+    )
+    async def failure(match_id: FromPath[str], owner_key: OwnerKey = None) -> FailureDetailsResult:
+        caller = use_cases.owner_keys().caller(owner_key)
+        return await use_cases.failure_details()(FailureDetailsCommand(match_id, caller.owner))
+
+    return Router(
+        path=ARENA_API_PATH,
+        route_handlers=[
+            create, lobby, room, join, leave, placement, action, surrender, replay, failure,
+        ],
+        tags=["arena"],
+        request_max_body_size=MAX_BODY_BYTES,
+    )
+
+
+def tighten_rooms_schema(schema: OpenAPI) -> None:
+    """Say in the document what the handlers enforce: the bodies have no other fields,
+    and the routes of KEYED need the owner key."""
+    components = (schema.components.schemas if schema.components else None) or {}
+    for body in BODIES:
+        for name, component in components.items():
+            if name == body.__name__ or name.endswith(f"_{body.__name__}"):
+                component.additional_properties = False
+    keyed = 0
+    for path, item in (schema.paths or {}).items():
+        for method in ("get", "post"):
+            operation = getattr(item, method)
+            if operation is None or (method, path.removeprefix(ARENA_API_PATH)) not in KEYED:
+                continue
+            for parameter in operation.parameters or []:
+                if getattr(parameter, "name", "") == OWNER_KEY_HEADER:
+                    parameter.required = True
+                    keyed += 1
+    if keyed != len(KEYED):
+        raise RuntimeError("the OpenAPI document lacks the owner key of a room route")
+
+
+def arena_room_routers(use_cases: ArenaRoomUseCases) -> list[Any]:
+    return [rooms_router(use_cases)]

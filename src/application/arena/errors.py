@@ -1,0 +1,156 @@
+"""The errors only the arena's use cases answer with (spec B5, B6). Each code is stable
+and has one row in the HTTP adapter's table (`adapters/http/errors.py`)."""
+
+from __future__ import annotations
+
+from noitu.application.errors import SHARED_ERRORS, BadRequest, Busy, GameError
+
+__all__ = ["ARENA_ERRORS", "BadRequest", "Busy", "GameError"]
+
+
+# --- uploaded bots (B5) ---------------------------------------------------------------
+
+
+class BadOwnerKey(GameError):
+    code = "bad_owner_key"
+    default_message = "Mã chủ bot không hợp lệ. Hãy dùng mã mà trang đã lưu cho bạn."
+
+
+class NotOwner(GameError):
+    code = "not_owner"
+    default_message = "Chỉ chủ của bot mới làm được việc này."
+
+
+class BotNotFound(GameError):
+    code = "bot_not_found"
+    default_message = "Không tìm thấy bot này."
+
+
+class UnsupportedFile(GameError):
+    code = "unsupported_file"
+    default_message = "Chỉ nhận một tệp .py, .cpp, .cc, .cxx, .java hoặc .jar."
+
+
+class FileTooLarge(GameError):
+    code = "file_too_large"
+    default_message = "Tệp quá lớn: mã nguồn tối đa 256 KiB, tệp JAR tối đa 16 MiB."
+
+
+class BadFile(GameError):
+    code = "bad_file"
+    default_message = "Nội dung tệp không đúng với loại tệp."
+
+
+class TooManyUploads(GameError):
+    code = "too_many_uploads"
+    default_message = "Bạn tải lên hơi nhanh. Chờ một phút rồi thử lại nhé."
+
+
+class TooManyBots(GameError):
+    code = "too_many_bots"
+    default_message = "Bạn đã lưu đủ số bot cho phép. Xoá bớt một bot rồi tải lên nhé."
+
+
+class BotNotBuilt(GameError):
+    code = "bot_not_built"
+    default_message = "Bot này chưa biên dịch được, nên chưa thể công khai."
+
+
+class BotInMatch(GameError):
+    code = "bot_in_match"
+    default_message = "Bot đang ở trong một trận. Chờ trận kết thúc rồi xoá nhé."
+
+
+class UploadsUnavailable(GameError):
+    code = "uploads_unavailable"
+    default_message = "Máy chủ này chưa chạy được bot tải lên. Bạn vẫn đấu được với bot có sẵn."
+
+
+class BuildUnavailable(GameError):
+    code = "build_unavailable"
+    default_message = "Máy chủ chưa biên dịch được bot lúc này. Bạn thử lại sau nhé."
+
+
+BOT_ERRORS: tuple[type[GameError], ...] = (
+    BadOwnerKey, NotOwner, BotNotFound, UnsupportedFile, FileTooLarge, BadFile,
+    TooManyUploads, TooManyBots, BotNotBuilt, BotInMatch, UploadsUnavailable,
+    BuildUnavailable,
+)
+
+
+
+# --- rooms and matches (B4) -----------------------------------------------------------
+
+
+class RoomNotFound(GameError):
+    code = "room_not_found"
+    default_message = "Không tìm thấy phòng này. Bạn kiểm tra lại mã phòng nhé."
+
+
+class RoomFull(GameError):
+    code = "room_full"
+    default_message = "Phòng đã đủ hai bên rồi. Bạn vẫn xem trận được."
+
+
+class SeatTaken(GameError):
+    code = "seat_taken"
+    default_message = "Chỗ này đã có người ngồi."
+
+
+class AlreadySeated(GameError):
+    code = "already_seated"
+    default_message = "Bạn đã ngồi ở phòng này rồi."
+
+
+class NotSeated(GameError):
+    code = "not_seated"
+    default_message = "Bạn không chơi ở phòng này."
+
+
+class WrongRoomPhase(GameError):
+    code = "wrong_phase"
+    default_message = "Lúc này chưa làm được việc đó trong phòng."
+
+
+class NotYourTurn(GameError):
+    code = "not_your_turn"
+    default_message = "Chưa đến lượt bạn."
+
+
+class IllegalAction(GameError):
+    code = "illegal_action"
+    default_message = "Nước đi này không hợp lệ."
+
+
+class PlacementRefused(GameError):
+    code = "placement_refused"
+    default_message = "Không đặt quân như vậy được."
+
+
+class TimeUp(GameError):
+    code = "time_up"
+    default_message = "Hết giờ rồi: bạn đã thua vì quá thời gian."
+
+
+class TooManyMatches(GameError):
+    code = "too_many_matches"
+    default_message = "Bạn đang có quá nhiều phòng cùng lúc. Chờ một trận kết thúc rồi thử lại nhé."
+
+
+class MatchNotFound(GameError):
+    code = "match_not_found"
+    default_message = "Không tìm thấy trận này."
+
+
+class ReplayNotReady(GameError):
+    code = "replay_not_ready"
+    default_message = "Trận chưa kết thúc nên chưa có bản ghi."
+
+
+ROOM_ERRORS: tuple[type[GameError], ...] = (
+    RoomNotFound, RoomFull, SeatTaken, AlreadySeated, NotSeated, WrongRoomPhase,
+    NotYourTurn, IllegalAction, PlacementRefused, TimeUp, TooManyMatches, MatchNotFound,
+    ReplayNotReady,
+)
+
+ARENA_ERRORS: tuple[type[GameError], ...] = (*SHARED_ERRORS, *BOT_ERRORS, *ROOM_ERRORS)

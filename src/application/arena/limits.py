@@ -1,0 +1,31 @@
+"""Every per-owner and per-upload limit of the arena (spec B5), by name, in one place.
+
+The upload use case enforces the upload limits; the rooms' use cases enforce
+`MAX_LIVE_MATCHES_PER_OWNER`. Sizes are in bytes of the uploaded file as received.
+"""
+
+from __future__ import annotations
+
+KIB = 1024
+MIB = 1024 * KIB
+
+#: A source file (.py, .cpp/.cc/.cxx, .java) and a JAR, at most (B5).
+MAX_SOURCE_BYTES = 256 * KIB
+MAX_JAR_BYTES = 16 * MIB
+
+#: Uploads one owner may make in a sliding window of one minute.
+UPLOADS_PER_WINDOW = 6
+UPLOAD_WINDOW_MS = 60_000
+
+#: Bots one owner may keep stored (failed builds included: the owner deletes them).
+MAX_BOTS_PER_OWNER = 20
+
+#: Matches one owner may have live at once (their bots' or their own seats).
+MAX_LIVE_MATCHES_PER_OWNER = 3
+
+#: A page of public bots: its default and largest size.
+PUBLIC_PAGE_SIZE = 20
+MAX_PUBLIC_PAGE_SIZE = 50
+
+#: What an owner may type as a bot's name, before it is cleaned and cut to 40.
+MAX_TYPED_NAME = 200

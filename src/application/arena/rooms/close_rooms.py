@@ -1,0 +1,47 @@
+"""CloseRooms: the server stops (spec B4). Every match not over ends as ABANDONED
+(nobody wins; its bots' processes are stopped by the runner as at any end), rooms
+still waiting for a player close, and the call returns once every match is archived
+and every room's last snapshot is out, so that viewers get the end and nothing is left
+running."""
+
+from __future__ import annotations
+
+import asyncio
+
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import Room, RoomPhase
+
+#: How often the rooms are looked at while they finish.
+POLL_S = 0.01
+
+
+class CloseRooms:
+    def __init__(self, host: RoomHost) -> None:
+        self._host = host
+
+    async def __call__(self, timeout_s: float) -> int:
+        """Close every room; how many matches were ended. Returns after `timeout_s` at
+        the latest (whatever is still finishing is then the Background's to cancel)."""
+        host = self._host
+        ended = 0
+        for room in host.registry.rooms():
+            live = room.live
+            if live is not None and not live.over:
+                live.abandon()
+                ended += 1
+            elif room.phase is RoomPhase.WAITING and not room.closed:
+                host.abandon_waiting(room)
+        try:
+            async with asyncio.timeout(timeout_s):
+                while not all(_done(room) for room in host.registry.rooms()):
+                    await asyncio.sleep(POLL_S)
+        except TimeoutError:
+            pass
+        return ended
+
+
+def _done(room: Room) -> bool:
+    """Nothing of the room is still running: its match is archived (or it had none) and
+    its feed has sent everything."""
+    finished = room.live is None or room.archived
+    return finished and not room.sending and not room.outbox

@@ -1,0 +1,47 @@
+"""GetReplay: a finished match's replay (spec B4): its name in the files store and the
+file open for reading, JSON Lines, for download or playback in the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO
+
+import msgspec
+
+from noitu.application.arena.errors import MatchNotFound, ReplayNotReady
+from noitu.application.arena.storage import ArenaFiles, MatchArchive, MatchStatus, is_match_id
+
+
+class GetReplayCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    match_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayDownload:
+    match_id: str
+    name: str  # in the files store
+    file_name: str  # what a download is called: <match id>.jsonl
+    stream: BinaryIO  # the caller closes it
+
+
+class GetReplay:
+    def __init__(self, archive: MatchArchive, files: ArenaFiles) -> None:
+        self._archive = archive
+        self._files = files
+
+    async def __call__(self, command: GetReplayCommand) -> ReplayDownload:
+        match_id = command.match_id.strip().upper()
+        record = await self._archive.get_match(match_id) if is_match_id(match_id) else None
+        if record is None:
+            raise MatchNotFound()
+        if record.status is not MatchStatus.FINISHED or record.replay is None:
+            raise ReplayNotReady(
+                None
+                if record.status is not MatchStatus.FINISHED
+                else "Trận này không có bản ghi (máy chủ đã khởi động lại giữa trận)."
+            )
+        try:
+            stream = self._files.open_replay(record.replay)
+        except FileNotFoundError:
+            raise ReplayNotReady("Không còn tệp bản ghi của trận này.") from None
+        return ReplayDownload(match_id, record.replay, f"{match_id}.jsonl", stream)

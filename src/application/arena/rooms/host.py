@@ -1,0 +1,141 @@
+"""RoomHost: what every room use case shares — the live rooms, the feed of their
+snapshots, the match queue and the clock. One per process (a singleton of the
+container: it listens to the queue once, and rooms re-send their snapshot when their
+place in it changes).
+
+Every change of a room goes through `changed(room)`: the room's version grows by one,
+the snapshot of that moment is built at once (so every change has its own snapshot)
+and published in order by one sender per room; `close(room)` ends the room's feed after
+its last snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from noitu.application.arena.errors import RoomNotFound
+from noitu.application.arena.match_queue import MatchQueue
+from noitu.application.arena.rooms.ports import RoomFeed, RoomRegistry
+from noitu.application.arena.rooms.room import (
+    FINISHED_ROOM_MS,
+    WAITING_ROOM_MS,
+    Room,
+    RoomPhase,
+    normalize_code,
+)
+from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
+from noitu.application.ports import Background, Clock
+
+
+class _EndOfFeed:
+    """In a room's outbox: close the feed here."""
+
+
+_END = _EndOfFeed()
+
+
+class RoomHost:
+    def __init__(
+        self,
+        registry: RoomRegistry,
+        feed: RoomFeed,
+        queue: MatchQueue,
+        clock: Clock,
+        background: Background,
+    ) -> None:
+        self.registry = registry
+        self.feed = feed
+        self.queue = queue
+        self.clock = clock
+        self.background = background
+        queue.on_change(self._queue_changed)
+
+    # -- finding -------------------------------------------------------------------
+
+    def room(self, code: str) -> Room:
+        """The live room of this code (as typed: trimmed, any case); RoomNotFound."""
+        room = self.registry.get(normalize_code(code))
+        if room is None:
+            raise RoomNotFound()
+        return room
+
+    def rooms_involving(self, who: str) -> int:
+        """Rooms not over that `who` sits in, answers for a seat of, or seated a bot in."""
+        return sum(1 for room in self.registry.rooms() if not room.is_over and room.involves(who))
+
+    def room_of_match(self, match_id: str) -> Room | None:
+        for room in self.registry.rooms():
+            if room.match_id == match_id:
+                return room
+        return None
+
+    # -- showing -------------------------------------------------------------------
+
+    def view(self, room: Room, viewer: str = "") -> RoomSnapshot:
+        """The room as `viewer` (an owner key's hash, or "" for a spectator) sees it."""
+        mine = room.sides_of(viewer) if viewer else []
+        return snapshot_of(room, self.clock.now_ms(), mine)
+
+    def changed(self, room: Room) -> None:
+        room.version += 1
+        room.outbox.append(snapshot_of(room, self.clock.now_ms()))
+        self._send(room)
+
+    def on_change_of(self, room: Room) -> Callable[[], None]:
+        """What a room's LiveMatch calls at each change."""
+        return lambda: self.changed(room)
+
+    def close(self, room: Room) -> None:
+        """End the room's feed once what it has to publish is out."""
+        room.outbox.append(_END)
+        self._send(room)
+
+    def _send(self, room: Room) -> None:
+        if not room.sending:
+            room.sending = True
+            self.background.spawn(self._drain(room))
+
+    async def _drain(self, room: Room) -> None:
+        try:
+            while room.outbox:
+                item = room.outbox.popleft()
+                if isinstance(item, _EndOfFeed):
+                    await self.feed.close(room.code)
+                    room.feed_closed = True
+                else:
+                    await self.feed.publish(room.code, item)  # type: ignore[arg-type]
+        finally:
+            room.sending = False
+
+    def _queue_changed(self) -> None:
+        for room in self.registry.rooms():
+            if room.queued and room.match_id is not None:
+                place = self.queue.place(room.match_id)
+                if place != room.queue_place:
+                    room.queue_place = place
+                    self.changed(room)
+
+    # -- closing -------------------------------------------------------------------
+
+    def abandon_waiting(self, room: Room) -> None:
+        """Close a room before any match was made (everybody left, or nobody came)."""
+        room.closed = True
+        room.finished_ms = self.clock.now_ms()
+        self.changed(room)
+        self.close(room)
+        self.registry.remove(room.code)
+
+    def sweep(self) -> None:
+        """Forget finished rooms kept long enough, close waiting rooms nobody completed."""
+        now = self.clock.now_ms()
+        for room in self.registry.rooms():
+            if room.phase is RoomPhase.WAITING and not room.starting:
+                if now - room.created_ms >= WAITING_ROOM_MS:
+                    self.abandon_waiting(room)
+            elif (
+                room.is_over
+                and room.archived
+                and room.finished_ms is not None
+                and now - room.finished_ms >= FINISHED_ROOM_MS
+            ):
+                self.registry.remove(room.code)

@@ -1,0 +1,67 @@
+"""OpenRooms: the lobby (spec B6) — rooms waiting for a player (newest first) and
+rooms to watch, in placement or playing (newest first)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import Room, RoomPhase
+from noitu.application.arena.rooms.snapshot import SeatView, seat_view
+from noitu.domain.arena.board import SIDES
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
+
+LOBBY_SIZE = 50
+
+
+class RoomSummary(msgspec.Struct, frozen=True, rename="camel"):
+    code: str
+    phase: str
+    seats: tuple[SeatView | None, SeatView | None]
+    turn: int
+    turn_limit: int
+    created_ms: int
+    queue_place: int
+
+
+class Lobby(msgspec.Struct, frozen=True):
+    waiting: tuple[RoomSummary, ...]
+    live: tuple[RoomSummary, ...]
+
+
+class OpenRoomsCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    limit: int = LOBBY_SIZE
+
+
+WHOLE_LOBBY = OpenRoomsCommand()
+
+
+class OpenRooms:
+    def __init__(self, host: RoomHost) -> None:
+        self._host = host
+
+    async def __call__(self, command: OpenRoomsCommand = WHOLE_LOBBY) -> Lobby:
+        self._host.sweep()
+        limit = max(1, min(command.limit, LOBBY_SIZE))
+        rooms = sorted(self._host.registry.rooms(), key=lambda r: r.created_ms, reverse=True)
+        waiting = [r for r in rooms if r.phase is RoomPhase.WAITING and not r.full]
+        live = [r for r in rooms if r.phase in (RoomPhase.PLACEMENT, RoomPhase.PLAYING)]
+        return Lobby(
+            tuple(_summary(r) for r in waiting[:limit]), tuple(_summary(r) for r in live[:limit])
+        )
+
+
+def _summary(room: Room) -> RoomSummary:
+    match = None if room.live is None else room.live.match
+    return RoomSummary(
+        room.code,
+        room.phase.value,
+        tuple(  # type: ignore[arg-type]
+            seat_view(side, room.seats[side.number], match is not None and match.is_ready(side))
+            for side in SIDES
+        ),
+        0 if match is None else match.turn,
+        DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
+        room.created_ms,
+        room.queue_place if room.queued else 0,
+    )

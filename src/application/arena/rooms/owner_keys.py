@@ -1,0 +1,39 @@
+"""Who is calling (spec B5): the owner key the page sends, checked, and its hash — the
+form every room use case takes. A call that may seat someone (creating or joining a
+room) makes a new key when none was sent; the page keeps it."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from noitu.application.arena.errors import BadOwnerKey
+from noitu.application.arena.storage import is_owner_key, new_owner_key, owner_hash
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    key: str  # the owner key ("" for a spectator who sent none)
+    owner: str  # its hash ("" for a spectator)
+    new: bool  # made for this call
+
+
+SPECTATOR = Caller("", "", False)
+
+
+class OwnerKeys:
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+
+    def caller(self, key: str | None, *, create: bool = False) -> Caller:
+        """The caller of key `key` (None: not sent). Without a key: a new one when
+        `create`, else a spectator (use cases that need an owner then refuse).
+        BadOwnerKey for a malformed key."""
+        if key is None:
+            if not create:
+                return SPECTATOR
+            key = new_owner_key(self._rng)
+            return Caller(key, owner_hash(key), True)
+        if not is_owner_key(key):
+            raise BadOwnerKey()
+        return Caller(key, owner_hash(key), False)

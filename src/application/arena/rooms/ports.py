@@ -1,0 +1,71 @@
+"""The ports the rooms need beyond the arena's stores: where live rooms are kept, the
+feed of their snapshots, the built-in bots' artefacts, and waiting for a moment of the
+clock (`Timer`, shared with RunMatch)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Protocol
+
+from noitu.application.arena.live_match import Timer
+from noitu.application.arena.ports import Artefact
+
+if TYPE_CHECKING:
+    from noitu.application.arena.rooms.room import Room
+    from noitu.application.arena.rooms.snapshot import RoomSnapshot
+
+__all__ = ["BuiltinArtefacts", "RoomFeed", "RoomRegistry", "Timer"]
+
+
+class RoomRegistry(Protocol):
+    """The live rooms of this process, by code (they hold tasks and processes, so they
+    are never shared between instances: a room lives where it was made)."""
+
+    def add(self, room: Room) -> bool:
+        """Keep a new room; False (nothing kept) when its code is taken."""
+        ...
+
+    def get(self, code: str) -> Room | None: ...
+
+    def remove(self, code: str) -> None: ...
+
+    def rooms(self) -> list[Room]:
+        """Every room kept, oldest first."""
+        ...
+
+
+class RoomFeed(Protocol):
+    """Snapshots of rooms to whoever watches them (the WebSocket adapter): in memory for
+    one instance, through a broker for several.
+
+    A subscription first yields the room's latest snapshot (when one was published),
+    then each one published after it, in order; it ends when the room's feed is closed
+    (the room is over, after its last snapshot) or when the subscriber stops iterating
+    (close the iterator: `aclose()`). A subscriber too slow to keep up loses the oldest
+    snapshots it has not read, never the latest: each snapshot is the whole room.
+    Subscribing to a room whose feed was closed ends at once; to a room that has not
+    published yet waits for its first snapshot (`WatchRoom` checks the room exists).
+    """
+
+    async def publish(self, code: str, snapshot: RoomSnapshot) -> None: ...
+
+    async def close(self, code: str) -> None:
+        """The room is over: end every subscription after what was published."""
+        ...
+
+    def subscribe(self, code: str) -> AsyncGenerator[RoomSnapshot, None]: ...
+
+    async def latest(self, code: str) -> RoomSnapshot | None:
+        """The room's latest snapshot, when one was published (through a broker, also a
+        room that lives on another instance; None once it is forgotten)."""
+        ...
+
+
+class BuiltinArtefacts(Protocol):
+    """The server's own bots (`adapters/arena/builtin.py` BuiltinBots)."""
+
+    def names(self) -> tuple[str, ...]: ...
+
+    async def artefact(self, name: str) -> Artefact:
+        """The artefact of built-in bot `name`, built once; raises when it cannot be."""
+        ...

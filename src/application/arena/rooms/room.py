@@ -1,0 +1,168 @@
+"""A room (spec B4): a short code, two seats (P1, P2), any number of spectators, and
+the match played in it. Live rooms are process-local objects; what outlives them is the
+match in the `MatchArchive` and its replay in `ArenaFiles`.
+
+Phases: WAITING (a seat is empty, or the match is being recorded) → PLACEMENT (people
+place; bots are placed and ready at once; a match whose sides are all ready waits here
+for a slot of the match queue) → PLAYING → FINISHED. ABANDONED: everybody left before
+the match began, a waiting room expired, or the server could not go on with the match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import unicodedata
+from collections import deque
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from noitu.application.arena.live_match import LiveMatch
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.storage import ROOM_CODE_LENGTH, Seat
+from noitu.domain.arena.board import SIDES, Side
+from noitu.domain.arena.match import EndReason, Phase, Result
+
+#: Room codes: upper-case letters and digits in which no two characters look alike —
+#: none of 0/O/Q/D, 1/I/L, 2/Z, 5/S, 8/B, U/V, and 6 without G: 20 characters, so
+#: 20**6 = 64 million codes.
+ROOM_CODE_ALPHABET = "34679ACEFHJKMNPRTWXY"
+#: A person's display name, in code points, and what an empty one becomes.
+MAX_PERSON_NAME = 40
+DEFAULT_PERSON_NAME = "Người chơi"
+#: A room nobody completes is closed after this long.
+WAITING_ROOM_MS = 30 * 60_000
+#: A finished room stays readable (its snapshot, its bots' stderr) this long.
+FINISHED_ROOM_MS = 30 * 60_000
+
+
+class RoomPhase(StrEnum):
+    WAITING = "WAITING"
+    PLACEMENT = "PLACEMENT"
+    PLAYING = "PLAYING"
+    FINISHED = "FINISHED"
+    ABANDONED = "ABANDONED"
+
+
+def new_room_code(rng: random.Random) -> str:
+    return "".join(rng.choice(ROOM_CODE_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+
+
+def normalize_code(text: str) -> str:
+    """A code as typed: spaces trimmed, letters upper-cased."""
+    return text.strip().upper()
+
+
+def is_room_code(text: str) -> bool:
+    return len(text) == ROOM_CODE_LENGTH and all(c in ROOM_CODE_ALPHABET for c in text)
+
+
+def person_name(raw: str) -> str:
+    """A person's display name: NFC, control characters dropped, runs of spaces
+    collapsed, at most 40 code points; "Người chơi" when nothing is left."""
+    text = unicodedata.normalize("NFC", raw)
+    kept = "".join(" " if unicodedata.category(c)[0] in ("C", "Z") else c for c in text)
+    name = " ".join(kept.split())[:MAX_PERSON_NAME].rstrip()
+    return name or DEFAULT_PERSON_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class RoomSeat:
+    """Who holds a seat (the archive's `Seat`: kind, ref, name, owner) and who put it
+    there (an owner key's hash)."""
+
+    seat: Seat
+    seated_by: str
+
+    def controlled_by(self, who: str) -> bool:
+        """Whether `who` plays or answers for this seat: the person themself, or the
+        owner of the uploaded bot (built-in bots answer to nobody)."""
+        return self.seat.kind is not SeatKind.BUILTIN and self.seat.owner == who
+
+
+@dataclass(eq=False)
+class Room:
+    code: str
+    created_ms: int
+    creator: str
+    seats: list[RoomSeat | None] = field(default_factory=lambda: [None, None])
+    #: Set while the match is being recorded (seats full, the live match not made yet).
+    starting: bool = False
+    #: The match, from PLACEMENT on.
+    live: LiveMatch | None = None
+    match_id: str | None = None
+    placement_deadline_ms: int | None = None
+    #: Waiting for a slot of the match queue (all sides ready), and the place there.
+    queued: bool = False
+    queue_place: int = 0
+    #: Play has begun (the room is PLAYING until the match is over).
+    playing: bool = False
+    #: Closed before any match (everybody left, or nobody came).
+    closed: bool = False
+    #: After the end: the replay's name once archived, the bots' stderr (P1, P2).
+    replay: str | None = None
+    archived: bool = False
+    stderr: tuple[bytes, bytes] = (b"", b"")
+    finished_ms: int | None = None
+    #: The version of what the room shows: +1 at every change.
+    version: int = 0
+    #: Snapshots (or the end of the feed) waiting to be published, in order.
+    outbox: deque[object] = field(default_factory=deque)
+    sending: bool = False
+    #: The feed was closed (after the last snapshot).
+    feed_closed: bool = False
+    task: asyncio.Task[None] | None = None
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def result(self) -> Result | None:
+        return None if self.live is None else self.live.match.result
+
+    @property
+    def phase(self) -> RoomPhase:
+        if self.closed:
+            return RoomPhase.ABANDONED
+        live = self.live
+        if live is None:
+            return RoomPhase.WAITING
+        if live.match.phase is Phase.FINISHED:
+            result = live.match.result
+            if result is not None and result.reason is EndReason.ABANDONED:
+                return RoomPhase.ABANDONED
+            return RoomPhase.FINISHED
+        return RoomPhase.PLAYING if self.playing else RoomPhase.PLACEMENT
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase in (RoomPhase.FINISHED, RoomPhase.ABANDONED)
+
+    @property
+    def full(self) -> bool:
+        return all(seat is not None for seat in self.seats)
+
+    def seat(self, side: Side) -> RoomSeat | None:
+        return self.seats[side.number]
+
+    def sides_of(self, who: str) -> list[Side]:
+        """The sides `who` controls (see RoomSeat.controlled_by), P1 first."""
+        return [
+            side
+            for side in SIDES
+            if (held := self.seats[side.number]) is not None and held.controlled_by(who)
+        ]
+
+    def person_side(self, who: str) -> Side | None:
+        """The side where `who` sits as a person, if any."""
+        for side in SIDES:
+            held = self.seats[side.number]
+            if held is not None and held.seat.kind is SeatKind.PERSON and held.seat.owner == who:
+                return side
+        return None
+
+    def involves(self, who: str) -> bool:
+        """Whether `who` sits here, answers for a seat, or seated something here."""
+        return any(
+            held is not None and (held.seated_by == who or held.controlled_by(who))
+            for held in self.seats
+        )

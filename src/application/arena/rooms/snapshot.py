@@ -1,0 +1,236 @@
+"""RoomSnapshot: everything the page shows of a room, as one frozen value whose fields
+encode to camelCase JSON (msgspec). The feed carries the snapshot every viewer may see
+(a spectator's); `GetRoom` with the viewer's owner hash adds what that viewer may see:
+the sides they answer for (`mine`) and, during placement, their own pieces.
+
+No owner hash is ever in a snapshot, nor a bot's failure detail or stderr (those go
+only to the bot's owner, through `FailureDetails`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.rooms.room import Room, RoomPhase, RoomSeat
+from noitu.domain.arena.actions import Action, Fight, Move
+from noitu.domain.arena.board import COLS, ROWS, SIDES, Board, Side
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Result
+
+
+class PositionView(msgspec.Struct, frozen=True):
+    row: int
+    col: int
+
+
+class PieceView(msgspec.Struct, frozen=True, rename="camel"):
+    """As `board.pieces` in the protocol."""
+
+    id: str
+    owner_id: str
+    type: str
+    status: str
+    position: PositionView
+
+
+class BoardView(msgspec.Struct, frozen=True):
+    rows: int
+    cols: int
+    pieces: tuple[PieceView, ...]
+
+
+class ActionView(msgspec.Struct, frozen=True, omit_defaults=True, rename="camel"):
+    """As in the protocol: {type, pieceId, from, to} for a MOVE, {type} for a PASS."""
+
+    type: str
+    piece_id: str | None = None
+    from_: PositionView | None = msgspec.field(default=None, name="from")
+    to: PositionView | None = None
+
+
+class FightView(msgspec.Struct, frozen=True):
+    attacker: str
+    defender: str
+    result: str  # the attacker's: WIN, LOSE or TIE
+
+
+class LastActionView(msgspec.Struct, frozen=True):
+    turn: int  # as in the request the action answered, from 0
+    player: str
+    action: ActionView
+    fight: FightView | None
+
+
+class SeatView(msgspec.Struct, frozen=True, rename="camel"):
+    player: str  # P1 or P2
+    kind: str  # upload, builtin or person
+    name: str
+    ready: bool
+    bot_id: str | None = None  # an upload's bot id
+    builtin: str | None = None  # a built-in bot's name
+
+
+class PiecesLeftView(msgspec.Struct, frozen=True):
+    p1: int = msgspec.field(name="P1")
+    p2: int = msgspec.field(name="P2")
+
+
+class FailureView(msgspec.Struct, frozen=True):
+    player: str
+    code: str  # a B3 code; the detail only through FailureDetails
+
+
+class ResultView(msgspec.Struct, frozen=True):
+    winner: str | None
+    reason: str
+    turns: int
+    failure: FailureView | None
+
+
+class RoomSnapshot(msgspec.Struct, frozen=True, rename="camel"):
+    code: str
+    phase: str  # WAITING, PLACEMENT, PLAYING, FINISHED, ABANDONED
+    version: int  # +1 at every change of the room: drop a snapshot older than one seen
+    seats: tuple[SeatView | None, SeatView | None]  # P1, P2; None when empty
+    mine: tuple[str, ...]  # the sides the viewer plays or answers for (none in the feed)
+    turn: int
+    turn_limit: int
+    current_player: str | None  # whose turn (PLAYING only)
+    thinking: str | None  # the bot being asked now
+    deadline_ms: int | None  # when the person to move runs out of time (ms since epoch)
+    placement_deadline_ms: int | None  # when the server places what people left
+    server_now_ms: int
+    board: BoardView
+    legal_actions: tuple[ActionView, ...]  # the person to move's (empty for a bot)
+    last_action: LastActionView | None
+    pieces_left: PiecesLeftView
+    queue_place: int  # 0 unless waiting for a slot: then its place from 1
+    result: ResultView | None
+    match_id: str | None
+    replay_ready: bool
+
+
+_EMPTY_BOARD = BoardView(ROWS, COLS, ())
+
+
+def _position(row: int, col: int) -> PositionView:
+    return PositionView(row, col)
+
+
+def board_view(board: Board) -> BoardView:
+    return BoardView(
+        ROWS,
+        COLS,
+        tuple(
+            PieceView(p.id, p.side.value, p.type.value, "ALIVE", _position(at.row, at.col))
+            for p, at in board.pieces()
+        ),
+    )
+
+
+def action_view(action: Action) -> ActionView:
+    if isinstance(action, Move):
+        return ActionView(
+            "MOVE",
+            action.piece_id,
+            _position(action.from_.row, action.from_.col),
+            _position(action.to.row, action.to.col),
+        )
+    return ActionView("PASS")
+
+
+def _fight_view(fight: Fight | None) -> FightView | None:
+    if fight is None:
+        return None
+    return FightView(fight.attacker, fight.defender, fight.result.value)
+
+
+def result_view(result: Result | None) -> ResultView | None:
+    if result is None:
+        return None
+    failure = result.failure
+    return ResultView(
+        None if result.winner is None else result.winner.value,
+        result.reason.value,
+        result.turns,
+        None if failure is None else FailureView(failure.side.value, failure.code.value),
+    )
+
+
+def seat_view(side: Side, held: RoomSeat | None, ready: bool) -> SeatView | None:
+    if held is None:
+        return None
+    seat = held.seat
+    return SeatView(
+        side.value,
+        seat.kind.value,
+        seat.name,
+        ready,
+        seat.ref if seat.kind is SeatKind.UPLOAD else None,
+        seat.ref if seat.kind is SeatKind.BUILTIN else None,
+    )
+
+
+def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnapshot:
+    """The room as a viewer answering for the sides `mine` sees it (a spectator: none)."""
+    mine = tuple(mine)
+    live = room.live
+    phase = room.phase
+    match = None if live is None else live.match
+    seats = tuple(
+        seat_view(side, room.seats[side.number], match is not None and match.is_ready(side))
+        for side in SIDES
+    )
+    if match is None:
+        board = _EMPTY_BOARD
+        left = PiecesLeftView(0, 0)
+    else:
+        if phase is RoomPhase.PLACEMENT:
+            shown = Board()
+            for side in mine:
+                for who, at in match.board.pieces(side):
+                    shown.put(who, at)
+        else:
+            shown = match.board
+        board = board_view(shown)
+        left = PiecesLeftView(match.board.alive_count(Side.P1), match.board.alive_count(Side.P2))
+    playing = phase is RoomPhase.PLAYING and live is not None and live.started
+    current = match.current_player if playing and match is not None else None
+    legal: tuple[ActionView, ...] = ()
+    if current is not None and live is not None and live.is_person(current):
+        legal = tuple(action_view(a) for a in live.match.legal_actions())
+    last = None if live is None else live.last
+    return RoomSnapshot(
+        code=room.code,
+        phase=phase.value,
+        version=room.version,
+        seats=seats,  # type: ignore[arg-type]
+        mine=tuple(side.value for side in mine),
+        turn=0 if match is None else match.turn,
+        turn_limit=DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
+        current_player=None if current is None else current.value,
+        thinking=None if live is None or live.thinking is None else live.thinking.value,
+        deadline_ms=None if live is None or not playing else live.deadline_ms,
+        placement_deadline_ms=(
+            room.placement_deadline_ms
+            if phase is RoomPhase.PLACEMENT and match is not None and not room.queued
+            else None
+        ),
+        server_now_ms=now_ms,
+        board=board,
+        legal_actions=legal,
+        last_action=(
+            None
+            if last is None
+            else LastActionView(
+                last.turn, last.side.value, action_view(last.action), _fight_view(last.fight)
+            )
+        ),
+        pieces_left=left,
+        queue_place=room.queue_place if room.queued else 0,
+        result=result_view(room.result),
+        match_id=room.match_id,
+        replay_ready=room.replay is not None,
+    )

@@ -1,0 +1,248 @@
+"""StartMatch: once both seats of a room are filled, make its match and run it to the
+end in the background (spec B1, B2, B4).
+
+1. The match is recorded in the `MatchArchive` (live, with both seats) and made in
+   PLACEMENT from a fresh seed; the bots' sides are placed from the seed (P1 first, as
+   B1 says) and readied at once; people get 120 s (`PLACEMENT_MS`), after which the
+   server places what they left and readies them.
+2. With every side ready the match waits for a slot of the `MatchQueue` (the room shows
+   its place), then its bots' artefacts are found (an upload's through the
+   `BotCatalogue` and `ArenaFiles`, a built-in bot's through `BuiltinArtefacts`) and
+   `RunMatch.play` runs it.
+3. At the end, however it ended (a surrender in placement or in the queue too), the
+   replay is finished through the `ReplayWriter`, the match is finished in the archive
+   with the replay's name, and the room shows the result, then that its replay is
+   ready; its feed ends.
+
+The server's own trouble (a built-in bot that cannot be built, a store that fails)
+ends the match as ABANDONED: nobody wins, nobody loses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Coroutine
+from typing import Any
+
+from noitu.application.arena.errors import Busy
+from noitu.application.arena.live_match import PLACEMENT_MS, LiveMatch, Timer
+from noitu.application.arena.ports import Artefact, ProcessFailure
+from noitu.application.arena.replay import Player, SeatKind
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.ports import BuiltinArtefacts
+from noitu.application.arena.rooms.room import Room
+from noitu.application.arena.run_match import BotSeat, MatchSeat, PersonSeat, RunMatch
+from noitu.application.arena.storage import (
+    MAX_SEED,
+    AlreadyStored,
+    ArenaFiles,
+    BotCatalogue,
+    BuildStatus,
+    MatchArchive,
+    MatchRecord,
+    ReplayWriter,
+    StorageError,
+)
+from noitu.domain.arena.board import SIDES
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, EndReason, Match, Phase, Result
+
+#: Tries at a fresh match id before giving up (ids are 32 random bits).
+MATCH_ID_TRIES = 8
+
+
+class StartMatch:
+    def __init__(
+        self,
+        host: RoomHost,
+        archive: MatchArchive,
+        files: ArenaFiles,
+        catalogue: BotCatalogue,
+        builtins: BuiltinArtefacts,
+        run_match: RunMatch,
+        timer: Timer,
+        rng: random.Random,
+        runner: str = "",
+    ) -> None:
+        """`runner` names this server instance in the archive: a restart ends only its
+        own live matches (several instances may share one database)."""
+        self._host = host
+        self._archive = archive
+        self._files = files
+        self._catalogue = catalogue
+        self._builtins = builtins
+        self._run_match = run_match
+        self._runner = runner
+        self._timer = timer
+        self._rng = rng
+
+    async def __call__(self, room: Room) -> None:
+        """Make the room's match when both seats are filled (nothing otherwise). Raises
+        what the archive raises (nothing is then started and the room is unchanged)."""
+        if room.starting or room.live is not None or room.closed or not room.full:
+            return
+        room.starting = True
+        seats = list(room.seats)
+        clock = self._host.clock
+        created = clock.now_ms()
+        seed = self._rng.randint(0, MAX_SEED)
+        try:
+            match_id = await self._record(room, seed, created)
+        finally:
+            room.starting = False
+        if room.closed or room.seats != seats:  # somebody left meanwhile
+            abandoned = Result(None, EndReason.ABANDONED, 0)
+            await self._archive.finish_match(match_id, abandoned, clock.now_ms(), None)
+            return
+        match = Match(match_id, seed, DEFAULT_TURN_LIMIT)
+        persons = [
+            side for side, held in zip(SIDES, seats) if held and held.seat.kind is SeatKind.PERSON
+        ]
+        for side in SIDES:
+            if side not in persons:
+                match.random_placement(side)
+        for side in SIDES:
+            if side not in persons:
+                match.ready(side)
+        writer = self._files.replay_writer(match_id)
+        room.live = LiveMatch(
+            match, writer, persons=persons, clock=clock, on_change=self._host.on_change_of(room)
+        )
+        room.match_id = match_id
+        room.placement_deadline_ms = created + PLACEMENT_MS if persons else None
+        self._host.changed(room)
+        self._host.background.spawn(self._conduct(room, room.live, writer))
+
+    async def _record(self, room: Room, seed: int, created: int) -> str:
+        p1, p2 = room.seats
+        assert p1 is not None and p2 is not None
+        for _ in range(MATCH_ID_TRIES):
+            match_id = f"{self._rng.getrandbits(32):08X}"
+            record = MatchRecord(
+                match_id, room.code, seed, DEFAULT_TURN_LIMIT, created, p1.seat, p2.seat,
+                runner=self._runner,
+            )
+            try:
+                await self._archive.add_match(record)
+            except AlreadyStored:
+                continue
+            return match_id
+        raise Busy()
+
+    # -- the match, in the background ----------------------------------------------
+
+    async def _conduct(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        try:
+            await self._placement(room, live)
+            if not live.over:
+                await self._queue_and_play(room, live)
+        except BaseException:
+            live.abandon()
+            raise
+        finally:
+            await self._finish(room, live, writer)
+
+    async def _placement(self, room: Room, live: LiveMatch) -> None:
+        deadline = room.placement_deadline_ms
+        while live.match.phase is Phase.PLACEMENT:
+            pulse = live.pulse()
+            if deadline is None or self._host.clock.now_ms() >= deadline:
+                live.place_rest_and_ready()
+                return
+            await _first(pulse.wait(), self._timer.sleep_until(deadline))
+
+    async def _queue_and_play(self, room: Room, live: LiveMatch) -> None:
+        assert room.match_id is not None
+        room.queued = True
+        slot = self._host.queue.slot(room.match_id)
+        entering = asyncio.ensure_future(slot.__aenter__())
+        ending = asyncio.ensure_future(live.ended().wait())
+        try:
+            await asyncio.wait({entering, ending}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ending.cancel()
+            if not entering.done():
+                entering.cancel()
+            await asyncio.gather(entering, ending, return_exceptions=True)
+            room.queued = False
+            room.queue_place = 0
+        if entering.cancelled():
+            return  # the match ended while it waited (a surrender, a person who left)
+        entering.result()
+        try:
+            if live.over:
+                return
+            seats = await self._seats(room)
+            if live.over:
+                return
+            room.playing = True
+            await self._archive.start_match(room.match_id, self._host.clock.now_ms())
+            self._host.changed(room)
+            outcome = await self._run_match.play(live, seats)
+            room.stderr = outcome.stderr
+        finally:
+            await slot.__aexit__(None, None, None)
+
+    async def _seats(self, room: Room) -> list[MatchSeat]:
+        seats: list[MatchSeat] = []
+        for side in SIDES:
+            held = room.seats[side.number]
+            assert held is not None
+            seat = held.seat
+            player = Player(side, seat.name, seat.kind)
+            if seat.kind is SeatKind.PERSON:
+                seats.append(PersonSeat(player))
+            elif seat.kind is SeatKind.BUILTIN:
+                seats.append(BotSeat(player, await self._builtins.artefact(seat.ref)))
+            else:
+                seats.append(BotSeat(player, await self._upload(seat.ref)))
+        return seats
+
+    async def _upload(self, bot_id: str) -> Artefact | ProcessFailure:
+        bot = await self._catalogue.get_bot(bot_id)
+        if bot is None or bot.artefact_dir is None:
+            return ProcessFailure(FailureCode.START_FAILED, "Bot đã bị xoá nên không chạy được.")
+        if bot.build is not BuildStatus.OK:
+            return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot chưa biên dịch được.")
+        return Artefact(bot.language, self._files.artefact_path(bot.artefact_dir))
+
+    async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        assert room.match_id is not None
+        live.abandon()  # nothing happens when the match is over, as it should be
+        live.write_setup(
+            [
+                Player(side, held.seat.name, held.seat.kind)
+                for side, held in zip(SIDES, room.seats)
+                if held is not None
+            ]
+        )
+        live.write_end()
+        result = live.match.result
+        assert result is not None
+        now = self._host.clock.now_ms()
+        room.finished_ms = now
+        replay: str | None = None
+        try:
+            replay = writer.finish()
+        except OSError:
+            writer.discard()
+        try:
+            await self._archive.finish_match(room.match_id, result, now, replay)
+        except StorageError:
+            replay = None  # the archive does not know it: nobody can fetch it
+        room.replay = replay
+        room.archived = True
+        self._host.changed(room)
+        self._host.close(room)
+
+
+async def _first(*waits: Coroutine[Any, Any, object]) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,227 @@
+"""Upload a bot (spec B2, B5): check it, store it, build it, keep what came of it.
+
+In this order, cheapest refusal first: the sandbox can build uploads at all; the owner
+key (none: a fresh one is made and handed back); the file's language, by its name's
+extension; its size; its content fits the language (UTF-8 text without NUL bytes for a
+source, a zip archive for a JAR); the owner's stored bots; the owner's uploads in the
+last minute (the upload is counted from here on, built or not). Then the source is
+stored (atomically), built in the sandbox into a scratch directory, the artefact moved
+into the store, and the record added, refusing atomically once the owner has
+`MAX_BOTS_PER_OWNER` bots.
+
+A failed build is stored as a bot whose build failed, with the compiler's messages, so
+its owner sees them next to the bot (and may fix and upload again, or delete it); such
+a bot has no artefact and can be neither seated nor published. A refusal or an
+exception after the first write deletes every file of the new bot before it propagates:
+nothing half-stored is left (and whatever a crash leaves without a record is removed at
+the next start).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from noitu.application.arena.bot_info import BotInfo, info_of
+from noitu.application.arena.errors import (
+    BadFile,
+    BadOwnerKey,
+    BadRequest,
+    BuildUnavailable,
+    FileTooLarge,
+    TooManyBots,
+    TooManyUploads,
+    UnsupportedFile,
+    UploadsUnavailable,
+)
+from noitu.application.arena.limits import (
+    MAX_BOTS_PER_OWNER,
+    MAX_JAR_BYTES,
+    MAX_SOURCE_BYTES,
+    MAX_TYPED_NAME,
+    UPLOAD_WINDOW_MS,
+    UPLOADS_PER_WINDOW,
+)
+from noitu.application.arena.ports import BotBuilder, Language
+from noitu.application.arena.storage import (
+    ArenaFiles,
+    BotCatalogue,
+    BotRecord,
+    BuildStatus,
+    bot_display_name,
+    is_owner_key,
+    new_bot_id,
+    new_owner_key,
+    owner_hash,
+)
+from noitu.application.ports import Clock
+
+#: The languages by the upload's file name (spec B2), compared in lower case.
+LANGUAGE_BY_SUFFIX: dict[str, Language] = {
+    ".py": Language.PYTHON,
+    ".cpp": Language.CPP,
+    ".cc": Language.CPP,
+    ".cxx": Language.CPP,
+    ".java": Language.JAVA,
+    ".jar": Language.JAR,
+}
+#: Tries at a bot id nobody has before giving up (83 random bits: one is plenty).
+ID_TRIES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class UploadBotCommand:
+    file_name: str
+    data: bytes
+    #: What the owner typed as the bot's name; the file's stem when None or blank.
+    name: str | None = None
+    #: The owner key the page keeps; None on a first upload.
+    owner_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UploadBotResult:
+    bot: BotInfo
+    #: The key the bot belongs to: the one sent, or the one just made.
+    owner_key: str
+    new_owner: bool
+
+    @property
+    def compiled(self) -> bool:
+        return self.bot.build is BuildStatus.OK
+
+
+def language_of(file_name: str) -> Language:
+    suffix = PurePosixPath(_base_name(file_name)).suffix.lower()
+    language = LANGUAGE_BY_SUFFIX.get(suffix)
+    if language is None:
+        raise UnsupportedFile()
+    return language
+
+
+def _base_name(file_name: str) -> str:
+    """The last part of a name a browser may send with a directory (either slash)."""
+    return file_name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def check_content(language: Language, data: bytes) -> None:
+    cap = MAX_JAR_BYTES if language is Language.JAR else MAX_SOURCE_BYTES
+    if len(data) > cap:
+        raise FileTooLarge()
+    if not data:
+        raise BadFile("Tệp trống: không có gì để chạy.")
+    if language is Language.JAR:
+        if not data.startswith(b"PK") or not zipfile.is_zipfile(io.BytesIO(data)):
+            raise BadFile("Tệp .jar phải là một tệp zip (tệp JAR của Java).")
+        return
+    if b"\x00" in data:
+        raise BadFile("Tệp mã nguồn phải là văn bản, không chứa byte 0.")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadFile("Tệp mã nguồn phải được lưu bằng mã UTF-8.") from None
+
+
+def display_name(command: UploadBotCommand) -> str:
+    typed = (command.name or "").strip()
+    if len(typed) > MAX_TYPED_NAME:
+        raise BadRequest("Tên bot quá dài.")
+    if typed:
+        return bot_display_name(typed)
+    return bot_display_name(PurePosixPath(_base_name(command.file_name)).stem)
+
+
+class UploadBot:
+    def __init__(
+        self,
+        catalogue: BotCatalogue,
+        files: ArenaFiles,
+        builder: BotBuilder | None,
+        clock: Clock,
+        rng: random.Random,
+    ) -> None:
+        """`builder` is the sandboxed one, or None when no sandbox runs here."""
+        self._catalogue = catalogue
+        self._files = files
+        self._builder = builder
+        self._clock = clock
+        self._rng = rng
+
+    async def __call__(self, command: UploadBotCommand) -> UploadBotResult:
+        builder = self._builder
+        if builder is None:
+            raise UploadsUnavailable()
+        new_owner = command.owner_key is None
+        owner_key = new_owner_key(self._rng) if command.owner_key is None else command.owner_key
+        if not is_owner_key(owner_key):
+            raise BadOwnerKey()
+        owner = owner_hash(owner_key)
+        language = language_of(command.file_name)
+        check_content(language, command.data)
+        name = display_name(command)
+
+        now_ms = self._clock.now_ms()
+        if await self._catalogue.count_bots(owner) >= MAX_BOTS_PER_OWNER:
+            raise TooManyBots()
+        admitted = await self._catalogue.record_upload(
+            owner, now_ms, window_ms=UPLOAD_WINDOW_MS, limit=UPLOADS_PER_WINDOW
+        )
+        if not admitted:
+            raise TooManyUploads()
+
+        bot_id = await self._fresh_id()
+        try:
+            record = await self._store_and_build(
+                builder, bot_id, owner, name, language, command.data, now_ms
+            )
+            if not await self._catalogue.add_bot(record, max_bots=MAX_BOTS_PER_OWNER):
+                raise TooManyBots()
+        except BaseException:
+            await self._files.delete_bot_files(bot_id)
+            raise
+        return UploadBotResult(info_of(record, owner), owner_key, new_owner)
+
+    async def _fresh_id(self) -> str:
+        for _ in range(ID_TRIES):
+            bot_id = new_bot_id(self._rng)
+            if await self._catalogue.get_bot(bot_id) is None:
+                return bot_id
+        raise RuntimeError("no free bot id: is the random source seeded with a constant?")
+
+    async def _store_and_build(
+        self,
+        builder: BotBuilder,
+        bot_id: str,
+        owner: str,
+        name: str,
+        language: Language,
+        data: bytes,
+        now_ms: int,
+    ) -> BotRecord:
+        source = await self._files.put_source(bot_id, language, data)
+        artefact: str | None = None
+        async with self._files.scratch() as scratch:
+            try:
+                built = await builder.build(
+                    self._files.source_path(source), language, scratch / "artefact"
+                )
+            except Exception as error:  # the sandbox's failure, not the bot's
+                raise BuildUnavailable() from error
+            if built.ok and built.artefact is not None:
+                artefact = await self._files.put_artefact(bot_id, built.artefact.directory)
+        return BotRecord(
+            id=bot_id,
+            owner=owner,
+            name=name,
+            language=language,
+            public=False,
+            created_ms=now_ms,
+            source_bytes=len(data),
+            build=BuildStatus.OK if artefact is not None else BuildStatus.FAILED,
+            build_messages=built.messages,
+            source_file=source,
+            artefact_dir=artefact,
+        )

@@ -1,0 +1,326 @@
+"""Hand-written fakes for the arena's rooms: a timer driven by the fake clock, in-memory
+stores for bots and matches, scripted bot processes (in-process, no subprocess), the
+built-in bots by name, and `Arena`, every room use case wired to them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
+from noitu.application.arena.match_queue import MatchQueue
+from noitu.application.arena.ports import Artefact, Language, ProcessFailure, Reply
+from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
+from noitu.application.arena.rooms.failure_details import FailureDetails
+from noitu.application.arena.rooms.get_replay import GetReplay
+from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
+from noitu.application.arena.rooms.leave_room import LeaveRoom
+from noitu.application.arena.rooms.open_rooms import OpenRooms
+from noitu.application.arena.rooms.place_pieces import PlacePieces
+from noitu.application.arena.rooms.play_action import PlayAction
+from noitu.application.arena.rooms.seating import SeatChoice, Seating
+from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.application.arena.rooms.surrender import Surrender
+from noitu.application.arena.rooms.watch_room import WatchRoom
+from noitu.application.arena.run_match import RunMatch
+from noitu.application.arena.storage import (
+    AlreadyStored,
+    BotRecord,
+    BuildStatus,
+    MatchRecord,
+    MatchStatus,
+    new_bot_id,
+    new_owner_key,
+    owner_hash,
+)
+from noitu.domain.arena.match import Result
+from support.fakes import START_MS, CollectingBackground, FakeClock
+
+Answer = Callable[[dict], "bytes | ProcessFailure | None"]
+
+
+def first_legal(request: dict) -> bytes:
+    action = request["legalActions"][0]
+    return json.dumps(
+        {"type": "ACTION", "sequence": request["sequence"], "action": action}
+    ).encode()
+
+
+class FakeTimer:
+    """`Timer` on the fake clock: sleepers wake when a test advances the clock."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.clock = clock
+        self._sleepers: list[tuple[int, asyncio.Future[None]]] = []
+
+    async def sleep_until(self, at_ms: int) -> None:
+        if self.clock.now_ms() >= at_ms:
+            return
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sleepers.append((at_ms, future))
+        try:
+            await future
+        finally:
+            self._sleepers = [(at, f) for at, f in self._sleepers if f is not future]
+
+    @property
+    def sleeping(self) -> int:
+        return len(self._sleepers)
+
+    def advance(self, ms: int) -> None:
+        self.clock.advance(ms)
+        for at, future in self._sleepers:
+            if at <= self.clock.now_ms() and not future.done():
+                future.set_result(None)
+
+
+class ScriptedBot:
+    """A bot process answering each request with `answer(request)` (None: it thinks
+    until `release()`, then answers with the first legal action). Records asks."""
+
+    def __init__(self, answer: Answer = first_legal) -> None:
+        self.answer = answer
+        self.asked: list[dict] = []
+        self.closed = False
+        self.released = asyncio.Event()
+        self.late_reply_sent = False
+        self._failure: ProcessFailure | None = None
+        self._failed = asyncio.Event()
+
+    def release(self) -> None:
+        self.released.set()
+
+    async def ask(self, line: str, timeout_s: float) -> Reply | ProcessFailure:
+        request = json.loads(line)
+        self.asked.append(request)
+        reply = self.answer(request)
+        if reply is None:
+            await self.released.wait()
+            self.late_reply_sent = True
+            reply = first_legal(request)
+        if isinstance(reply, ProcessFailure):
+            self._failure = self._failure or reply
+            self._failed.set()
+            return reply
+        await asyncio.sleep(0)
+        return Reply(reply, 3)
+
+    async def failure(self) -> ProcessFailure:
+        await self._failed.wait()
+        assert self._failure is not None
+        return self._failure
+
+    def pending_failure(self) -> ProcessFailure | None:
+        return self._failure
+
+    def stderr_tail(self) -> bytes:
+        return b"debug: thinking\n"
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class ScriptedLauncher:
+    """Starts the ScriptedBot a test gave for the artefact's directory name (a bot id,
+    or a built-in bot's name), a new first_legal bot otherwise; keeps every one."""
+
+    def __init__(self) -> None:
+        self.scripts: dict[str, list[ScriptedBot]] = {}
+        self.launched: list[tuple[str, ScriptedBot]] = []
+
+    def script(self, name: str, *bots: ScriptedBot) -> None:
+        self.scripts.setdefault(name, []).extend(bots)
+
+    async def launch(self, artefact: Artefact) -> ScriptedBot:
+        name = (
+            artefact.directory.parent.name
+            if artefact.directory.name == "artefact"
+            else artefact.directory.name
+        )
+        queued = self.scripts.get(name)
+        bot = queued.pop(0) if queued else ScriptedBot()
+        self.launched.append((name, bot))
+        return bot
+
+
+class FakeBuiltins:
+    def names(self) -> tuple[str, ...]:
+        return ("random", "tactical", "strong")
+
+    async def artefact(self, name: str) -> Artefact:
+        return Artefact(Language.PYTHON, Path("/builtin") / name)
+
+
+@dataclass
+class MemoryStores:
+    """`BotCatalogue` (what rooms read) and `MatchArchive`, in memory, with the SQL
+    repository's rules for matches (the first ending stands)."""
+
+    bots: dict[str, BotRecord] = field(default_factory=dict)
+    matches: dict[str, MatchRecord] = field(default_factory=dict)
+
+    async def get_bot(self, bot_id: str) -> BotRecord | None:
+        return self.bots.get(bot_id)
+
+    async def add_match(self, match: MatchRecord) -> None:
+        if match.id in self.matches:
+            raise AlreadyStored(match.id)
+        self.matches[match.id] = match
+
+    async def start_match(self, match_id: str, started_ms: int) -> bool:
+        found = self.matches.get(match_id)
+        if found is None or found.status is not MatchStatus.LIVE or found.started_ms is not None:
+            return False
+        self.matches[match_id] = replace(found, started_ms=started_ms)
+        return True
+
+    async def finish_match(
+        self, match_id: str, result: Result, finished_ms: int, replay: str | None
+    ) -> bool:
+        found = self.matches.get(match_id)
+        if found is None or found.status is not MatchStatus.LIVE:
+            return False
+        self.matches[match_id] = replace(
+            found,
+            status=MatchStatus.FINISHED,
+            result=result,
+            finished_ms=finished_ms,
+            replay=replay,
+        )
+        return True
+
+    async def get_match(self, match_id: str) -> MatchRecord | None:
+        return self.matches.get(match_id)
+
+    async def live_matches(self) -> list[MatchRecord]:
+        return [m for m in self.matches.values() if m.status is MatchStatus.LIVE]
+
+
+RNG = random.Random(2024)
+
+
+def new_owner() -> str:
+    return owner_hash(new_owner_key(RNG))
+
+
+class Arena:
+    """Every room use case over the fakes, a real files store in `data_dir`."""
+
+    def __init__(self, data_dir: Path, slots: int = 4, seed: int = 7) -> None:
+        self.clock = FakeClock()
+        self.timer = FakeTimer(self.clock)
+        self.background = CollectingBackground()
+        self.registry = InMemoryRoomRegistry()
+        self.feed = InMemoryRoomFeed()
+        self.queue = MatchQueue(slots)
+        self.stores = MemoryStores()
+        self.files = DataDirFiles(data_dir)
+        self.launcher = ScriptedLauncher()
+        self.builtins = FakeBuiltins()
+        self.host = RoomHost(self.registry, self.feed, self.queue, self.clock, self.background)
+        self.run_match = RunMatch(self.launcher, timer=self.timer)
+        rng = random.Random(seed)
+        seating = Seating(self.stores, self.builtins)
+        self.start = StartMatch(
+            self.host,
+            self.stores,
+            self.files,
+            self.stores,
+            self.builtins,
+            self.run_match,
+            self.timer,
+            rng,
+        )
+        self.create_room = CreateRoom(self.host, seating, self.start, rng)
+        self.join_room = JoinRoom(self.host, seating, self.start)
+        self.leave_room = LeaveRoom(self.host)
+        self.place_pieces = PlacePieces(self.host)
+        self.play_action = PlayAction(self.host)
+        self.surrender = Surrender(self.host)
+        self.get_room = GetRoom(self.host)
+        self.watch_room = WatchRoom(self.host)
+        self.open_rooms = OpenRooms(self.host)
+        self.failure_details = FailureDetails(self.host, self.stores)
+        self.get_replay = GetReplay(self.stores, self.files)
+
+    def add_bot(
+        self, owner: str, *, public: bool = False, name: str = "Bot của tôi", built: bool = True
+    ) -> BotRecord:
+        bot_id = new_bot_id(RNG)
+        bot = BotRecord(
+            id=bot_id,
+            owner=owner,
+            name=name,
+            language=Language.PYTHON,
+            public=public,
+            created_ms=START_MS,
+            source_bytes=10,
+            build=BuildStatus.OK if built else BuildStatus.FAILED,
+            build_messages="",
+            source_file=f"bots/{bot_id}/source.py",
+            artefact_dir=f"bots/{bot_id}/artefact" if built else None,
+        )
+        self.stores.bots[bot_id] = bot
+        return bot
+
+    async def room(self, code: str, viewer: str = "") -> RoomSnapshot:
+        return await self.get_room(GetRoomCommand(code, viewer))
+
+    async def create(
+        self, owner: str, seat: SeatChoice, opponent: SeatChoice | None = None
+    ) -> RoomSnapshot:
+        return await self.create_room(CreateRoomCommand(owner, seat, opponent))
+
+    async def join(
+        self, code: str, owner: str, seat: SeatChoice, side: str | None = None
+    ) -> RoomSnapshot:
+        return await self.join_room(JoinRoomCommand(code, owner, seat, side))
+
+    async def until(
+        self, condition: Callable[[], bool], what: str = "", timeout_s: float = 5.0
+    ) -> None:
+        """Let the background run until `condition()` holds (real time: a safety net)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while not condition():
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for {what or condition}")
+            await asyncio.sleep(0)
+
+    async def until_room(
+        self, code: str, test: Callable[[RoomSnapshot], bool], viewer: str = ""
+    ) -> RoomSnapshot:
+        found: list[RoomSnapshot] = []
+
+        def check() -> bool:
+            room = self.registry.get(code)
+            if room is None:
+                return False
+            snapshot = self.host.view(room, viewer)
+            if test(snapshot):
+                found.append(snapshot)
+                return True
+            return False
+
+        await self.until(check, f"room {code}")
+        return found[0]
+
+
+def person(name: str = "Lan") -> SeatChoice:
+    return SeatChoice("person", name=name)
+
+
+def builtin(name: str = "tactical") -> SeatChoice:
+    return SeatChoice("builtin", ref=name)
+
+
+def upload(bot: BotRecord) -> SeatChoice:
+    return SeatChoice("upload", ref=bot.id)
