@@ -4,6 +4,7 @@ the same headers as nối từ's page; nothing outside the shipped files is serv
 from __future__ import annotations
 
 import os
+import re
 from html.parser import HTMLParser
 from importlib import resources
 
@@ -80,3 +81,86 @@ async def test_modules_without_arena_serve_no_arena_page():
         assert (await http.get("/bot-guide.html")).status_code == 404
     async with client({"MODULES": "arena"}) as http:
         assert (await http.get("/bot-guide.html")).status_code == 200
+
+
+class Resources(HTMLParser):
+    """The page's script and style links, and anything inline the CSP would refuse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.inline: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "script":
+            if "src" not in attrs:
+                self.inline.append("script")
+            else:
+                self.scripts.append(attrs["src"])
+        if tag == "link" and attrs.get("rel") == "stylesheet":
+            self.styles.append(attrs["href"])
+        if tag == "style" or "style" in attrs or any(k.startswith("on") for k in attrs):
+            self.inline.append(tag)
+
+
+async def test_the_arena_page_redirects_to_its_slash_and_keeps_the_query():
+    async with client() as http:
+        bare = await http.get("/arena", follow_redirects=False)
+        assert bare.status_code == 308 and bare.headers["location"] == "/arena/"
+        shared = await http.get("/arena?room=3KX9AC", follow_redirects=False)
+        assert shared.status_code == 308 and shared.headers["location"] == "/arena/?room=3KX9AC"
+
+
+async def test_the_arena_page_its_script_style_and_every_module_are_served_with_the_page_headers():
+    shipped = resources.files("noitu.assets") / "arena"
+    async with client() as http:
+        page = await http.get("/arena/")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert page.headers["content-security-policy"] == CSP
+        assert page.headers["referrer-policy"] == "no-referrer"
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["cache-control"] == "no-cache"
+        assert "Vào trận" in page.text and 'href="/bot-guide.html"' in page.text
+        found = Resources()
+        found.feed(page.text)
+        assert found.inline == []  # no inline script, style or handler: the CSP holds
+        assert found.scripts == ["app.js"] and found.styles == ["arena.css"]  # same origin only
+
+        script = await http.get("/arena/app.js")
+        assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+        assert script.content == (shipped / "app.js").read_bytes()
+        assert script.headers["content-security-policy"] == CSP
+        style = await http.get("/arena/arena.css")
+        assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+        assert style.content == (shipped / "arena.css").read_bytes()
+
+        imported = set(re.findall(r'from "\./js/([a-z]+\.js)"', script.text))
+        modules = {entry.name for entry in (shipped / "js").iterdir() if entry.name.endswith(".js")}
+        assert imported and imported <= modules
+        for name in sorted(modules):
+            module = await http.get(f"/arena/js/{name}")
+            assert module.status_code == 200, name
+            assert module.headers["content-type"].startswith("text/javascript"), name
+            assert module.headers["x-content-type-options"] == "nosniff", name
+            assert module.content == (shipped / "js" / name).read_bytes(), name
+            # Every module a module imports is shipped too.
+            assert set(re.findall(r'from "\./([a-z]+\.js)"', module.text)) <= modules, name
+
+
+async def test_the_arena_page_serves_no_other_file():
+    async with client() as http:
+        for path in (
+            "/arena/js/nope.js", "/arena/js/..%2Fapp.js", "/arena/js/app.js", "/arena/js/",
+            "/arena/index.html", "/arena/js/dom.js.map", "/arena/bot-guide.html",
+        ):
+            answer = await http.get(path)
+            assert answer.status_code == 404, path
+            assert answer.headers["x-content-type-options"] == "nosniff", path
+
+
+async def test_modules_without_arena_serve_no_arena_page_either():
+    async with client({"MODULES": "noitu"}) as http:
+        assert (await http.get("/arena/")).status_code == 404
+        assert (await http.get("/arena/app.js")).status_code == 404

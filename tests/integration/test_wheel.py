@@ -20,9 +20,18 @@ def test_the_wheel_carries_the_data_and_the_page(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in ("dictionary.txt", "index.html", "app.js", "js/api.js", "app.css", "ATTRIBUTION.md",
                  "LICENSE.underthesea.txt", "builtin-bots/strong.cpp", "builtin-bots/random.py",
-                 "bot-examples/minimal.py", "bot-examples/Main.java", "bot-examples/tactical.py"):
+                 "bot-examples/minimal.py", "bot-examples/Main.java", "bot-examples/tactical.py",
+                 "arena/index.html", "arena/app.js", "arena/arena.css", "arena/js/board.js",
+                 "arena/bot-guide.html"):
         assert f"noitu/assets/{name}" in names
     assert "noitu/domain/noitu/lexicon.py" in names
+    # The arena's migrations ship with the code (they run in-process at start-up).
+    assert any(n.startswith("noitu/adapters/arena/sql/versions/") for n in names)
+    # Every package of the source tree is in the wheel (pyproject lists them by hand).
+    source = Path(__file__).resolve().parents[2] / "src"
+    for init in source.rglob("__init__.py"):
+        if "__pycache__" not in init.parts:
+            assert f"noitu/{init.relative_to(source).as_posix()}" in names, init
 
     target = tmp_path / "site"
     subprocess.run(

@@ -1,5 +1,7 @@
-"""The arena's static pages over HTTP (spec B6): the bot authors' guide at
-`/bot-guide.html`, its style sheet, and the sample bots at `/assets/bot-examples/`.
+"""The arena's static pages over HTTP (spec B6): the page "Vào trận" at `/arena/`
+(its script, style sheet and ES modules next to it: `/arena/app.js`,
+`/arena/arena.css`, `/arena/js/<name>.js`), the bot authors' guide at
+`/bot-guide.html` with its style sheet, and the sample bots at `/assets/bot-examples/`.
 
 Every file is read once from the installed `noitu.assets` package; the names shipped
 there are the whitelist, so a request never becomes a lookup on disk.
@@ -9,13 +11,14 @@ from __future__ import annotations
 
 from importlib import resources
 
-from litestar import Response, Router, get
+from litestar import Request, Response, Router, get
 from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
+from litestar.response import Redirect
 
 from noitu.adapters.http.errors import ErrorBody
-from noitu.adapters.http.paths import ARENA_ASSETS_PATH, BOT_GUIDE_PATH
+from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
 
 GUIDE = ("arena", "bot-guide.html")
 GUIDE_STYLE = ("arena", "guide.css")
@@ -23,13 +26,32 @@ SAMPLES = "bot-examples"
 SAMPLE_SUFFIXES = (".py", ".cpp", ".java")
 CACHE = "public, max-age=300"
 NOT_FOUND = {404: ResponseSpec(data_container=ErrorBody, description="not_found: no such file")}
+#: The page "Vào trận": assets/arena/index.html, app.js and arena.css, and the ES
+#: modules in assets/arena/js/ that app.js imports.
+PAGE_FOLDER = "arena"
+PAGE = "index.html"
+PAGE_SCRIPT = "app.js"
+PAGE_STYLE = "arena.css"
+MODULE_FOLDER = "js"
+SCRIPT_TYPE = "text/javascript"
 
 
 class ArenaAssets:
-    def __init__(self, guide: bytes, style: bytes, samples: dict[str, bytes]) -> None:
+    def __init__(
+        self,
+        guide: bytes,
+        style: bytes,
+        samples: dict[str, bytes],
+        page: dict[str, bytes] | None = None,
+        modules: dict[str, bytes] | None = None,
+    ) -> None:
         self.guide = guide
         self.style = style
         self.samples = samples
+        #: index.html, app.js and arena.css of the page, by name.
+        self.page = dict(page or {})
+        #: The page's modules by bare file name ("board.js"): the whitelist.
+        self.modules = dict(modules or {})
 
     @classmethod
     def from_package(cls) -> ArenaAssets:
@@ -39,11 +61,71 @@ class ArenaAssets:
             for entry in (folder / SAMPLES).iterdir()
             if entry.is_file() and entry.name.endswith(SAMPLE_SUFFIXES)
         }
+        arena = folder / PAGE_FOLDER
+        scripts = arena / MODULE_FOLDER
+        modules = (
+            {
+                entry.name: entry.read_bytes()
+                for entry in scripts.iterdir()
+                if entry.is_file() and entry.name.endswith(".js")
+            }
+            if scripts.is_dir()
+            else {}
+        )
         return cls(
             (folder / GUIDE[0] / GUIDE[1]).read_bytes(),
             (folder / GUIDE_STYLE[0] / GUIDE_STYLE[1]).read_bytes(),
             samples,
+            {name: (arena / name).read_bytes() for name in (PAGE, PAGE_SCRIPT, PAGE_STYLE)},
+            modules,
         )
+
+
+def arena_page_router(assets: ArenaAssets) -> Router:
+    """`/arena/` and the files it loads by relative paths (so it needs the slash)."""
+
+    @get(
+        "/",
+        summary="The arena page, Vào trận",
+        media_type="text/html",
+        responses={308: ResponseSpec(data_container=None, description="Adds the trailing slash")},
+    )
+    async def page(request: Request) -> Response[bytes] | Redirect:
+        raw_path = request.scope.get("raw_path") or request.scope["path"].encode()
+        if not raw_path.split(b"?")[0].endswith(b"/"):
+            query = request.scope.get("query_string", b"").decode("latin-1")
+            return Redirect(f"{ARENA_PATH}/" + (f"?{query}" if query else ""), status_code=308)
+        return Response(
+            assets.page[PAGE], media_type="text/html", headers={"Cache-Control": "no-cache"}
+        )
+
+    @get(f"/{PAGE_SCRIPT}", summary="The arena page's script", media_type=SCRIPT_TYPE)
+    async def script() -> Response[bytes]:
+        return Response(
+            assets.page[PAGE_SCRIPT], media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE}
+        )
+
+    @get(f"/{PAGE_STYLE}", summary="The arena page's style sheet", media_type="text/css")
+    async def style() -> Response[bytes]:
+        return Response(
+            assets.page[PAGE_STYLE], media_type="text/css", headers={"Cache-Control": CACHE}
+        )
+
+    @get(
+        f"/{MODULE_FOLDER}/{{name:str}}",
+        summary="One of the arena page's ES modules, imported by app.js",
+        media_type=SCRIPT_TYPE,
+        responses={
+            404: ResponseSpec(data_container=ErrorBody, description="not_found: no such module")
+        },
+    )
+    async def module(name: FromPath[str]) -> Response[bytes]:
+        found = assets.modules.get(name)
+        if found is None:
+            raise NotFoundException()
+        return Response(found, media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE})
+
+    return Router(path=ARENA_PATH, route_handlers=[page, script, style, module], tags=["arena"])
 
 
 def arena_page_routers(assets: ArenaAssets) -> list[object]:
@@ -69,4 +151,7 @@ def arena_page_routers(assets: ArenaAssets) -> list[object]:
             headers={"Cache-Control": CACHE, "Content-Disposition": f'inline; filename="{name}"'},
         )
 
-    return [Router(path="/", route_handlers=[guide, guide_style, sample])]
+    return [
+        Router(path="/", route_handlers=[guide, guide_style, sample]),
+        arena_page_router(assets),
+    ]

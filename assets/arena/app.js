@@ -1,0 +1,139 @@
+/*
+ * Đấu bot — the page "Vào trận" (/arena/): upload bots, manage them, the lobby,
+ * create or join a room, watch a match live, play one in person, replay it.
+ *
+ * ES modules, no build step: index.html loads this entry module, which imports the
+ * others from js/ (served next to it). The server owns every rule, the clock and the
+ * result; the page shows the room's snapshots and sends the person's actions. The
+ * contract is docs/arena-api.md.
+ *
+ *   js/text.js       every Vietnamese string, and pieces/moves put into words
+ *   js/dom.js        $(id), el(), button(), clear(), showError()
+ *   js/storage.js    the owner key and the display name in localStorage
+ *   js/api.js        the REST client (X-Owner-Key, errors) and the upload with progress
+ *   js/banner.js     #network-error and its retry
+ *   js/confirm.js    the inline "are you sure?"
+ *   js/bots.js       my bots and the public bots
+ *   js/seats.js      the menus of what sits in a seat
+ *   js/upload.js     the upload form and the build's verdict
+ *   js/lobby.js      open and live rooms, create, join by code
+ *   js/roomstate.js  the room's latest snapshot and the viewer's sides
+ *   js/live.js       the room's WebSocket, reconnecting with backoff
+ *   js/clock.js      the person's countdown, corrected for clock skew
+ *   js/board.js      the 9×9 grid, turned for the viewer, keyboard cursor
+ *   js/play.js       a person's placement and moves
+ *   js/replay.js     the replay of a finished match and its scrubber
+ *   js/room.js       the room view
+ *
+ * The room's address is /arena/?room=CODE (a link with #CODE works too).
+ *
+ * Stable hooks for browser tests (id and data-testid alike): #view-home, #view-room;
+ * #upload-file, #upload-button, #upload-verdict[data-build], #upload-messages;
+ * #my-bots > li[data-bot-id][data-build]; #seat-select, #person-name,
+ * #opponent-select, #create-button, #join-code, #join-button, #watch-button;
+ * #waiting-rooms, #live-rooms; #board (cells [data-testid=cell-R-C] with
+ * data-row/data-col in server coordinates, classes selectable/target/placeable/
+ * last-to), #view-room[data-phase][data-view][data-mine], #seat-top, #seat-bottom,
+ * #turn-counter, #countdown, #tray, #random-button, #ready-button, #pass-button,
+ * #result-box[data-winner][data-reason], #failure-code, #replay-range,
+ * #replay-play, #replay-prev, #replay-next, #replay-download, #surrender-button,
+ * [data-testid=confirm-yes], #leave-button.
+ */
+
+import { hideNetworkError, retryPressed } from "./js/banner.js";
+import { loadBots, onBotsChange } from "./js/bots.js";
+import { $ } from "./js/dom.js";
+import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
+import { closeRoom, initRoom, openRoom, roomVisible } from "./js/room.js";
+import { fillAllSeatMenus, syncNameRow } from "./js/seats.js";
+import { submitUpload } from "./js/upload.js";
+
+const CODE = /^[0-9A-Z]{6}$/;
+
+function show(view) {
+  $("view-home").hidden = view !== "home";
+  $("view-room").hidden = view !== "room";
+  $("loading").hidden = true;
+  document.body.setAttribute("data-view", view);
+}
+
+function showHome(push) {
+  closeRoom();
+  if (push) {
+    window.history.pushState({}, "", "/arena/");
+  }
+  document.title = "Vào trận — Đấu bot";
+  show("home");
+  startLobby();
+  loadBots();
+}
+
+function showRoom(code, room, push) {
+  stopLobby();
+  if (push) {
+    window.history.pushState({ room: code }, "", "/arena/?room=" + code);
+  }
+  document.title = "Phòng " + code + " — Đấu bot";
+  show("room");
+  openRoom(code, room);
+  window.scrollTo(0, 0);
+}
+
+// The room the address names: ?room=CODE or #CODE, case-insensitive.
+function roomInAddress() {
+  const query = new URLSearchParams(window.location.search).get("room") || "";
+  const fromHash = window.location.hash.replace(/^#/, "");
+  const code = normalizeCode(query || fromHash);
+  return CODE.test(code) ? code : "";
+}
+
+function route() {
+  const code = roomInAddress();
+  if (code) {
+    showRoom(code, null, false);
+  } else {
+    showHome(false);
+  }
+}
+
+function wire() {
+  $("upload-form").addEventListener("submit", submitUpload);
+  $("create-form").addEventListener("submit", createRoom);
+  $("join-form").addEventListener("submit", joinTyped);
+  $("watch-button").addEventListener("click", watchTyped);
+  $("lobby-refresh").addEventListener("click", startLobby);
+  $("retry-button").addEventListener("click", retryPressed);
+  $("seat-select").addEventListener("change", () => {
+    syncNameRow($("seat-select"), $("person-name-row"), $("person-name"));
+  });
+  $("home-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    showHome(true);
+  });
+  onBotsChange(fillAllSeatMenus);
+  window.addEventListener("popstate", route);
+  window.addEventListener("hashchange", route);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && $("view-room").hidden === false) {
+      roomVisible();
+    }
+  });
+  window.addEventListener("online", hideNetworkError);
+}
+
+function boot() {
+  initLobby((code, room) => showRoom(code, room, true));
+  initRoom(() => showHome(true));
+  wire();
+  fillAllSeatMenus();
+  route();
+  if (roomInAddress()) {
+    loadBots();
+  }
+}
+
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", boot);
+} else {
+  boot();
+}

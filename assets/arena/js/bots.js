@@ -1,0 +1,138 @@
+/*
+ * bots.js — "Bot của tôi" (list, public/private, download the source, delete) and the
+ * public bots of others. Keeps both lists; onBotsChange(listener) runs after each
+ * load (the seat menus are built from them).
+ */
+
+import { ApiError, getBlob, getJson, patchJson, remove } from "./api.js";
+import { errorText, showNetworkError } from "./banner.js";
+import { askConfirm } from "./confirm.js";
+import { $, button, clear, el, showError } from "./dom.js";
+import { ownerKey } from "./storage.js";
+import { LANGUAGES, T } from "./text.js";
+
+const SUFFIXES = { python: ".py", cpp: ".cpp", java: ".java", jar: ".jar" };
+
+let mine = [];
+let others = [];
+const listeners = [];
+
+export const myBots = () => mine;
+export const publicBots = () => others;
+
+export function onBotsChange(listener) {
+  listeners.push(listener);
+}
+
+function changed() {
+  listeners.forEach((listener) => listener());
+}
+
+function describe(bot) {
+  return (LANGUAGES[bot.language] || bot.language) + (bot.sourceBytes ? " · " + bot.sourceBytes + " byte" : "");
+}
+
+function download(bot) {
+  getBlob("/bots/" + encodeURIComponent(bot.id) + "/source").then((blob) => {
+    const link = el("a");
+    link.href = URL.createObjectURL(blob);
+    const suffix = SUFFIXES[bot.language] || "";
+    link.download = bot.name.slice(-suffix.length) === suffix ? bot.name : bot.name + suffix;
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+    window.setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  }, (err) => showError($("bots-error"), errorText(err, T.tryAgain)));
+}
+
+function setPublic(bot, value) {
+  patchJson("/bots/" + encodeURIComponent(bot.id), { public: value }).then(() => loadBots(), (err) => {
+    showError($("bots-error"), errorText(err, T.tryAgain));
+    loadBots();
+  });
+}
+
+function deleteBot(bot, anchor) {
+  askConfirm(anchor, T.deleteConfirm(bot.name), () => {
+    remove("/bots/" + encodeURIComponent(bot.id)).then(() => loadBots(), (err) => {
+      showError($("bots-error"), errorText(err, T.tryAgain));
+    });
+  });
+}
+
+function myBotItem(bot) {
+  const item = el("li", "bot-item");
+  item.setAttribute("data-testid", "my-bot");
+  item.setAttribute("data-bot-id", bot.id);
+  item.setAttribute("data-build", bot.build);
+  const head = el("div", "bot-head");
+  head.appendChild(el("span", "bot-name", bot.name));
+  const badge = el("span", "badge badge-" + bot.build, bot.build === "ok" ? T.buildOkBadge : T.buildFailedBadge);
+  head.appendChild(badge);
+  item.appendChild(head);
+  item.appendChild(el("p", "bot-meta muted small", describe(bot) + " · " + (bot.public ? T.public : T.private)));
+  if (bot.build !== "ok" && bot.buildMessages) {
+    const details = el("details", "bot-messages");
+    details.appendChild(el("summary", "", T.compilerMessages));
+    const pre = el("pre", "messages", bot.buildMessages);
+    pre.tabIndex = 0;
+    details.appendChild(pre);
+    item.appendChild(details);
+  }
+  const row = el("div", "button-row");
+  if (bot.build === "ok") {
+    const toggle = button(bot.public ? T.makePrivate : T.makePublic, "btn-small", "toggle-public");
+    toggle.setAttribute("aria-label", (bot.public ? T.makePrivate : T.makePublic) + ": " + bot.name);
+    toggle.addEventListener("click", () => setPublic(bot, !bot.public));
+    row.appendChild(toggle);
+  }
+  const source = button(T.download, "btn-small", "download-source");
+  source.setAttribute("aria-label", T.download + ": " + bot.name);
+  source.addEventListener("click", () => download(bot));
+  row.appendChild(source);
+  const drop = button(T.deleteBot, "btn-small btn-ghost", "delete-bot");
+  drop.setAttribute("aria-label", T.deleteBot + " " + bot.name);
+  drop.addEventListener("click", () => deleteBot(bot, row));
+  row.appendChild(drop);
+  item.appendChild(row);
+  return item;
+}
+
+function publicBotItem(bot) {
+  const item = el("li", "bot-item");
+  item.setAttribute("data-testid", "public-bot");
+  item.setAttribute("data-bot-id", bot.id);
+  const head = el("div", "bot-head");
+  head.appendChild(el("span", "bot-name", bot.name));
+  item.appendChild(head);
+  item.appendChild(el("p", "bot-meta muted small", LANGUAGES[bot.language] || bot.language));
+  return item;
+}
+
+function render() {
+  clear($("my-bots"));
+  mine.forEach((bot) => $("my-bots").appendChild(myBotItem(bot)));
+  $("my-bots-empty").hidden = mine.length > 0;
+  clear($("public-bots"));
+  others.forEach((bot) => $("public-bots").appendChild(publicBotItem(bot)));
+  $("public-bots-empty").hidden = others.length > 0;
+}
+
+// Fetches both lists (mine only with a key) and redraws them.
+export function loadBots() {
+  const wantMine = ownerKey() ? getJson("/bots").then((data) => data.bots || []) : Promise.resolve([]);
+  const wantPublic = getJson("/bots/public?limit=50").then((data) => data.bots || []);
+  return Promise.all([wantMine, wantPublic]).then((lists) => {
+    mine = lists[0];
+    others = lists[1].filter((bot) => !bot.mine);
+    showError($("bots-error"), "");
+    render();
+    changed();
+  }, (err) => {
+    if (err instanceof ApiError && err.kind === "network") {
+      showNetworkError(loadBots);
+    } else {
+      showError($("bots-error"), errorText(err, T.tryAgain));
+    }
+  });
+}

@@ -1,0 +1,155 @@
+/*
+ * text.js — every Vietnamese string the arena's script writes, and the small
+ * functions that put a piece, a square or a result into words.
+ */
+
+export const PIECE_NAMES = { ROCK: "Búa", PAPER: "Bao", SCISSORS: "Kéo" };
+export const LANGUAGES = { python: "Python", cpp: "C++", java: "Java", jar: "JAR" };
+export const BUILTIN_NAMES = {
+  random: "Ngẫu nhiên (random)",
+  tactical: "Chiến thuật (tactical)",
+  strong: "Mạnh nhất (strong)"
+};
+export const BUILTINS = ["random", "tactical", "strong"];
+
+export const PHASES = {
+  WAITING: "Đang chờ người vào chỗ trống",
+  PLACEMENT: "Đang xếp quân",
+  PLAYING: "Đang đấu",
+  FINISHED: "Trận đã xong",
+  ABANDONED: "Trận bị huỷ"
+};
+
+export const REASONS = {
+  BASE_CAPTURED: "chiếm được căn cứ",
+  NO_PIECES: "bên kia hết quân",
+  TURN_LIMIT: "hết lượt, bên còn nhiều quân hơn thắng",
+  BOT_FAILED: "bot của bên kia bị lỗi",
+  SURRENDER: "bên kia đầu hàng",
+  TIME_UP: "bên kia hết giờ",
+  ABANDONED: "máy chủ khởi động lại giữa trận"
+};
+
+// What each failure code of spec B3 means, for the person reading the result.
+export const FAILURES = {
+  COMPILE_ERROR: "Bot không biên dịch được.",
+  START_FAILED: "Bot không khởi động được.",
+  RESOURCE_LIMIT: "Bot dùng quá 384 MB bộ nhớ.",
+  INCOMPLETE_LINE: "Bot dừng giữa chừng khi đang viết một dòng.",
+  EXITED: "Tiến trình của bot đã thoát.",
+  EXTRA_OUTPUT: "Bot in ra stdout những thứ không phải câu trả lời.",
+  TIMEOUT: "Bot trả lời quá giờ (2 giây, lượt đầu 25 giây).",
+  REPLY_TOO_LONG: "Câu trả lời dài quá 65.536 ký tự.",
+  BAD_JSON: "Câu trả lời không phải một đối tượng JSON hợp lệ.",
+  WRONG_TYPE: "Trường type không phải ACTION.",
+  STALE_SEQUENCE: "sequence không khớp với yêu cầu.",
+  BAD_FIELD: "Nước đi thiếu trường hoặc sai kiểu.",
+  MISMATCH: "pieceId, from hoặc to không khớp bàn cờ.",
+  NOT_LEGAL: "Nước đi không có trong legalActions."
+};
+
+export const T = {
+  networkError: "Mất kết nối với máy chủ. Kiểm tra mạng rồi thử lại nhé.",
+  tryAgain: "Có lỗi, thử lại sau giây lát nhé.",
+  chooseFile: "Hãy chọn một tệp bot trước đã.",
+  uploading: "Đang gửi tệp…",
+  building: "Đã gửi xong, máy chủ đang biên dịch…",
+  buildOk: "Biên dịch xong: bot sẵn sàng vào trận!",
+  buildFailed: "Biên dịch lỗi. Xem thông báo của trình biên dịch bên dưới.",
+  public: "Công khai",
+  private: "Riêng tư",
+  makePublic: "Cho mọi người dùng",
+  makePrivate: "Chỉ mình tôi",
+  download: "Tải mã nguồn",
+  deleteBot: "Xoá",
+  deleteConfirm: (name) => "Xoá bot “" + name + "”? Không lấy lại được đâu.",
+  yes: "Đồng ý",
+  no: "Thôi",
+  buildOkBadge: "chạy được",
+  buildFailedBadge: "lỗi biên dịch",
+  compilerMessages: "Thông báo của trình biên dịch",
+  iPlay: "Tôi chơi (bằng tay)",
+  myBots: "Bot của tôi",
+  builtinBots: "Bot có sẵn của máy chủ",
+  publicBots: "Bot công khai",
+  openSeat: "Để trống: gửi mã cho bạn bè",
+  badCode: "Mã phòng gồm 6 chữ và số, ví dụ 3KX9AC.",
+  join: "Vào chơi",
+  watch: "Xem",
+  emptySeat: "Chỗ trống",
+  person: "người chơi",
+  uploadKind: "bot tải lên",
+  builtinKind: "bot có sẵn",
+  you: "bạn",
+  ready: "đã sẵn sàng",
+  thinkingBot: (name) => name + " đang nghĩ…",
+  thinkingPerson: (name) => "Chờ " + name + " đi…",
+  yourTurn: "Đến lượt bạn: chạm một quân của bạn, rồi chạm ô sáng để đi.",
+  passOnly: "Bạn không còn nước đi nào: hãy bỏ lượt.",
+  yourPlacement: "Xếp 18 quân của bạn rồi bấm Sẵn sàng.",
+  waitOther: "Bạn đã sẵn sàng. Chờ bên kia…",
+  placementLeft: (n) => "Còn " + n + " quân chưa xếp.",
+  queue: (n) => "Đang chờ lượt: thứ " + n,
+  turn: (n, limit) => "Lượt " + n + "/" + limit,
+  piecesLeft: (p1, p2) => "Quân còn: P1 " + p1 + " · P2 " + p2,
+  countdownPlay: "Còn",
+  countdownPlacement: "Xếp quân còn",
+  draw: "Hoà!",
+  youWin: "Bạn thắng!",
+  youLose: "Bạn thua.",
+  sideWins: (side, name) => side + " (" + name + ") thắng",
+  abandoned: "Trận bị huỷ",
+  surrender: "Đầu hàng",
+  surrenderFor: (side) => "Đầu hàng cho " + side,
+  surrenderConfirm: "Đầu hàng là thua trận này ngay. Chắc chưa?",
+  leaveConfirm: "Rời phòng giữa trận là đầu hàng. Chắc chưa?",
+  roomNotFound: "Không có phòng này (hoặc phòng đã đóng).",
+  reconnecting: "Mất kết nối trực tiếp, đang nối lại…",
+  copied: "Đã sao chép đường dẫn.",
+  play: "Phát",
+  pause: "Dừng",
+  replayLoading: "Đang tải bản ghi trận…",
+  replayFailed: "Không tải được bản ghi trận.",
+  detail: "Chi tiết lỗi",
+  stderr: (side) => "stderr của bot " + side + " (8 KiB cuối)",
+  noStderr: "(bot không ghi gì ra stderr)",
+  lobbyTurn: (n, limit) => "lượt " + n + "/" + limit
+};
+
+// A piece's type from its id ("P1-ROCK-3" → "ROCK"); spec B1 fixes the id's form.
+export function typeOfId(id) {
+  const parts = String(id || "").split("-");
+  return parts.length === 3 ? parts[1] : "";
+}
+
+export function sideOfId(id) {
+  return String(id || "").slice(0, 2);
+}
+
+export const pieceName = (type) => PIECE_NAMES[type] || "Quân";
+export const squareText = (pos) => "(" + pos.row + "," + pos.col + ")";
+
+// "Búa P1" for a piece id.
+export function pieceOfId(id) {
+  return pieceName(typeOfId(id)) + " " + sideOfId(id);
+}
+
+const FIGHT_WORDS = { WIN: "thắng", LOSE: "thua", TIE: "hoà, không ai mất quân" };
+
+// One sentence for an applied action: the move and its fight.
+export function describeAction(last) {
+  if (!last || !last.action) {
+    return "";
+  }
+  const head = "Lượt " + (last.turn + 1) + ": " + last.player + " ";
+  if (last.action.type === "PASS") {
+    return head + "bỏ lượt.";
+  }
+  const action = last.action;
+  let text = head + "đi " + pieceName(typeOfId(action.pieceId)) + " " +
+    squareText(action.from) + " → " + squareText(action.to);
+  if (last.fight) {
+    text += ", đánh " + pieceOfId(last.fight.defender) + ": " + (FIGHT_WORDS[last.fight.result] || "");
+  }
+  return text + ".";
+}

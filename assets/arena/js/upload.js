@@ -1,0 +1,72 @@
+/*
+ * upload.js — "Tải bot lên": sends the file with a progress bar, then shows the
+ * build's verdict at once (ok, or the compiler's messages in a scrollable block),
+ * refreshes the bot lists and picks the new bot for the next room.
+ */
+
+import { uploadBot } from "./api.js";
+import { errorText } from "./banner.js";
+import { loadBots } from "./bots.js";
+import { $ } from "./dom.js";
+import { T } from "./text.js";
+
+let sending = false;
+
+function status(text) {
+  $("upload-status").textContent = text;
+}
+
+function verdict(bot) {
+  const ok = bot.build === "ok";
+  $("upload-verdict").hidden = false;
+  $("upload-verdict").setAttribute("data-build", bot.build);
+  $("upload-verdict").className = "verdict " + (ok ? "verdict-ok" : "verdict-failed");
+  $("upload-verdict-title").textContent = ok ? T.buildOk : T.buildFailed;
+  const messages = $("upload-messages");
+  messages.textContent = bot.buildMessages || "";
+  messages.hidden = ok || !bot.buildMessages;
+}
+
+function done() {
+  sending = false;
+  $("upload-button").disabled = false;
+  $("upload-progress-row").hidden = true;
+}
+
+export function submitUpload(event) {
+  event.preventDefault();
+  if (sending) {
+    return;
+  }
+  const input = $("upload-file");
+  const file = input.files && input.files[0];
+  $("upload-verdict").hidden = true;
+  if (!file) {
+    status(T.chooseFile);
+    return;
+  }
+  sending = true;
+  $("upload-button").disabled = true;
+  $("upload-progress").value = 0;
+  $("upload-progress-row").hidden = false;
+  status(T.uploading);
+  uploadBot(file, $("upload-name").value.trim(), (fraction) => {
+    $("upload-progress").value = Math.round(fraction * 100);
+    if (fraction >= 1) {
+      status(T.building);
+    }
+  }).then((answer) => {
+    done();
+    status("");
+    verdict(answer.bot);
+    return loadBots().then(() => {
+      if (answer.bot.build === "ok") {
+        $("seat-select").value = "upload:" + answer.bot.id;
+        $("seat-select").dispatchEvent(new Event("change"));
+      }
+    });
+  }, (err) => {
+    done();
+    status(errorText(err, T.networkError));
+  });
+}

@@ -1,0 +1,355 @@
+"""The arena page "Vào trận" in Chromium, against a real `noitu serve` with its sandbox:
+upload (the verdict, the compiler's messages), a bot's match against the server's
+tactical bot watched live to the end and replayed, a bot that fails (BOT_FAILED, its
+code, and for its owner the detail and stderr), a person placing, moving by tap and by
+keyboard and surrendering, the board turned for P2, an axe-core audit of each screen in
+light and dark, and nothing overflowing on narrow screens.
+
+Screenshots of the main screens go to /tmp/arena-shots/ (ARENA_SHOTS), never into the
+repository.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from arena_page import BOTS, BROKEN_BOT, DESKTOP, MATCH_S, MINIMAL_BOT, PHONE, ArenaPage
+from e2e_harness import OpenPage, axe_violations
+from support.process import ServerProcess
+
+DEVICES = {"phone": PHONE, "desktop": DESKTOP}
+
+# As in test_narrow_screens: nothing sideways outside the viewport, no box whose content
+# spills out of it (unless it clips on purpose).
+OVERFLOW = """
+() => {
+  const width = document.documentElement.clientWidth;
+  const problems = [];
+  if (document.documentElement.scrollWidth > width) {
+    problems.push("page scrolls sideways: " + document.documentElement.scrollWidth + " > " + width);
+  }
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+    (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  for (const el of document.querySelectorAll(".app *")) {
+    if (!el.getClientRects().length || el.closest(".visually-hidden")) continue;
+    const style = getComputedStyle(el);
+    const rect = el.getBoundingClientRect();
+    if (rect.left < -0.5 || rect.right > width + 0.5) {
+      problems.push(name(el) + " reaches " + Math.round(rect.left) + ".." + Math.round(rect.right) + " of " + width);
+    }
+    const clips = style.overflowX !== "visible";
+    if (!clips && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+      problems.push(name(el) + " content " + el.scrollWidth + " > box " + el.clientWidth);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def arena(open_page, server: ServerProcess, viewport=PHONE, **options) -> ArenaPage:
+    opened: OpenPage = open_page(viewport, **options)
+    return ArenaPage(opened.page, server.base)
+
+
+def audit(page: ArenaPage, where: str) -> None:
+    page.page.wait_for_timeout(400)  # let the last move's animation finish
+    assert axe_violations(page.page) == [], where
+
+
+def check_overflow(page: ArenaPage, where: str) -> None:
+    assert page.page.evaluate(OVERFLOW) == [], where
+
+
+def watch_to_the_end(page: ArenaPage, moves: bool = True) -> None:
+    """Until the result shows and the replay is loaded (with moves to scrub through)."""
+    expect(page.by_id("result-box")).to_be_visible(timeout=MATCH_S * 1000)
+    page.expect_phase("FINISHED")
+    expect(page.by_id("replay-position")).to_have_text(re.compile(r"^\d+/\d+$"), timeout=15_000)
+    if moves:
+        expect(page.by_id("replay-range")).not_to_have_attribute("max", "0")
+
+
+def person_against_random(page: ArenaPage) -> str:
+    """A person (P1) against builtin:random, placed and ready; returns the room's code."""
+    page.open_home()
+    code = page.create_room("person", "builtin:random", name="Lan")
+    page.place_randomly_and_ready()
+    page.wait_my_turn()
+    return code
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_upload_a_bot_watch_it_play_tactical_to_the_end_and_replay_it(
+    open_page, server: ServerProcess, device: str
+) -> None:
+    page = arena(open_page, server, DEVICES[device])
+    page.open_home()
+    page.shot(f"{device}-home")
+
+    verdict = page.upload(MINIMAL_BOT, name="Bot tối giản")
+    expect(verdict).to_have_attribute("data-build", "ok")
+    expect(page.by_id("upload-verdict-title")).to_contain_text("Biên dịch xong")
+    expect(page.by_id("upload-messages")).to_be_hidden()
+    assert re.fullmatch(r"[0-9a-f]{32}", page.owner_key() or "")
+    bot = page.page.locator("#my-bots > li").first
+    expect(bot).to_have_attribute("data-build", "ok")
+    expect(bot).to_contain_text("Bot tối giản")
+    bot_id = bot.get_attribute("data-bot-id")
+    expect(page.by_id("seat-select")).to_have_value(f"upload:{bot_id}")
+    page.shot(f"{device}-uploaded")
+
+    page.create_room(f"upload:{bot_id}", "builtin:tactical")
+    expect(page.by_id("seat-bottom")).to_have_attribute("data-side", "P1")
+    expect(page.by_id("seat-bottom")).to_contain_text("Bot tối giản")
+    expect(page.by_id("seat-top")).to_contain_text("tactical")
+    page.shot(f"{device}-room-live")
+    watch_to_the_end(page)
+    expect(page.by_id("result-title")).not_to_be_empty()
+    expect(page.by_id("turn-counter")).to_have_text(re.compile(r"^Lượt \d+/200$"))
+    page.shot(f"{device}-finished")
+
+    scrubber = page.by_id("replay-range")
+    last = int(scrubber.get_attribute("max") or "0")
+    assert last == page.turn() > 0
+    expect(scrubber).to_have_value(str(last))
+    page.by_id("replay-start").click()
+    expect(scrubber).to_have_value("0")
+    expect(page.by_id("replay-position")).to_have_text(f"0/{last}")
+    expect(page.page.locator("#board .piece")).to_have_count(36)  # the setup: 18 a side
+    page.by_id("replay-next").click()
+    expect(scrubber).to_have_value("1")
+    expect(page.page.locator("#board .cell.last-to")).to_have_count(1)
+    page.by_id("replay-play").click()
+    expect(page.by_id("replay-play")).to_have_attribute("aria-pressed", "true")
+    page.page.wait_for_function("() => Number(document.getElementById('replay-range').value) >= 3")
+    page.by_id("replay-play").click()
+    expect(page.by_id("replay-play")).to_have_attribute("aria-pressed", "false")
+    middle = last // 2
+    scrubber.fill(str(middle))
+    expect(page.by_id("replay-position")).to_have_text(f"{middle}/{last}")
+    page.shot(f"{device}-replay")
+    page.by_id("replay-end").click()
+    expect(scrubber).to_have_value(str(last))
+
+    link = page.by_id("replay-download")
+    href = link.get_attribute("href") or ""
+    assert re.fullmatch(r"/arena/api/matches/[^/]+/replay", href)
+    answer = page.page.request.get(server.base + href)
+    assert answer.ok and answer.headers["content-type"].startswith("application/x-ndjson")
+    assert answer.text().splitlines()[0].startswith('{"event":"setup"')
+
+    page.by_id("leave-button").click()  # a finished match: straight back to the lobby
+    expect(page.by_id("view-home")).to_be_visible()
+
+
+def test_a_broken_cpp_file_shows_the_compilers_messages(open_page, server: ServerProcess) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    verdict = page.upload(BROKEN_BOT)
+    expect(verdict).to_have_attribute("data-build", "failed")
+    expect(page.by_id("upload-verdict-title")).to_contain_text("Biên dịch lỗi")
+    messages = page.by_id("upload-messages")
+    expect(messages).to_be_visible()
+    expect(messages).to_contain_text("error")
+    assert messages.evaluate("(el) => getComputedStyle(el).fontFamily").lower().find("mono") >= 0
+    expect(page.page.locator("#my-bots > li").first).to_have_attribute("data-build", "failed")
+    # A bot that does not build is offered for no seat.
+    failed_id = page.page.locator("#my-bots > li").first.get_attribute("data-bot-id")
+    assert page.page.locator(f'#seat-select option[value="upload:{failed_id}"]').count() == 0
+    page.shot("phone-compile-error")
+
+
+def test_my_bots_made_public_downloaded_and_deleted(open_page, server: ServerProcess) -> None:
+    owner = arena(open_page, server)
+    owner.open_home()
+    expect(owner.upload(MINIMAL_BOT, name="Bot chia sẻ")).to_have_attribute("data-build", "ok")
+    mine = owner.page.locator("#my-bots > li").first
+    bot_id = mine.get_attribute("data-bot-id")
+    mine.get_by_test_id("toggle-public").click()
+    expect(mine.locator(".bot-meta")).to_contain_text("Công khai")
+    with owner.page.expect_download() as download:
+        owner.page.locator("#my-bots > li").first.get_by_test_id("download-source").click()
+    assert download.value.suggested_filename.endswith(".py")
+    assert Path(download.value.path()).read_bytes() == MINIMAL_BOT.read_bytes()
+
+    other = arena(open_page, server)
+    other.open_home()
+    shared = other.page.locator(f'#public-bots > li[data-bot-id="{bot_id}"]')
+    expect(shared).to_contain_text("Bot chia sẻ")
+    expect(other.page.locator(f'#opponent-select option[value="upload:{bot_id}"]')).to_have_count(1)
+
+    owner.page.locator("#my-bots > li").first.get_by_test_id("delete-bot").click()
+    owner.page.get_by_test_id("confirm-yes").click()
+    expect(owner.page.locator("#my-bots > li")).to_have_count(0)
+    expect(owner.by_id("my-bots-empty")).to_be_visible()
+
+
+def test_a_failing_bot_shows_bot_failed_its_code_and_to_its_owner_the_stderr(
+    open_page, server: ServerProcess
+) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    expect(page.upload(BOTS / "exit_after_one.py", name="Thoát sớm")).to_have_attribute("data-build", "ok")
+    bot_id = page.page.locator("#my-bots > li").first.get_attribute("data-bot-id")
+    page.create_room(f"upload:{bot_id}", "builtin:random")
+    watch_to_the_end(page, moves=False)
+    expect(page.by_id("result-box")).to_have_attribute("data-reason", "BOT_FAILED")
+    expect(page.by_id("result-box")).to_have_attribute("data-winner", "P2")
+    expect(page.by_id("failure-code")).to_have_text(re.compile(r"^[A-Z_]+$"))
+    expect(page.by_id("failure-details")).to_be_visible()
+    expect(page.page.get_by_test_id("bot-stderr").first).to_be_visible()
+    page.shot("phone-bot-failed")
+
+
+def test_a_person_places_plays_by_tap_and_keyboard_and_surrenders(open_page, server: ServerProcess) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    page.create_room("person", "builtin:random", name="Lan")
+    page.expect_phase("PLACEMENT", timeout=20_000)
+    expect(page.by_id("countdown")).to_have_text(re.compile(r"^(1[01]\d|120|\d{1,2})$"))
+    expect(page.by_id("view-room")).to_have_attribute("data-view", "P1")
+    # One piece by hand: pick it in the tray, then a square of P1's half.
+    page.page.locator("#tray .tray-piece").first.click()
+    expect(page.page.locator("#board .cell.placeable")).to_have_count(35)
+    page.shot("phone-placement")
+    page.cell(7, 2).click()
+    expect(page.cell(7, 2).locator(".piece.own")).to_have_count(1)
+    expect(page.page.locator("#tray .tray-piece")).to_have_count(17)
+    page.by_id("random-button").click()
+    expect(page.page.locator("#board .piece.own")).to_have_count(18)
+    page.by_id("ready-button").click()
+
+    page.wait_my_turn()
+    expect(page.by_id("countdown-line")).to_be_visible()
+    page.page.locator("#board .cell.selectable").first.click()
+    expect(page.page.locator("#board .cell.target").first).to_be_visible()
+    page.shot("phone-my-turn")
+    page.page.keyboard.press("Escape")
+    expect(page.page.locator("#board .cell.selected")).to_have_count(0)
+    page.move_by_tap()
+    page.move_by_tap()
+    page.move_by_keyboard()
+    expect(page.by_id("last-move")).to_contain_text("Lượt")
+    page.wait_my_turn()
+    page.surrender()
+    expect(page.by_id("result-box")).to_have_attribute("data-winner", "P2")
+    expect(page.by_id("result-title")).to_have_text("Bạn thua.")
+    page.shot("phone-surrendered")
+
+
+def test_the_board_is_turned_for_p2_and_a_room_is_joined_by_its_code(
+    open_page, server: ServerProcess
+) -> None:
+    host = arena(open_page, server, DESKTOP)
+    host.open_home()
+    code = host.create_room("builtin:random", "open")
+    host.expect_phase("WAITING")
+    expect(host.by_id("share-url")).to_have_value(f"{server.base}/arena/?room={code}")
+
+    guest = arena(open_page, server, PHONE)
+    guest.open_home()
+    expect(guest.page.locator(f'#waiting-rooms li[data-code="{code}"]')).to_be_visible(timeout=10_000)
+    guest.by_id("join-code").fill(code.lower())  # typed in lower case
+    guest.by_id("join-button").click()
+    expect(guest.by_id("view-room")).to_be_visible()
+    expect(guest.by_id("room-code")).to_have_text(code)
+    expect(guest.by_id("view-room")).to_have_attribute("data-view", "P2")
+    expect(guest.by_id("seat-bottom")).to_have_attribute("data-side", "P2")
+    order = guest.display_order()
+    assert order[0] == (8, 8) and order[-1] == (0, 0)  # rotated 180°
+    assert guest.page.locator("#edge-rows .edge-label").all_inner_texts()[0] == "8"
+    guest.place_randomly_and_ready()
+    # P2's pieces stand above the diagonal (row < col), shown in the lower half.
+    board = guest.by_id("board").bounding_box()
+    own = guest.page.locator("#board .piece.own").evaluate_all(
+        "(pieces) => pieces.map((p) => p.getBoundingClientRect().top + p.getBoundingClientRect().height / 2)"
+    )
+    assert len(own) == 18 and sum(own) / len(own) > board["y"] + board["height"] / 2
+    guest.shot("phone-p2-view")
+
+    # A spectator by the #CODE link sees P1 at the bottom.
+    spectator = arena(open_page, server, PHONE)
+    spectator.open(f"#{code.lower()}")
+    expect(spectator.by_id("room-code")).to_have_text(code)
+    expect(spectator.by_id("view-room")).to_have_attribute("data-view", "P1")
+    assert spectator.display_order()[0] == (0, 0)
+
+    guest.move_by_tap()
+    expect(host.page.locator("#board .cell.last-to")).to_have_count(1, timeout=10_000)
+    host.shot("desktop-room-host")
+    guest.by_id("leave-button").click()
+    guest.page.get_by_test_id("confirm-yes").click()
+    expect(guest.by_id("view-home")).to_be_visible()
+    expect(spectator.by_id("result-box")).to_have_attribute("data-reason", "SURRENDER", timeout=10_000)
+    expect(spectator.by_id("result-box")).to_have_attribute("data-winner", "P1")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_arena_screen_passes_axe(open_page, server: ServerProcess, scheme: str) -> None:
+    page = arena(open_page, server, PHONE, color_scheme=scheme)
+    page.open_home()
+    audit(page, "home")
+    expect(page.upload(BROKEN_BOT)).to_have_attribute("data-build", "failed")
+    page.page.locator("#my-bots details summary").first.click()
+    audit(page, "home, a failed build with its messages")
+
+    page.create_room("person", "builtin:random")
+    page.expect_phase("PLACEMENT", timeout=20_000)
+    page.page.locator("#tray .tray-piece").first.click()
+    audit(page, "placement, a piece picked")
+    page.by_id("random-button").click()
+    page.by_id("ready-button").click()
+    page.wait_my_turn()
+    page.page.locator("#board .cell.selectable").first.click()
+    audit(page, "my turn, a piece selected")
+    page.page.keyboard.press("Escape")
+    page.move_by_tap()
+    page.wait_my_turn()
+    page.by_id("surrender-button").click()
+    audit(page, "the surrender asked to confirm")
+    page.page.get_by_test_id("confirm-yes").click()
+    page.expect_phase("FINISHED")
+    expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
+    page.by_id("replay-start").click()
+    audit(page, "finished, the replay at its start")
+    page.shot(f"phone-finished-{scheme}")
+
+    desktop = arena(open_page, server, DESKTOP, color_scheme=scheme)
+    desktop.open_home()
+    audit(desktop, "home on a desktop")
+    desktop.shot(f"desktop-home-{scheme}")
+
+
+NARROW = {"320px": ({"width": 320, "height": 640}, 1), "200% zoom on 360px": ({"width": 180, "height": 370}, 2)}
+
+
+@pytest.mark.parametrize("screen", list(NARROW))
+def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, screen: str) -> None:
+    viewport, scale = NARROW[screen]
+    page = arena(open_page, server, viewport, device_scale_factor=scale)
+    page.open_home()
+    check_overflow(page, "home")
+    expect(page.upload(BROKEN_BOT)).to_have_attribute("data-build", "failed")
+    check_overflow(page, "home, the compiler's messages")
+
+    page.create_room("person", "builtin:random", name="Nguyễn Thị Thu Hương Quỳnh Anh")
+    page.expect_phase("PLACEMENT", timeout=20_000)
+    page.page.locator("#tray .tray-piece").first.click()
+    check_overflow(page, "placement")
+    page.by_id("random-button").click()
+    page.by_id("ready-button").click()
+    page.wait_my_turn()
+    page.page.locator("#board .cell.selectable").first.click()
+    check_overflow(page, "my turn")
+    page.page.keyboard.press("Escape")
+    page.move_by_tap()
+    page.wait_my_turn()
+    page.surrender()
+    expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
+    check_overflow(page, "finished, with the replay")
+    page.shot("narrow-" + ("320" if scale == 1 else "zoom200") + "-finished")
