@@ -152,6 +152,7 @@ def run_generator(load: Coroutine[Any, Any, dict]) -> dict:
 def bench_http(
     runs: int, players: int, difficulty: str, duration: float, warmup: float, client: str,
     server_python: str = "", store: str = "memory", mix: str = "real", route_cpu: bool = True,
+    jitter_ms: float = 0.0,
 ) -> dict:
     from noitu.adapters.dictionary_file import load_lexicon
     from noitu.domain.noitu.bots import BotIndex
@@ -173,7 +174,7 @@ def bench_http(
         ) as (server, port):
             result = run_generator(
                 run_load(port, server.pid, tokens, difficulty, lexicon, index,
-                         warmup, duration, min(warmup, 3.0), client, mix)
+                         warmup, duration, min(warmup, 3.0), client, mix, jitter_ms)
             )
             if server.poll() is not None:
                 raise RuntimeError(
@@ -222,6 +223,9 @@ def format_http(report: dict) -> str:
                 f" users per player")
     else:
         load = "playing to last, a move every ≥ 300 ms after each answer"
+    jitter = report.get("jitter_ms", 0.0)
+    load += (f"; each pause 302 ms + up to {jitter:.0f} ms (uniform)" if jitter
+             else "; each pause exactly 302 ms")
     lines = [
         format_machine(report["machine"]),
         (f"medians of {report['runs']} runs; mix {report.get('mix', 'long')}:"
@@ -282,4 +286,8 @@ def format_http(report: dict) -> str:
         row("server RSS at the end", f"{report['server_rss_mb']:.0f} MB"),
         row("load generator CPU (of one core)", f"{report['generator_cpu_percent']:.0f} %"),
     ]
+    own = report.get("generator_gc")
+    if own:
+        lines.append(row("load generator GC: passes, total / longest",
+                         f"{own['collections']:.0f}, {own['total_ms']:.0f} / {own['longest_ms']:.1f} ms"))
     return "\n".join(lines)

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 import time
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from noitu.adapters.http.paths import NOITU_API_PATH
 from noitu.bench.machine import cpu_seconds, percentile, rss_mb
@@ -45,13 +46,43 @@ MIXES = ("real", "long")
 REAL_USERS_PER_PLAYER = 10
 
 
-@dataclass
-class Sample:
+class Sample(NamedTuple):
+    """One answered request, as a small tuple of plain values (tens of thousands are
+    kept per run)."""
+
     route: str
     started: float
     latency: float
     status: int
     error: str = ""
+
+
+class GeneratorPauses:
+    """The load generator's own garbage collections while it runs (a pause of the
+    generator delays the answers it is timing, as a pause of the server would)."""
+
+    def __init__(self) -> None:
+        self.passes = 0
+        self.total_s = 0.0
+        self.longest_s = 0.0
+        self._since = 0.0
+
+    def __enter__(self) -> GeneratorPauses:
+        gc.callbacks.append(self._on_gc)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            self._since = now
+            return
+        pause = now - self._since
+        self.passes += 1
+        self.total_s += pause
+        self.longest_s = max(self.longest_s, pause)
 
 
 @dataclass
@@ -62,6 +93,14 @@ class LoadState:
     rejected: Counter = field(default_factory=Counter)
     games: int = 0
     stop: bool = False
+    # Each player's pause after an answer is MOVE_INTERVAL_S plus a uniform share of
+    # this (its own seeded draw): people never keep one exact cadence, and players that
+    # all wait exactly as long fall into step after any stall and stay so, arriving in
+    # trains (with 0 the cadence is exact, as before).
+    jitter_s: float = 0.0
+
+    def pause_s(self, rng: random.Random) -> float:
+        return MOVE_INTERVAL_S + (self.jitter_s * rng.random() if self.jitter_s else 0.0)
 
 
 class Connection(Protocol):
@@ -250,7 +289,7 @@ async def play_moves(
     session = view["session"]
     playing = view["status"] == "playing"
     while playing and not state.stop:
-        await asyncio.sleep(MOVE_INTERVAL_S)
+        await asyncio.sleep(state.pause_s(rng))
         word = choose(chain, rng)
         if word is None:
             # A dead end for this player: it gives up, as the page's "Chịu thua" does.
@@ -340,7 +379,7 @@ async def real_player(
         if status == 200:
             state.games += 1
             await play_moves(call, view, chain_of(view, lexicon), lexicon, state, choose, rng)
-            await asyncio.sleep(MOVE_INTERVAL_S)
+            await asyncio.sleep(state.pause_s(rng))
         else:
             await asyncio.sleep(1.0)
 
@@ -417,15 +456,39 @@ def gc_passes(before: dict | None, after: dict | None) -> dict[str, dict]:
 async def run_load(
     port: int, pid: int, tokens: Sequence[Sequence[str]], difficulty: str, lexicon: Lexicon,
     index: BotIndex, warmup: float, duration: float, ramp: float, client: str,
-    mix: str = "long",
+    mix: str = "long", jitter_ms: float = 0.0,
 ) -> dict:
     """Every player (one per entry of `tokens`: the users it plays as) against the server
     on `port` (process `pid`) in the given mix: figures of the `duration` seconds after
     `warmup`, overall and per route, and the server's CPU (per route too, when it counts
     it: NOITU_BENCH_CPU=1) and memory."""
     players = len(tokens)
+    # No collector passes in the generator while it runs: a pause of the generator would
+    # be counted as the server's latency (a real player's browser is another machine).
+    # A run makes a few tens of MB of cyclic garbage at most, collected afterwards;
+    # `generator_gc` shows that no pass ran.
+    gc.collect()
+    gc.disable()
+    try:
+        with GeneratorPauses() as pauses:
+            report = await _run_load(
+                port, pid, tokens, difficulty, lexicon, index, warmup, duration, ramp, client,
+                mix, jitter_ms, pauses,
+            )
+    finally:
+        gc.enable()
+        gc.collect()
+    return report
+
+
+async def _run_load(
+    port: int, pid: int, tokens: Sequence[Sequence[str]], difficulty: str, lexicon: Lexicon,
+    index: BotIndex, warmup: float, duration: float, ramp: float, client: str,
+    mix: str, jitter_ms: float, pauses: GeneratorPauses,
+) -> dict:
+    players = len(tokens)
     begin = time.perf_counter()
-    state = LoadState(begin + warmup, begin + warmup + duration)
+    state = LoadState(begin + warmup, begin + warmup + duration, jitter_s=jitter_ms / 1000)
     make = RawConnection if client == "raw" else HttpxConnection
     connections: list[Connection] = [make("127.0.0.1", port) for _ in range(players)]
     common = common_words_by_syllable(lexicon) if mix == "real" else []
@@ -441,12 +504,14 @@ async def run_load(
     ]
     await asyncio.sleep(max(0.0, state.window_start - time.perf_counter()))
     cpu_server, cpu_self, wall = cpu_seconds(pid), time.process_time(), time.perf_counter()
+    paused = (pauses.passes, pauses.total_s)
     rss_start = rss_mb(pid)
     # Read after the CPU: the server answers it after the requests before it in line.
     routes_before = await asyncio.to_thread(server_cpu_by_route, port)
     await asyncio.sleep(max(0.0, state.window_end - time.perf_counter()))
     cpu_server = cpu_seconds(pid) - cpu_server
     cpu_self = time.process_time() - cpu_self
+    paused = (pauses.passes - paused[0], pauses.total_s - paused[1])
     wall = time.perf_counter() - wall
     rss_end = rss_mb(pid)
     routes_after = await asyncio.to_thread(server_cpu_by_route, port)
@@ -474,6 +539,7 @@ async def run_load(
     collections = gc_passes(routes_before, routes_after)
     return {
         "mix": mix,
+        "jitter_ms": jitter_ms,
         "players": players,
         "users_per_player": len(tokens[0]) if tokens else 0,
         "difficulty": difficulty,
@@ -501,4 +567,9 @@ async def run_load(
         "server_rss_mb": rss_end,
         "server_rss_start_mb": rss_start,
         "generator_cpu_percent": 100 * cpu_self / wall if wall else 0.0,
+        # The generator's own collections in the window, and its longest of the run.
+        "generator_gc": {
+            "collections": paused[0], "total_ms": 1000 * paused[1],
+            "longest_ms": 1000 * pauses.longest_s,
+        },
     }

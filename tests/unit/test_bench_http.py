@@ -113,3 +113,17 @@ async def test_the_server_counts_the_cpu_of_each_request_and_answers_the_totals(
     assert (requests, timed) == (moves, 3) and 0.006 <= seconds < 0.03
     assert set(totals["routes"]) == {"move", "fail"}  # the totals' own request is not counted
     assert totals["routes"]["fail"][:2] == [SAMPLE_EVERY, 1]
+
+
+def test_a_players_pause_is_the_move_interval_plus_its_own_jitter() -> None:
+    from noitu.bench.http_players import MOVE_INTERVAL_S, LoadState
+
+    exact = LoadState(0.0, 1.0)
+    rng = random.Random(5)
+    assert {exact.pause_s(rng) for _ in range(10)} == {MOVE_INTERVAL_S}
+    jittered = LoadState(0.0, 1.0, jitter_s=0.016)
+    pauses = [jittered.pause_s(random.Random(5)) for _ in range(3)]
+    assert pauses[0] == pauses[1] == pauses[2]  # seeded: the same player, the same pauses
+    spread = [jittered.pause_s(rng) for _ in range(2000)]
+    assert MOVE_INTERVAL_S <= min(spread) and max(spread) < MOVE_INTERVAL_S + 0.016
+    assert abs(sum(spread) / len(spread) - (MOVE_INTERVAL_S + 0.008)) < 0.001
