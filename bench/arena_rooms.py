@@ -3,18 +3,19 @@ through the match queue, and the WebSocket's fan-out to many viewers of one matc
 (latency and the server's memory).
 
     .venv/bin/python bench/arena_rooms.py [--matches 12] [--pair random:random]
-                                          [--viewers 100] [--watch tactical:tactical]
+                                          [--rooms 10] [--viewers 100] [--watch random:random]
 
 - Matches a minute: `--matches` rooms are created at once over REST, each between two
   built-in bots (`--pair`), each by a new owner (an owner may have 3 live rooms); the
   queue runs as many as the machine's cores honour (`default_slots`). Reported: the
   wall time from the first create to the last end, matches a minute, and each match's
   wait in the queue and its length.
-- Fan-out: one match between `--watch` bots is watched by `--viewers` WebSocket
-  clients. Each frame carries the snapshot's `serverNowMs` (made when the change
+- Fan-out: `--rooms` matches between `--watch` bots are watched by `--viewers`
+  WebSocket clients in all (spread evenly). Each frame carries the snapshot's `serverNowMs` (made when the change
   happened, on this machine's clock): a frame's latency is its arrival time minus that.
   Reported: p50 / p99 / max over every frame of every viewer, frames per viewer, and the
-  server's RSS before the viewers connect and with all of them connected.
+  server's RSS before the rooms and viewers, and with all of them connected (the
+  matches live or queued).
 
 The server runs as the README starts it (MODULES=arena, a throwaway NOITU_DATA_DIR, the
 sandbox when this machine has one). Prints medians with the machine's core count.
@@ -113,37 +114,43 @@ async def viewer(url: str, latencies: list[float], frames: list[int], ready: asy
     frames.append(seen)
 
 
-async def fan_out(base: str, pid: int, viewers: int, pair: tuple[str, str]) -> dict:
-    """One match watched by `viewers` sockets: frame latency and the server's memory."""
+async def fan_out(base: str, pid: int, rooms: int, viewers: int, pair: tuple[str, str]) -> dict:
+    """`rooms` matches watched by `viewers` sockets in all (spread evenly): frame latency
+    and the server's memory with every viewer connected."""
     ws_base = base.replace("http://", "ws://")
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         rss_before = rss_mb(pid)
-        # Sit the viewers down before the match starts: a room with one open seat waits.
-        answer = await client.post(f"{API}/rooms", json={"seat": builtin(pair[0])})
-        if answer.status_code != 201:
-            raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
-        code = answer.json()["room"]["code"]
+        # Sit the viewers down before the matches start: a room with one open seat waits.
+        codes = []
+        for _ in range(rooms):
+            answer = await client.post(f"{API}/rooms", json={"seat": builtin(pair[0])})
+            if answer.status_code != 201:
+                raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
+            codes.append(answer.json()["room"]["code"])
         latencies: list[float] = []
         frames: list[int] = []
         connected = [0]
         ready = asyncio.Event()
         tasks = [
-            asyncio.create_task(
-                viewer(f"{ws_base}/arena/ws/rooms/{code}", latencies, frames, ready, connected)
-            )
-            for _ in range(viewers)
+            asyncio.create_task(viewer(
+                f"{ws_base}/arena/ws/rooms/{codes[i % rooms]}", latencies, frames, ready, connected
+            ))
+            for i in range(viewers)
         ]
         while connected[0] < viewers:
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)  # every socket has had its first snapshot
-        rss_viewers = rss_mb(pid)
         ready.set()
-        joined = await client.post(f"{API}/rooms/{code}/join", json={"seat": builtin(pair[1])})
-        if joined.status_code != 200:
-            raise RuntimeError(f"joining: {joined.status_code} {joined.text[:200]}")
-        await asyncio.wait_for(asyncio.gather(*tasks), timeout=900)
+        for code in codes:
+            joined = await client.post(f"{API}/rooms/{code}/join", json={"seat": builtin(pair[1])})
+            if joined.status_code != 200:
+                raise RuntimeError(f"joining: {joined.status_code} {joined.text[:200]}")
+        await asyncio.sleep(1.0)
+        rss_viewers = rss_mb(pid)  # every viewer connected, every match live or queued
+        await asyncio.wait_for(asyncio.gather(*tasks), timeout=1800)
     latencies.sort()
     return {
+        "rooms": rooms,
         "viewers": viewers,
         "frames_per_viewer": median(frames) if frames else 0,
         "latency_ms": {
@@ -167,7 +174,7 @@ def run(args: argparse.Namespace) -> dict:
             throughput = asyncio.run(matches_a_minute(base, args.matches, pair))  # type: ignore[arg-type]
             print(f"arena rooms: {throughput['finished']}/{args.matches} matches in"
                   f" {throughput['wall_s']:.1f} s", file=sys.stderr, flush=True)
-            fan = asyncio.run(fan_out(base, server.pid, args.viewers, watch))  # type: ignore[arg-type]
+            fan = asyncio.run(fan_out(base, server.pid, args.rooms, args.viewers, watch))  # type: ignore[arg-type]
     return {"machine": machine(), "pair": args.pair, "watch": args.watch,
             "throughput": throughput, "fan_out": fan}
 
@@ -182,7 +189,7 @@ def format_report(report: dict) -> str:
         f" wait in the queue median {t['queued_s_median']:.1f} s, max {t['queued_s_max']:.1f} s;"
         f" a match median {t['played_s_median']:.1f} s, {t['turns_median']:.0f} turns;"
         f" ends {', '.join(t['reasons'])}",
-        f"fan-out ({report['watch']}, {f['viewers']} WebSocket viewers, one match):"
+        f"fan-out ({report['watch']}, {f['viewers']} WebSocket viewers of {f['rooms']} matches):"
         f" frame latency p50 {latency['p50']:.1f} / p99 {latency['p99']:.1f} /"
         f" max {latency['max']:.1f} ms over {f['frames_per_viewer']:.0f} frames a viewer;"
         f" server RSS {f['rss_mb_before']:.0f} MB → {f['rss_mb_with_viewers']:.0f} MB"
@@ -194,8 +201,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=12)
     parser.add_argument("--pair", default="random:random", help="the built-in bots, P1:P2")
-    parser.add_argument("--viewers", type=int, default=100)
-    parser.add_argument("--watch", default="tactical:tactical")
+    parser.add_argument("--rooms", type=int, default=10, help="matches the viewers watch")
+    parser.add_argument("--viewers", type=int, default=100, help="in all, spread over the rooms")
+    parser.add_argument("--watch", default="random:random")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     report = run(args)
