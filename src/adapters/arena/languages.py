@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePath
 
+from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX as _BY_SUFFIX
 from noitu.application.arena.ports import Language
-
-_BY_SUFFIX = {
-    ".py": Language.PYTHON,
-    ".cpp": Language.CPP,
-    ".cc": Language.CPP,
-    ".cxx": Language.CPP,
-    ".java": Language.JAVA,
-    ".jar": Language.JAR,
-}
 
 #: The name an upload is stored and compiled under (a Java file must be Main.java).
 SOURCE_NAME = {

@@ -18,6 +18,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect
 
 from noitu.adapters.http.errors import ErrorBody
+from noitu.adapters.http.pages import SLASH_REDIRECT, slash_redirect
 from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
 
 GUIDE = ("arena", "bot-guide.html")
@@ -88,13 +89,12 @@ def arena_page_router(assets: ArenaAssets) -> Router:
         "/",
         summary="The arena page, Vào trận",
         media_type="text/html",
-        responses={308: ResponseSpec(data_container=None, description="Adds the trailing slash")},
+        responses=SLASH_REDIRECT,
     )
     async def page(request: Request) -> Response[bytes] | Redirect:
-        raw_path = request.scope.get("raw_path") or request.scope["path"].encode()
-        if not raw_path.split(b"?")[0].endswith(b"/"):
-            query = request.scope.get("query_string", b"").decode("latin-1")
-            return Redirect(f"{ARENA_PATH}/" + (f"?{query}" if query else ""), status_code=308)
+        redirect = slash_redirect(request, ARENA_PATH)
+        if redirect is not None:
+            return redirect
         return Response(
             assets.page[PAGE], media_type="text/html", headers={"Cache-Control": "no-cache"}
         )

@@ -20,6 +20,7 @@ from litestar.types import Receive, Scope, Send
 
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.errors import ErrorBody, error_responses
+from noitu.adapters.http.pages import SLASH_REDIRECT, slash_redirect
 from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
 from noitu.application.noitu.commands import (
     PlayMoveCommand,
@@ -153,15 +154,10 @@ def page_router(assets: PageAssets) -> Router:
         "/",
         summary="The game page",
         media_type="text/html",
-        responses={308: ResponseSpec(data_container=None, description="Adds the trailing slash")},
+        responses=SLASH_REDIRECT,
     )
     async def page(request: Request) -> Response[bytes] | Redirect:
-        # The page loads its script, style and API by relative paths: it needs the slash.
-        raw_path = request.scope.get("raw_path") or request.scope["path"].encode()
-        if not raw_path.split(b"?")[0].endswith(b"/"):
-            query = request.scope.get("query_string", b"").decode("latin-1")
-            return Redirect(f"{NOITU_PATH}/" + (f"?{query}" if query else ""), status_code=308)
-        return assets.response("index.html")
+        return slash_redirect(request, NOITU_PATH) or assets.response("index.html")
 
     @get("/app.js", summary="The page's script", media_type="text/javascript")
     async def script() -> Response[bytes]:

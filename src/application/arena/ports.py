@@ -33,6 +33,17 @@ class Language(StrEnum):
     JAR = "jar"
 
 
+#: The languages by a file name's extension (spec B2), compared in lower case.
+LANGUAGE_BY_SUFFIX: dict[str, Language] = {
+    ".py": Language.PYTHON,
+    ".cpp": Language.CPP,
+    ".cc": Language.CPP,
+    ".cxx": Language.CPP,
+    ".java": Language.JAVA,
+    ".jar": Language.JAR,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Artefact:
     """What runs: `directory` holds `bot.py`, `bot` (C++), `Main.class` and friends, or

@@ -45,7 +45,7 @@ from noitu.application.arena.limits import (
     UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
-from noitu.application.arena.ports import BotBuilder, Language
+from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX, BotBuilder, Language
 from noitu.application.arena.storage import (
     ArenaFiles,
     BotCatalogue,
@@ -59,15 +59,6 @@ from noitu.application.arena.storage import (
 )
 from noitu.application.ports import Clock
 
-#: The languages by the upload's file name (spec B2), compared in lower case.
-LANGUAGE_BY_SUFFIX: dict[str, Language] = {
-    ".py": Language.PYTHON,
-    ".cpp": Language.CPP,
-    ".cc": Language.CPP,
-    ".cxx": Language.CPP,
-    ".java": Language.JAVA,
-    ".jar": Language.JAR,
-}
 #: Tries at a bot id nobody has before giving up (83 random bits: one is plenty).
 ID_TRIES = 4
 
