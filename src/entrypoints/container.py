@@ -316,6 +316,7 @@ class Container(containers.DeclarativeContainer):
         arena_timer,
         id_source,
         runner=settings.provided.instance,
+        builder=upload_builder,
     )
     owner_keys = providers.Singleton(OwnerKeys, id_source)
     create_room = providers.Singleton(CreateRoom, room_host, seating, start_match, id_source)

@@ -14,7 +14,7 @@ from pathlib import Path
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
 from noitu.application.arena.match_queue import MatchQueue
-from noitu.application.arena.ports import Artefact, Language, ProcessFailure, Reply
+from noitu.application.arena.ports import Artefact, BotBuilder, Language, ProcessFailure, Reply
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
 from noitu.application.arena.rooms.get_replay import GetReplay
@@ -214,7 +214,9 @@ def new_owner() -> str:
 class Arena:
     """Every room use case over the fakes, a real files store in `data_dir`."""
 
-    def __init__(self, data_dir: Path, slots: int = 4, seed: int = 7) -> None:
+    def __init__(
+        self, data_dir: Path, slots: int = 4, seed: int = 7, builder: BotBuilder | None = None
+    ) -> None:
         self.clock = FakeClock()
         self.timer = FakeTimer(self.clock)
         self.background = CollectingBackground()
@@ -238,6 +240,7 @@ class Arena:
             self.run_match,
             self.timer,
             rng,
+            builder=builder,
         )
         self.create_room = CreateRoom(self.host, seating, self.start, rng)
         self.join_room = JoinRoom(self.host, seating, self.start)
@@ -269,6 +272,12 @@ class Arena:
             artefact_dir=f"bots/{bot_id}/artefact" if built else None,
         )
         self.stores.bots[bot_id] = bot
+        if built:  # as an upload leaves it: the artefact on disk
+            (self.files.artefact_path(bot.artefact_dir) / "bot.py").parent.mkdir(parents=True)
+            (self.files.artefact_path(bot.artefact_dir) / "bot.py").write_text("print()\n")
+            source = self.files.source_path(bot.source_file)
+            source.parent.mkdir(parents=True, exist_ok=True)
+            source.write_text("# the bot's source\n")
         return bot
 
     async def room(self, code: str, viewer: str = "") -> RoomSnapshot:

@@ -198,12 +198,14 @@ class CgroupTree(ABC):
     def parent_directories(self) -> tuple[Path, ...]:
         """Where this tree makes its cgroups (one directory per hierarchy)."""
 
-    def remove_empty(self) -> int:
-        """Remove the `noitu-*` cgroups under this tree that hold no process; how many
-        (by name). A server killed with -9 cannot remove its bots' cgroups, though the
-        bots died with it; this runs at start-up. A cgroup that still holds a process
-        (another server's bot on this host) is left alone: the kernel refuses to remove
-        it."""
+    def remove_empty(self, min_age_s: float = 60.0) -> int:
+        """Remove the `noitu-*` cgroups under this tree that hold no process and are at
+        least `min_age_s` old; how many (by name). A server killed with -9 cannot remove
+        its bots' cgroups, though the bots died with it; this runs at start-up. A cgroup
+        that holds a process (another server's bot on this host) is left alone, as the
+        kernel refuses to remove it; so is a young one, which another server may have
+        just made for a bot that has not joined it yet."""
+        newest = time.time() - min_age_s
         removed: set[str] = set()
         for parent in self.parent_directories():
             try:
@@ -212,6 +214,8 @@ class CgroupTree(ABC):
                 continue
             for child in children:
                 try:
+                    if child.stat().st_mtime > newest:
+                        continue
                     os.rmdir(child)
                 except OSError:
                     continue

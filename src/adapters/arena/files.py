@@ -171,6 +171,9 @@ class DataDirFiles:
     def artefact_path(self, name: str) -> Path:
         return self.root / _check_name(name, _ARTEFACT_NAME)
 
+    async def has_artefact(self, name: str) -> bool:
+        return await asyncio.to_thread(self.artefact_path(name).is_dir)
+
     def replay_path(self, name: str) -> Path:
         return self.root / _check_name(name, _REPLAY_NAME)
 

@@ -303,7 +303,10 @@ async def test_start_up_removes_the_empty_cgroups_a_killed_server_left(tree: Cgr
     try:
         while not busy.pids():
             await asyncio.sleep(0.01)
-        assert tree.remove_empty() >= 1
+        # A young cgroup may be another server's, just made for a bot not in it yet.
+        tree.remove_empty()
+        assert all(directory.exists() for directory in left.directories)
+        assert tree.remove_empty(min_age_s=0) >= 1
         assert not any(directory.exists() for directory in left.directories)
         # A cgroup that still holds a process (another server's bot) is left alone.
         assert all(directory.exists() for directory in busy.directories)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 
 import pytest
 
@@ -383,3 +384,28 @@ async def test_a_replay_is_there_only_once_the_match_is_finished(arena):
     await arena.until_room(code, over)
     download = await arena.get_replay(GetReplayCommand(match_id))
     download.stream.close()
+
+
+async def test_a_missing_artefact_is_rebuilt_before_play(tmp_path):
+    from support.arena_store import ScriptedBuilder
+
+    builder = ScriptedBuilder()
+    arena = Arena(tmp_path / "data", builder=builder)
+    lan = new_owner()
+    mine = arena.add_bot(lan, name="Mất tệp")
+    shutil.rmtree(arena.files.artefact_path(mine.artefact_dir))  # e.g. a restored backup
+    created = await arena.create(lan, upload(mine), builtin("random"))
+    end = await arena.until_room(created.code, over)
+    assert end.result.reason == "TURN_LIMIT" and end.result.failure is None
+    assert [language for _, language in builder.built] == [mine.language]
+    assert (arena.files.artefact_path(mine.artefact_dir) / "bot.py").is_file()  # kept
+
+
+async def test_without_a_sandbox_a_missing_artefact_fails_to_start(tmp_path):
+    arena = Arena(tmp_path / "data")  # no builder
+    lan = new_owner()
+    mine = arena.add_bot(lan)
+    shutil.rmtree(arena.files.artefact_path(mine.artefact_dir))
+    created = await arena.create(lan, upload(mine), builtin("random"))
+    end = await arena.until_room(created.code, over)
+    assert end.result.winner == "P2" and end.result.failure.code == "START_FAILED"

@@ -27,7 +27,7 @@ from typing import Any
 
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.live_match import PLACEMENT_MS, LiveMatch, Timer
-from noitu.application.arena.ports import Artefact, ProcessFailure
+from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
@@ -38,6 +38,7 @@ from noitu.application.arena.storage import (
     AlreadyStored,
     ArenaFiles,
     BotCatalogue,
+    BotRecord,
     BuildStatus,
     MatchArchive,
     MatchRecord,
@@ -64,9 +65,12 @@ class StartMatch:
         timer: Timer,
         rng: random.Random,
         runner: str = "",
+        builder: BotBuilder | None = None,
     ) -> None:
         """`runner` names this server instance in the archive: a restart ends only its
-        own live matches (several instances may share one database)."""
+        own live matches (several instances may share one database). `builder` (the
+        sandboxed one; None without a sandbox) rebuilds an upload whose artefact is
+        missing, before play starts and so at no bot's cost (B2)."""
         self._host = host
         self._archive = archive
         self._files = files
@@ -74,6 +78,7 @@ class StartMatch:
         self._builtins = builtins
         self._run_match = run_match
         self._runner = runner
+        self._builder = builder
         self._timer = timer
         self._rng = rng
 
@@ -205,7 +210,32 @@ class StartMatch:
             return ProcessFailure(FailureCode.START_FAILED, "Bot đã bị xoá nên không chạy được.")
         if bot.build is not BuildStatus.OK:
             return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot chưa biên dịch được.")
+        if not await self._files.has_artefact(bot.artefact_dir):
+            return await self._rebuild(bot)
         return Artefact(bot.language, self._files.artefact_path(bot.artefact_dir))
+
+    async def _rebuild(self, bot: BotRecord) -> Artefact | ProcessFailure:
+        """The artefact of a bot that built once is gone: build it again from its
+        source, and keep it."""
+        if self._builder is None:
+            return ProcessFailure(
+                FailureCode.START_FAILED, "Không dựng lại được bot: máy chủ chưa có hộp cát."
+            )
+        async with self._files.scratch() as scratch:
+            try:
+                built = await self._builder.build(
+                    self._files.source_path(bot.source_file), bot.language, scratch / "artefact"
+                )
+            except Exception as error:  # the sandbox's failure, not the bot's
+                return ProcessFailure(
+                    FailureCode.START_FAILED, f"Không dựng lại được bot: {type(error).__name__}."
+                )
+            if not built.ok or built.artefact is None:
+                return ProcessFailure(
+                    FailureCode.START_FAILED, "Không dựng lại được bot: " + built.messages[:500]
+                )
+            name = await self._files.put_artefact(bot.id, built.artefact.directory)
+        return Artefact(bot.language, self._files.artefact_path(name))
 
     async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
