@@ -325,14 +325,36 @@ def test_every_arena_screen_passes_axe(open_page, server: ServerProcess, scheme:
     desktop.shot(f"desktop-home-{scheme}")
 
 
-NARROW = {"320px": ({"width": 320, "height": 640}, 1), "200% zoom on 360px": ({"width": 180, "height": 370}, 2)}
+NARROW = {
+    "320px": ({"width": 320, "height": 640}, 1, False),
+    "200% zoom on 360px": ({"width": 180, "height": 370}, 2, False),
+    "200% zoom on 360px, a wide font": ({"width": 180, "height": 370}, 2, True),
+}
+
+# Whatever fonts the machine has, the layout must hold in a wide one: this appends a rule
+# to the served arena.css that sets every text in DejaVu Sans (Debian's default, wider
+# than most phone fonts; `fonts-dejavu-core` is installed by scripts/setup --test).
+WIDE_FONT_RULE = "\n.app, .app * { font-family: 'DejaVu Sans', sans-serif !important; }\n"
+
+
+def use_a_wide_font(page: ArenaPage) -> None:
+    def append_rule(route) -> None:
+        served = route.fetch()
+        route.fulfill(response=served, body=served.text() + WIDE_FONT_RULE)
+
+    page.page.context.route(re.compile(r".*/arena/arena\.css(\?.*)?$"), append_rule)
 
 
 @pytest.mark.parametrize("screen", list(NARROW))
 def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, screen: str) -> None:
-    viewport, scale = NARROW[screen]
+    viewport, scale, wide_font = NARROW[screen]
     page = arena(open_page, server, viewport, device_scale_factor=scale)
+    if wide_font:
+        use_a_wide_font(page)
     page.open_home()
+    if wide_font:
+        family = page.page.evaluate("getComputedStyle(document.getElementById('opponent-select')).fontFamily")
+        assert "DejaVu Sans" in family
     check_overflow(page, "home")
     expect(page.upload(BROKEN_BOT)).to_have_attribute("data-build", "failed")
     check_overflow(page, "home, the compiler's messages")
