@@ -10,7 +10,7 @@ A sandboxed program is started as
               --ro-bind /usr /usr --symlink usr/bin /bin ... [--ro-bind /etc/java-17-openjdk ...] \
               --proc /proc --dev /dev --size 67108864 --tmpfs /tmp \
               --ro-bind <staged artefact> /bot --remount-ro /dev --remount-ro / \
-              --chdir /bot --info-fd 3 -- <command>
+              --chdir /bot --info-fd 3 --seccomp 4 -- <command>
 
 - the shell writes its own pid into the bot's cgroups and execs the rest, so the
   untrusted program starts inside them (no preexec_fn);
@@ -23,7 +23,9 @@ A sandboxed program is started as
   bwrap's init: when the bot's main process exits, or the outer bwrap is killed
   (--die-with-parent), the kernel kills everything in the PID namespace, `setsid` and
   double-forked grandchildren included; the cgroup is killed and removed after that;
-- `--info-fd` tells the launcher that the sandbox is set up (else START_FAILED).
+- `--info-fd` tells the launcher that the sandbox is set up (else START_FAILED);
+- `--seccomp` installs the filter of `seccomp.py` (compiled once by the probe) just
+  before the program starts, for bots and compilers alike.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +52,12 @@ from noitu.adapters.arena.cgroups import (
 )
 from noitu.adapters.arena.languages import artefact_files, run_command
 from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
+from noitu.adapters.arena.seccomp import (
+    REFUSALS,
+    SeccompUnavailable,
+    compile_filter,
+    filter_descriptor,
+)
 from noitu.application.arena.ports import (
     Artefact,
     BotProcess,
@@ -132,6 +140,8 @@ class Sandbox:
     cgroups: CgroupTree
     run_as: tuple[int, int] | None = field(default_factory=_default_run_as)
     stage_root: Path | None = None
+    #: The compiled seccomp filter every sandboxed program runs under (`seccomp.py`).
+    seccomp_program: bytes | None = None
 
     def __post_init__(self) -> None:
         self._own_stage_root = self.stage_root is None
@@ -163,6 +173,7 @@ class Sandbox:
         chdir: str = "/tmp",
         tmp_bytes: int = BOT_TMP_BYTES,
         info_fd: int | None = None,
+        seccomp_fd: int | None = None,
         java: bool = False,
     ) -> list[str]:
         """bwrap's arguments for `command`; `java`: also the JDK's /etc directories."""
@@ -191,6 +202,8 @@ class Sandbox:
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", chdir]
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
+        if seccomp_fd is not None:
+            args += ["--seccomp", str(seccomp_fd)]
         return [*args, "--", *command]
 
     def argv(self, cgroup: BotCgroup | None, bwrap_args: Sequence[str]) -> list[str]:
@@ -204,6 +217,19 @@ class Sandbox:
             command = [*drop, *command]
         procs = cgroup.procs_files if cgroup is not None else ()
         return joined(procs, command, shell=self.tools.shell)
+
+    @contextlib.contextmanager
+    def kernel_filter(self) -> Iterator[int | None]:
+        """A descriptor of the seccomp filter for one bwrap start (None without a
+        filter); pass it to `bwrap_args(seccomp_fd=...)` and to the child's fds."""
+        if self.seccomp_program is None:
+            yield None
+            return
+        descriptor = filter_descriptor(self.seccomp_program)
+        try:
+            yield descriptor
+        finally:
+            os.close(descriptor)
 
     def give_to_run_as(self, path: Path) -> None:
         if self.run_as is not None:
@@ -269,18 +295,21 @@ class BubblewrapLauncher:
             return _start_failed("Không tạo được giới hạn tài nguyên cho bot.")
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
         try:
-            argv = self.sandbox.argv(
-                cgroup,
-                self.sandbox.bwrap_args(
-                    self.command(artefact),
-                    read_only=[(stage, BOT_DIR)],
-                    chdir=BOT_DIR,
-                    tmp_bytes=self.tmp_bytes,
-                    info_fd=write_end,
-                    java=artefact.language in (Language.JAVA, Language.JAR),
-                ),
-            )
-            process = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=(write_end,))
+            with self.sandbox.kernel_filter() as seccomp_fd:
+                argv = self.sandbox.argv(
+                    cgroup,
+                    self.sandbox.bwrap_args(
+                        self.command(artefact),
+                        read_only=[(stage, BOT_DIR)],
+                        chdir=BOT_DIR,
+                        tmp_bytes=self.tmp_bytes,
+                        info_fd=write_end,
+                        seccomp_fd=seccomp_fd,
+                        java=artefact.language in (Language.JAVA, Language.JAR),
+                    ),
+                )
+                passed = (write_end,) if seccomp_fd is None else (write_end, seccomp_fd)
+                process = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=passed)
         except (OSError, RuntimeError):
             os.close(read_end)
             await cgroup.remove()
@@ -347,7 +376,9 @@ class BubblewrapProbe:
         self.stage_root = stage_root
         self.sandbox: Sandbox | None = None
 
-    async def _run(self, argv: Sequence[str], timeout_s: float = 10.0) -> tuple[int, str]:
+    async def _run(
+        self, argv: Sequence[str], timeout_s: float = 10.0, pass_fds: Sequence[int] = ()
+    ) -> tuple[int, str]:
         process = await asyncio.create_subprocess_exec(
             *argv,
             stdin=asyncio.subprocess.DEVNULL,
@@ -356,6 +387,7 @@ class BubblewrapProbe:
             env=dict(HOST_ENV),
             cwd="/",
             start_new_session=True,
+            pass_fds=tuple(pass_fds),
         )
         try:
             out, _ = await asyncio.wait_for(process.communicate(), timeout_s)
@@ -386,6 +418,10 @@ class BubblewrapProbe:
                 False, f"{name} has no --size for the /tmp cap: install a newer bubblewrap"
             )
         try:
+            program = compile_filter()
+        except SeccompUnavailable as error:
+            return SandboxStatus(False, f"no seccomp filter: {error}")
+        try:
             cgroups = self.cgroups or find_cgroups()
         except CgroupError as error:
             return SandboxStatus(False, str(error))
@@ -393,10 +429,16 @@ class BubblewrapProbe:
             cgroup = cgroups.create("probe", BOT_LIMITS)
         except CgroupError as error:
             return SandboxStatus(False, str(error))
-        sandbox = Sandbox(tools, cgroups, run_as=self.run_as, stage_root=self.stage_root)
+        sandbox = Sandbox(
+            tools, cgroups, run_as=self.run_as, stage_root=self.stage_root, seccomp_program=program
+        )
         try:
-            argv = sandbox.argv(cgroup, sandbox.bwrap_args(["/usr/bin/true"]))
-            code, output = await self._run(argv)
+            with sandbox.kernel_filter() as seccomp_fd:
+                assert seccomp_fd is not None
+                argv = sandbox.argv(
+                    cgroup, sandbox.bwrap_args(["/usr/bin/true"], seccomp_fd=seccomp_fd)
+                )
+                code, output = await self._run(argv, pass_fds=(seccomp_fd,))
         finally:
             await cgroup.kill_all()
             removed = await cgroup.remove()
@@ -409,7 +451,8 @@ class BubblewrapProbe:
         self.sandbox = sandbox
         user = f", bots run as uid {self.run_as[0]}" if self.run_as else ""
         name = tools.bwrap_version or "bubblewrap"
-        return SandboxStatus(True, f"{name} with {cgroups.describe()}{user}")
+        calls = f", a seccomp filter refusing {len(REFUSALS)} system calls"
+        return SandboxStatus(True, f"{name} with {cgroups.describe()}{user}{calls}")
 
     def make_sandbox(self) -> Sandbox:
         if self.sandbox is None:

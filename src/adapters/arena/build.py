@@ -273,25 +273,28 @@ class SandboxBuilder:
         except CgroupError as error:
             raise BuildUnavailable(str(error)) from error
         try:
-            argv = self.sandbox.argv(
-                cgroup,
-                self.sandbox.bwrap_args(
-                    command,
-                    writable=[(work, WORK_DIR)],
-                    chdir=WORK_DIR,
-                    tmp_bytes=self.limits.tmp_bytes,
-                    java=command[0] == self.sandbox.tools.javac,
-                ),
-            )
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                env=dict(HOST_ENV),
-                cwd="/",
-                start_new_session=True,
-            )
+            with self.sandbox.kernel_filter() as seccomp_fd:
+                argv = self.sandbox.argv(
+                    cgroup,
+                    self.sandbox.bwrap_args(
+                        command,
+                        writable=[(work, WORK_DIR)],
+                        chdir=WORK_DIR,
+                        tmp_bytes=self.limits.tmp_bytes,
+                        seccomp_fd=seccomp_fd,
+                        java=command[0] == self.sandbox.tools.javac,
+                    ),
+                )
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                    env=dict(HOST_ENV),
+                    cwd="/",
+                    start_new_session=True,
+                    pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                )
         except (OSError, RuntimeError) as error:
             await cgroup.remove()
             raise BuildUnavailable(f"cannot start the compiler sandbox: {error}") from error

@@ -318,6 +318,9 @@ class CgroupV1Tree(CgroupTree):
                 # No swap either (memsw only exists with swap accounting; it must not be
                 # below limit_in_bytes, so it is written second).
                 (memory / "memory.memsw.limit_in_bytes", str(limits.memory_bytes), False),
+                # v1 charges TCP socket buffers to no memory cgroup unless this is set;
+                # the seccomp filter refuses inet sockets anyway (spec B2, kernel surface).
+                (memory / "memory.kmem.tcp.limit_in_bytes", str(limits.memory_bytes), False),
                 (cpu / "cpu.cfs_period_us", str(limits.cpu_period_us), True),
                 (cpu / "cpu.cfs_quota_us", str(limits.cpu_quota_us), True),
                 (pids / "pids.max", str(limits.pids_max), True),

@@ -49,19 +49,12 @@ async def run(bot: BotProcess, code: str, timeout_s: float = 15.0) -> Any:
     return json.loads(reply.line)
 
 
-async def test_no_network_not_even_the_servers_loopback(probe_bot) -> None:
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    listener.setblocking(False)
-    port = listener.getsockname()[1]
-    try:
-        bot = await probe_bot()
-        result = await run(
-            bot,
-            f"""
+NETWORK_PROBE = """
 import socket
-result = {{"interfaces": [name for _, name in socket.if_nameindex()]}}
+try:
+    result = {{"interfaces": [name for _, name in socket.if_nameindex()]}}
+except OSError as error:  # it asks a netlink socket, which the seccomp filter refuses
+    result = {{"interfaces": error.__class__.__name__}}
 for host, port in [("127.0.0.1", {port}), ("1.1.1.1", 53), ("10.0.0.1", 80)]:
     try:
         socket.create_connection((host, port), timeout=1).close()
@@ -73,16 +66,39 @@ try:
     result["dns"] = "resolved"
 except OSError as error:
     result["dns"] = error.__class__.__name__
-""",
-        )
+"""
+
+
+async def try_the_network(bot: BotProcess) -> dict[str, Any]:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    try:
+        result = await run(bot, NETWORK_PROBE.format(port=listener.getsockname()[1]))
         with pytest.raises(BlockingIOError):
             listener.accept()
     finally:
         listener.close()
-    assert result["interfaces"] == ["lo"]
-    assert result["127.0.0.1"] == "ConnectionRefusedError"  # its own, empty loopback
     assert result["1.1.1.1"] != "connected" and result["10.0.0.1"] != "connected"
     assert result["dns"] != "resolved"
+    return result
+
+
+async def test_no_network_not_even_the_servers_loopback(probe_bot) -> None:
+    result = await try_the_network(await probe_bot())
+    # No socket but AF_UNIX opens (the seccomp filter), so not even its own loopback.
+    assert result["interfaces"] == "PermissionError"
+    assert result["127.0.0.1"] == "PermissionError"
+
+
+async def test_without_the_filter_the_network_namespace_alone_holds(
+    probe_bot, arena_sandbox: Sandbox
+) -> None:
+    unfiltered = BubblewrapLauncher(dataclasses.replace(arena_sandbox, seccomp_program=None))
+    result = await try_the_network(await probe_bot(unfiltered))
+    assert result["interfaces"] == ["lo"]
+    assert result["127.0.0.1"] == "ConnectionRefusedError"  # its own, empty loopback
 
 
 async def test_no_host_files_only_the_runtime_read_only(probe_bot, tmp_path: Path) -> None:
