@@ -1,0 +1,194 @@
+"""The authors' documents (BOT-UPLOAD.md, the guide) against the code: every limit an
+author meets is written in both, each mention is marked `<span data-limit="NAME">…</span>`
+and holds the figure the code defines; both documents name the same failure codes,
+the same command-line flags and the JVM's flags the server uses."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from noitu.adapters.arena.bubblewrap import BOT_TMP_BYTES
+from noitu.adapters.arena.build import BuildLimits
+from noitu.adapters.arena.cgroups import BOT_LIMITS, BUILD_LIMITS, MIB
+from noitu.adapters.arena.languages import JVM_FLAGS
+from noitu.adapters.arena.process import CLOSE_GRACE_S
+from noitu.application.arena import limits
+from noitu.application.arena.live_match import PERSON_TURN_MS, PLACEMENT_MS
+from noitu.application.arena.ports import (
+    FIRST_REQUEST_TIMEOUT_S,
+    MAX_REPLY_CODE_POINTS,
+    REQUEST_TIMEOUT_S,
+    STDERR_TAIL_BYTES,
+)
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, FIRST_SEQUENCE_BETWEEN_BOTS
+
+ROOT = Path(__file__).resolve().parents[2]
+UPLOAD = ROOT / "BOT-UPLOAD.md"
+GUIDE = ROOT / "assets" / "arena" / "bot-guide.html"
+#: How each document writes a number: (thousands separator, decimal mark).
+NUMBER_STYLE = {UPLOAD: (",", "."), GUIDE: (".", ",")}
+
+
+def _exact(value: float | int) -> Fraction:
+    return Fraction(value).limit_denominator(1000)
+
+
+def _jvm_flag(name: str) -> str:
+    return next(f.split("=", 1)[1] for f in JVM_FLAGS if f.startswith(f"-XX:{name}="))
+
+
+#: Every figure an author meets, by the name its mentions are marked with, in the unit
+#: the name ends with, from the code's own definition.
+LIMITS: dict[str, Fraction] = {
+    # per owner (B5)
+    "uploads_per_minute": _exact(limits.UPLOADS_PER_WINDOW * 60_000 / limits.UPLOAD_WINDOW_MS),
+    "bots_per_owner": _exact(limits.MAX_BOTS_PER_OWNER),
+    "matches_at_once": _exact(limits.MAX_LIVE_MATCHES_PER_OWNER),
+    "source_kib": _exact(limits.MAX_SOURCE_BYTES / limits.KIB),
+    "jar_mib": _exact(limits.MAX_JAR_BYTES / limits.MIB),
+    # the clock (A6, B2, B4)
+    "first_reply_s": _exact(FIRST_REQUEST_TIMEOUT_S),
+    "reply_s": _exact(REQUEST_TIMEOUT_S),
+    "person_turn_s": _exact(PERSON_TURN_MS / 1000),
+    "placement_s": _exact(PLACEMENT_MS / 1000),
+    "turn_limit": _exact(DEFAULT_TURN_LIMIT),
+    "exit_grace_s": _exact(CLOSE_GRACE_S),
+    # a bot process (B2)
+    "cpu": _exact(BOT_LIMITS.cpu_quota_us / BOT_LIMITS.cpu_period_us),
+    "cpu_quota_ms": _exact(BOT_LIMITS.cpu_quota_us / 1000),
+    "cpu_period_ms": _exact(BOT_LIMITS.cpu_period_us / 1000),
+    "memory_mb": _exact(BOT_LIMITS.memory_bytes / MIB),
+    "pids": _exact(BOT_LIMITS.pids_max),
+    "tmp_mb": _exact(BOT_TMP_BYTES / MIB),
+    "reply_chars": _exact(MAX_REPLY_CODE_POINTS),
+    "reply_chars_over": _exact(MAX_REPLY_CODE_POINTS + 1),
+    "stderr_kib": _exact(STDERR_TAIL_BYTES / 1024),
+    "jvm_max_ram_mb": _exact(int(_jvm_flag("MaxRAM").rstrip("m"))),
+    "jvm_heap_mib": _exact(int(_jvm_flag("MaxRAM").rstrip("m")) * int(_jvm_flag("MaxRAMPercentage")) / 100),
+    # a compile (B2)
+    "build_wall_s": _exact(BuildLimits().wall_s),
+    "build_cpu": _exact(BUILD_LIMITS.cpu_quota_us / BUILD_LIMITS.cpu_period_us),
+    "build_memory_gib": _exact(BUILD_LIMITS.memory_bytes / (1024 * MIB)),
+    "build_pids": _exact(BUILD_LIMITS.pids_max),
+    # the protocol (B1)
+    "first_sequence": _exact(FIRST_SEQUENCE_BETWEEN_BOTS),
+}
+
+#: Figures the guide's worked examples derive from the limits (BOT-UPLOAD.md need not).
+LIMITS |= {
+    "first_sequence_p2": LIMITS["first_sequence"] + 1,
+    "turns_per_side": LIMITS["turn_limit"] / 2,
+}
+
+#: What each document must mention at least once.
+REQUIRED = set(LIMITS) - {"first_sequence_p2", "turns_per_side"}
+
+MARKED = re.compile(r'<span data-limit="([a-z_0-9]+)">([^<]*)</span>')
+
+
+def _number(text: str, document: Path) -> Fraction | None:
+    thousands, decimal = NUMBER_STYLE[document]
+    plain = text.strip().replace(thousands, "").replace(decimal, ".")
+    if not re.fullmatch(r"\d+(\.\d+)?", plain):
+        return None
+    return Fraction(plain)
+
+
+def _figures(document: Path) -> list[tuple[str, str]]:
+    return MARKED.findall(document.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("document", [UPLOAD, GUIDE], ids=lambda p: p.name)
+def test_every_marked_figure_is_the_codes_own(document: Path) -> None:
+    problems = []
+    for name, written in _figures(document):
+        if name not in LIMITS:
+            problems.append(f'{document.name}: data-limit="{name}" names no limit the test knows')
+            continue
+        value = _number(written, document)
+        if value is None:
+            problems.append(f'{document.name}: data-limit="{name}" holds {written!r}, not a number')
+        elif value != LIMITS[name]:
+            problems.append(
+                f'{document.name}: data-limit="{name}" says {written}, the code says {float(LIMITS[name]):g}'
+            )
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("document", [UPLOAD, GUIDE], ids=lambda p: p.name)
+def test_every_limit_is_written_in_the_document(document: Path) -> None:
+    missing = REQUIRED - {name for name, _ in _figures(document)}
+    assert not missing, f"{document.name} never mentions (marked): {sorted(missing)}"
+
+
+#: A figure with a unit an author could take for a limit; each must be marked.
+UNMARKED = re.compile(
+    r"(?<![\w.,>=-])(\d[\d.,]*)\s*(?:giây|s\b|ms\b|KiB|MiB|MB|GiB|CPU|ký tự|characters|"
+    r"tiến trình|processes|pids|lượt|turns|uploads|lần tải|bots?\b|rooms|phòng)"
+)
+
+
+def _prose(document: Path) -> str:
+    """The document without marked figures, code and examples."""
+    text = document.read_text(encoding="utf-8")
+    text = MARKED.sub("", text)
+    text = re.sub(r"<pre.*?</pre>", "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"<code>.*?</code>|`[^`\n]*`", "", text)
+    return re.sub(r"<[^>]+>", "", text)
+
+
+#: Figures that are not limits (examples, advice), with a few words around them.
+NOT_LIMITS = {
+    UPLOAD: [],
+    GUIDE: ["ví dụ 1 đến 1,5 giây", "khoảng 1 giây CPU", "chưa tới 200 ký tự"],
+}
+
+
+@pytest.mark.parametrize("document", [UPLOAD, GUIDE], ids=lambda p: p.name)
+def test_no_figure_is_written_without_its_mark(document: Path) -> None:
+    prose = _prose(document)
+    for allowed in NOT_LIMITS[document]:
+        assert allowed in prose, f"{document.name} no longer says {allowed!r}: update NOT_LIMITS"
+        prose = prose.replace(allowed, "")
+    loose = [f"{m.group(0)!r} in “…{prose[max(0, m.start() - 40):m.end() + 10]}…”" for m in UNMARKED.finditer(prose)]
+    assert not loose, f"{document.name}: mark these with <span data-limit=...> or reword:\n" + "\n".join(loose)
+
+
+def _failure_codes(document: Path) -> set[str]:
+    return set(re.findall(r"\b(" + "|".join(c.value for c in FailureCode) + r")\b", document.read_text("utf-8")))
+
+
+def test_both_documents_name_every_failure_code() -> None:
+    every = {c.value for c in FailureCode}
+    assert _failure_codes(UPLOAD) == every, f"BOT-UPLOAD.md misses {sorted(every - _failure_codes(UPLOAD))}"
+    assert _failure_codes(GUIDE) == every, f"the guide misses {sorted(every - _failure_codes(GUIDE))}"
+
+
+#: Where BOT-UPLOAD.md turns to the operator (container and sandbox flags follow).
+OPERATOR_PART = "## 7. Preparing a server to run uploaded bots"
+
+
+def _cli_flags(document: Path) -> set[str]:
+    text = document.read_text("utf-8")
+    if document is UPLOAD:
+        assert OPERATOR_PART in text, f"BOT-UPLOAD.md has no heading {OPERATOR_PART!r}"
+        text = text.split(OPERATOR_PART)[0]
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z-]*[a-z]", text))
+
+
+def test_both_documents_name_the_same_command_line_flags() -> None:
+    upload, guide = _cli_flags(UPLOAD), _cli_flags(GUIDE)
+    assert upload == guide, f"only in BOT-UPLOAD.md: {sorted(upload - guide)}; only in the guide: {sorted(guide - upload)}"
+
+
+@pytest.mark.parametrize("document", [UPLOAD, GUIDE], ids=lambda p: p.name)
+def test_the_jvm_flags_written_are_the_servers(document: Path) -> None:
+    written = set(re.findall(r"-XX:[+-]?\w+(?:=\w+)?", document.read_text("utf-8")))
+    assert written, f"{document.name} names no JVM flag"
+    assert written <= set(JVM_FLAGS), f"{document.name} names JVM flags the server does not use: {sorted(written - set(JVM_FLAGS))}"
