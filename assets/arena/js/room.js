@@ -95,7 +95,7 @@ function seatBar(node, side, shown) {
   }
   node.appendChild(el("span", "seat-tags muted small", tags.join(" · ")));
   if (shown.left && room.phase !== "WAITING") {
-    node.appendChild(el("span", "seat-count", T.seatCount(shown.left[side])));
+    node.appendChild(el("span", "seat-count", String(shown.left[side])));
   }
 }
 

@@ -163,7 +163,6 @@ export const T = {
   queue: (n) => "Đang chờ lượt: thứ " + n,
   turn: (n, limit) => "Lượt " + n + "/" + limit,
   piecesLeft: (p1, p2) => "Quân còn: P1 " + p1 + " · P2 " + p2,
-  seatCount: (n) => n + " quân",
   paceBehind: (n) => "Chậm " + n + " lượt so với trận thật",
   paceLive: "Đang xem trực tiếp",
   paceSpeed: (n) => "Tốc độ ×" + n,
