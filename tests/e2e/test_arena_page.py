@@ -382,7 +382,9 @@ NARROW = {"320px": ({"width": 320, "height": 640}, 1), "200% zoom on 360px": ({"
 
 
 @pytest.mark.parametrize("screen", list(NARROW))
-def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, screen: str) -> None:
+def test_nothing_overflows_on_narrow_screens(
+    open_page, server: ServerProcess, screen: str, tmp_path: Path
+) -> None:
     viewport, scale = NARROW[screen]
     page = arena(open_page, server, viewport, device_scale_factor=scale)
     page.open_home()
@@ -406,6 +408,25 @@ def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, s
     expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
     check_overflow(page, "finished, with the replay")
     page.shot("narrow-" + ("320" if scale == 1 else "zoom200") + "-finished")
+
+    # Watching a bot match: the pace's line and buttons.
+    page.by_id("back-button").click()
+    page.create_room("builtin:random", "builtin:random")
+    expect(page.by_id("pace-state")).to_have_text(re.compile(r"^Chậm \d+ lượt"), timeout=30_000)
+    check_overflow(page, "watching, behind the match")
+    page.page.wait_for_function(CATCH_UP, polling=200, timeout=MATCH_S * 1000)
+
+    # A replay file from disk, and one that is not a replay.
+    page.by_id("back-button").click()
+    page.by_id("replay-file").set_input_files(str(replay_file(tmp_path)))
+    expect(page.by_id("view-room")).to_have_attribute("data-source", "file")
+    check_overflow(page, "a replay file")
+    page.by_id("back-button").click()
+    broken = tmp_path / "a-rather-long-name-for-a-file-that-is-not-a-replay.jsonl"
+    broken.write_text("{}\n")
+    page.by_id("replay-file").set_input_files(str(broken))
+    expect(page.by_id("replay-file-error")).to_be_visible()
+    check_overflow(page, "a broken replay file")
 
 
 # ---- the result in words, per viewer ---------------------------------------------------
@@ -513,7 +534,7 @@ def test_a_fast_bot_match_is_shown_turn_by_turn_and_live_jumps_to_the_newest(
     # Without motion: a piece arriving fades in, and the board never stops here.
     page = arena(open_page, server, DEVICES[device], reduced_motion="reduce")
     page.open_home()
-    page.create_room("builtin:random", "builtin:random")
+    code = page.create_room("builtin:random", "builtin:random")
     page.page.evaluate(RECORD_TURNS)
     # The bots finish in a second or two; the board is soon far behind them.
     expect(page.by_id("pace-box")).to_be_visible(timeout=30_000)
@@ -532,6 +553,8 @@ def test_a_fast_bot_match_is_shown_turn_by_turn_and_live_jumps_to_the_newest(
     assert seen == list(range(seen[0], seen[0] + len(seen))), seen
     expect(page.by_id("result-box")).to_be_hidden()  # the board has not reached the end yet
 
+    # Once the match is over on the server, "Trực tiếp" shows its end at once.
+    expect_finished_on_the_server(page, code)
     page.by_id("pace-live").click()
     page.expect_phase("FINISHED")
     expect(page.by_id("result-box")).to_be_visible()
@@ -539,6 +562,15 @@ def test_a_fast_bot_match_is_shown_turn_by_turn_and_live_jumps_to_the_newest(
     expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
     last = int(page.by_id("replay-range").get_attribute("max") or "0")
     assert page.turn() == last > seen[-1]
+
+
+def expect_finished_on_the_server(page: ArenaPage, code: str) -> None:
+    for _ in range(MATCH_S * 5):
+        answer = page.page.request.get(f"{page.base}/arena/api/rooms/{code}")
+        if answer.ok and answer.json()["phase"] == "FINISHED":
+            return
+        page.page.wait_for_timeout(200)
+    raise AssertionError(f"room {code} did not finish")
 
 
 # ---- a replay file from the author's disk ------------------------------------------------
