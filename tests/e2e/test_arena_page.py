@@ -522,6 +522,25 @@ RECORD_TURNS = """
 """
 
 
+# The board and the counters beside it, read in one go.
+LIVE_COUNTERS = """
+() => {
+  const text = (selector) => document.querySelector(selector).textContent;
+  const toMove = document.querySelector(".seat-bar.to-move");
+  return {
+    P1: document.querySelectorAll("#board .piece.side-P1").length,
+    P2: document.querySelectorAll("#board .piece.side-P2").length,
+    left: text("#pieces-left"),
+    barP1: text('.seat-bar[data-side="P1"] .seat-count'),
+    barP2: text('.seat-bar[data-side="P2"] .seat-count'),
+    turn: Number(/Lượt (\\d+)\\//.exec(text("#turn-counter"))[1]),
+    toMove: toMove ? toMove.getAttribute("data-side") : "",
+    lastMove: text("#last-move")
+  };
+}
+"""
+
+
 def turns_seen(page: ArenaPage) -> list[int]:
     texts = page.page.evaluate("() => window.turnsSeen")
     return [int(re.match(r"Lượt (\d+)/", text).group(1)) for text in texts]
@@ -548,6 +567,14 @@ def test_a_fast_bot_match_is_shown_turn_by_turn_and_live_jumps_to_the_newest(
     check_overflow(page, "watching a live match")
     audit(page, "watching a live match, the pace")
     page.shot(f"{device}-pace-behind")
+    # Live too, everything beside the board is about the board shown (read at once).
+    for _ in range(3):
+        now = page.page.evaluate(LIVE_COUNTERS)
+        assert now["left"] == f"Quân còn: P1 {now['P1']} · P2 {now['P2']}", now
+        assert (now["barP1"], now["barP2"]) == (str(now["P1"]), str(now["P2"])), now
+        assert now["toMove"] == ("P1" if now["turn"] % 2 == 0 else "P2"), now
+        assert now["lastMove"].startswith(f"Lượt {now['turn']}: "), now
+        page.page.wait_for_timeout(100)
     seen = turns_seen(page)
     # Turn by turn: every value shown, in order, none skipped.
     assert seen == list(range(seen[0], seen[0] + len(seen))), seen
