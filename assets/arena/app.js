@@ -22,20 +22,27 @@
  *   js/clock.js      the person's countdown, corrected for clock skew
  *   js/board.js      the 9×9 grid, turned for the viewer, keyboard cursor
  *   js/play.js       a person's placement and moves
- *   js/replay.js     the replay of a finished match and its scrubber
+ *   js/pace.js       the live board's pace (×1, ×2, ×4, "trực tiếp"), one turn a step
+ *   js/replay.js     the replay of a finished match (read and checked) and its scrubber
+ *   js/replayfile.js a replay file from the author's disk, read in the browser
  *   js/room.js       the room view
  *
- * The room's address is /arena/?room=CODE (a link with #CODE works too).
+ * The room's address is /arena/?room=CODE (a link with #CODE works too). A replay
+ * file opens the room view without an address of its own (Back returns to the lobby).
  *
  * Stable hooks for browser tests (id and data-testid alike): #view-home, #view-room;
  * #upload-file, #upload-button, #upload-verdict[data-build], #upload-messages;
- * #my-bots > li[data-bot-id][data-build]; #seat-select, #person-name,
+ * #my-bots > li[data-bot-id][data-build] (bots that built), #failed-bots > li (bots
+ * whose build failed); #replay-file, #replay-file-error; #seat-select, #person-name,
  * #opponent-select, #create-button, #join-code, #join-button, #watch-button;
  * #waiting-rooms, #live-rooms; #board (cells [data-testid=cell-R-C] with
  * data-row/data-col in server coordinates, classes selectable/target/placeable/
- * last-to), #view-room[data-phase][data-view][data-mine], #seat-top, #seat-bottom,
- * #turn-counter, #countdown, #tray, #random-button, #ready-button, #pass-button,
- * #result-box[data-winner][data-reason], #failure-code, #replay-range,
+ * last-to), #view-room[data-phase][data-view][data-mine][data-source], #seat-top,
+ * #seat-bottom (.seat-count, .to-move), #turn-counter, #pieces-left, #last-move,
+ * #countdown, #tray, #random-button, #ready-button, #pass-button,
+ * #pace-box[data-behind], #pace-state, #pace-x1, #pace-x2, #pace-x4, #pace-live,
+ * #result-box[data-winner][data-reason][data-role], #result-title, #result-reason,
+ * #failure-code, #failure-details, #replay-box, #replay-position, #replay-range,
  * #replay-play, #replay-prev, #replay-next, #replay-download, #surrender-button,
  * [data-testid=confirm-yes], #leave-button.
  */
@@ -44,7 +51,8 @@ import { hideNetworkError, retryPressed } from "./js/banner.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
 import { $ } from "./js/dom.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
-import { closeRoom, initRoom, openRoom, roomVisible } from "./js/room.js";
+import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
+import { initReplayFile } from "./js/replayfile.js";
 import { fillAllSeatMenus, syncNameRow } from "./js/seats.js";
 import { submitUpload } from "./js/upload.js";
 
@@ -76,6 +84,15 @@ function showRoom(code, room, push) {
   document.title = "Phòng " + code + " — Đấu bot";
   show("room");
   openRoom(code, room);
+  window.scrollTo(0, 0);
+}
+
+function showReplayFile(name, parsed) {
+  stopLobby();
+  window.history.pushState({ replayFile: true }, "", "/arena/");
+  document.title = "Bản ghi trận — Đấu bot";
+  show("room");
+  openReplayFile(name, parsed);
   window.scrollTo(0, 0);
 }
 
@@ -124,6 +141,7 @@ function wire() {
 function boot() {
   initLobby((code, room) => showRoom(code, room, true));
   initRoom(() => showHome(true));
+  initReplayFile(showReplayFile);
   wire();
   fillAllSeatMenus();
   route();

@@ -154,6 +154,37 @@ class ArenaPage:
             self.page.keyboard.press("ArrowRight" if cols > 0 else "ArrowLeft")
         expect(cells.nth(goal)).to_be_focused()
 
+    def drawn_pieces(self) -> dict[str, int]:
+        """How many pieces of each side the board draws."""
+        return self.page.evaluate(
+            """() => ({
+              P1: document.querySelectorAll('#board .piece.side-P1').length,
+              P2: document.querySelectorAll('#board .piece.side-P2').length
+            })"""
+        )
+
+    def expect_counters_follow_the_replay(self) -> None:
+        """Everything beside the board says what the replay's frame on the board says
+        (spec B6): the turn, the pieces left (status line and seat bars), whose turn it
+        is (P1 moves on even turns) and the last move."""
+        index, last = (int(n) for n in self.by_id("replay-position").inner_text().split("/"))
+        drawn = self.drawn_pieces()
+        expect(self.by_id("turn-counter")).to_have_text(re.compile(rf"^Lượt {index}/\d+$"))
+        expect(self.by_id("pieces-left")).to_have_text(f"Quân còn: P1 {drawn['P1']} · P2 {drawn['P2']}")
+        for side in ("P1", "P2"):
+            bar = self.page.locator(f'.seat-bar[data-side="{side}"] .seat-count')
+            expect(bar).to_have_text(str(drawn[side]))  # " quân" comes from the style sheet
+        to_move = self.page.locator(".seat-bar.to-move")
+        if index < last:
+            expect(to_move).to_have_attribute("data-side", "P1" if index % 2 == 0 else "P2")
+        else:
+            expect(to_move).to_have_count(0)
+        if index == 0:
+            expect(self.by_id("last-move")).to_have_text("")
+        else:
+            mover = "P1" if (index - 1) % 2 == 0 else "P2"
+            expect(self.by_id("last-move")).to_have_text(re.compile(rf"^Lượt {index}: {mover} "))
+
     def surrender(self) -> None:
         self.by_id("surrender-button").click()
         self.page.get_by_test_id("confirm-yes").click()

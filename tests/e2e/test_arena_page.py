@@ -12,6 +12,8 @@ repository.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,9 +67,23 @@ def check_overflow(page: ArenaPage, where: str) -> None:
     assert page.page.evaluate(OVERFLOW) == [], where
 
 
+# Presses "Trực tiếp" whenever the live board is behind; true once the result shows.
+CATCH_UP = """
+() => {
+  const live = document.getElementById("pace-live");
+  if (live && !live.disabled && !document.getElementById("pace-box").hidden) {
+    live.click();
+  }
+  return !document.getElementById("result-box").hidden;
+}
+"""
+
+
 def watch_to_the_end(page: ArenaPage, moves: bool = True) -> None:
-    """Until the result shows and the replay is loaded (with moves to scrub through)."""
-    expect(page.by_id("result-box")).to_be_visible(timeout=MATCH_S * 1000)
+    """Until the result shows (jumping to the newest, not waiting for the live board's
+    pace) and the replay is loaded (with moves to scrub through)."""
+    page.page.wait_for_function(CATCH_UP, polling=200, timeout=MATCH_S * 1000)
+    expect(page.by_id("result-box")).to_be_visible()
     page.expect_phase("FINISHED")
     expect(page.by_id("replay-position")).to_have_text(re.compile(r"^\d+/\d+$"), timeout=15_000)
     if moves:
@@ -132,6 +148,13 @@ def test_upload_a_bot_watch_it_play_tactical_to_the_end_and_replay_it(
     middle = last // 2
     scrubber.fill(str(middle))
     expect(page.by_id("replay-position")).to_have_text(f"{middle}/{last}")
+    page.expect_counters_follow_the_replay()
+    page.by_id("replay-prev").click()
+    expect(page.by_id("replay-position")).to_have_text(f"{middle - 1}/{last}")
+    page.expect_counters_follow_the_replay()
+    page.by_id("replay-start").click()
+    page.expect_counters_follow_the_replay()
+    scrubber.fill(str(middle))
     page.shot(f"{device}-replay")
     page.by_id("replay-end").click()
     expect(scrubber).to_have_value(str(last))
@@ -157,9 +180,15 @@ def test_a_broken_cpp_file_shows_the_compilers_messages(open_page, server: Serve
     expect(messages).to_be_visible()
     expect(messages).to_contain_text("error")
     assert messages.evaluate("(el) => getComputedStyle(el).fontFamily").lower().find("mono") >= 0
-    expect(page.page.locator("#my-bots > li").first).to_have_attribute("data-build", "failed")
+    # A failed build is listed apart from the bots that work, and says it failed.
+    expect(page.page.locator("#my-bots > li")).to_have_count(0)
+    expect(page.by_id("failed-bots-group")).to_be_visible()
+    failed = page.page.locator("#failed-bots > li")
+    expect(failed).to_have_count(1)
+    expect(failed.first).to_have_attribute("data-build", "failed")
+    expect(failed.first).to_contain_text("lỗi biên dịch")
     # A bot that does not build is offered for no seat.
-    failed_id = page.page.locator("#my-bots > li").first.get_attribute("data-bot-id")
+    failed_id = failed.first.get_attribute("data-bot-id")
     assert page.page.locator(f'#seat-select option[value="upload:{failed_id}"]').count() == 0
     page.shot("phone-compile-error")
 
@@ -204,6 +233,30 @@ def test_a_failing_bot_shows_bot_failed_its_code_and_to_its_owner_the_stderr(
     expect(page.by_id("failure-details")).to_be_visible()
     expect(page.page.get_by_test_id("bot-stderr").first).to_be_visible()
     page.shot("phone-bot-failed")
+
+    # Back to the lobby, then a new room where P1 is a person: nothing of the old room
+    # shows, neither while the new one loads nor at its end.
+    page.by_id("back-button").click()
+    expect(page.by_id("view-home")).to_be_visible()
+    page.create_room("person", "builtin:random", name="Lan")
+    expect_nothing_of_a_finished_room(page)
+    page.place_randomly_and_ready()
+    page.wait_my_turn()
+    page.surrender()
+    expect(page.by_id("failure-box")).to_be_hidden()
+    expect(page.by_id("failure-details")).to_be_hidden()
+    expect(page.page.get_by_test_id("bot-stderr")).to_have_count(0)
+    expect(page.by_id("result-box")).not_to_contain_text("stderr")
+
+
+def expect_nothing_of_a_finished_room(page: ArenaPage) -> None:
+    for name in ("result-box", "failure-box", "failure-details", "replay-box", "pace-box"):
+        expect(page.by_id(name)).to_be_hidden()
+    expect(page.page.get_by_test_id("bot-stderr")).to_have_count(0)
+    expect(page.by_id("replay-position")).to_have_text("0/0")
+    expect(page.by_id("last-move")).to_have_text("")
+    expect(page.by_id("seat-bottom")).not_to_contain_text("Thoát sớm")
+    expect(page.by_id("seat-top")).not_to_contain_text("Thoát sớm")
 
 
 def test_a_person_places_plays_by_tap_and_keyboard_and_surrenders(open_page, server: ServerProcess) -> None:
@@ -295,7 +348,7 @@ def test_every_arena_screen_passes_axe(open_page, server: ServerProcess, scheme:
     page.open_home()
     audit(page, "home")
     expect(page.upload(BROKEN_BOT)).to_have_attribute("data-build", "failed")
-    page.page.locator("#my-bots details summary").first.click()
+    page.page.locator("#failed-bots details summary").first.click()
     audit(page, "home, a failed build with its messages")
 
     page.create_room("person", "builtin:random")
@@ -346,7 +399,9 @@ def use_a_wide_font(page: ArenaPage) -> None:
 
 
 @pytest.mark.parametrize("screen", list(NARROW))
-def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, screen: str) -> None:
+def test_nothing_overflows_on_narrow_screens(
+    open_page, server: ServerProcess, screen: str, tmp_path: Path
+) -> None:
     viewport, scale, wide_font = NARROW[screen]
     page = arena(open_page, server, viewport, device_scale_factor=scale)
     if wide_font:
@@ -374,4 +429,263 @@ def test_nothing_overflows_on_narrow_screens(open_page, server: ServerProcess, s
     page.surrender()
     expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
     check_overflow(page, "finished, with the replay")
-    page.shot("narrow-" + ("320" if scale == 1 else "zoom200") + "-finished")
+    page.shot("narrow-" + ("320" if scale == 1 else "zoom200") + ("-wide" if wide_font else "") + "-finished")
+
+    # Watching a bot match: the pace's line and buttons.
+    page.by_id("back-button").click()
+    page.create_room("builtin:random", "builtin:random")
+    expect(page.by_id("pace-state")).to_have_text(re.compile(r"^Chậm \d+ lượt"), timeout=30_000)
+    check_overflow(page, "watching, behind the match")
+    page.page.wait_for_function(CATCH_UP, polling=200, timeout=MATCH_S * 1000)
+
+    # A replay file from disk, and one that is not a replay.
+    page.by_id("back-button").click()
+    page.by_id("replay-file").set_input_files(str(replay_file(tmp_path)))
+    expect(page.by_id("view-room")).to_have_attribute("data-source", "file")
+    check_overflow(page, "a replay file")
+    page.by_id("back-button").click()
+    broken = tmp_path / "a-rather-long-name-for-a-file-that-is-not-a-replay.jsonl"
+    broken.write_text("{}\n")
+    page.by_id("replay-file").set_input_files(str(broken))
+    expect(page.by_id("replay-file-error")).to_be_visible()
+    check_overflow(page, "a broken replay file")
+
+
+# ---- the result in words, per viewer ---------------------------------------------------
+
+ENDINGS = ["BASE_CAPTURED", "NO_PIECES", "TURN_LIMIT", "BOT_FAILED", "SURRENDER", "TIME_UP"]
+
+# endWords (js/text.js) for every ending, winner P2, seen by P2, by P1 and by nobody,
+# and the endings nobody won.
+END_WORDS = """
+async (endings) => {
+  const text = await import("/arena/js/text.js");
+  const names = { P1: "Lan", P2: "Mạnh" };
+  const out = {};
+  for (const reason of endings) {
+    const result = { winner: "P2", reason: reason, turns: 12 };
+    out[reason] = {
+      won: text.endWords(result, ["P2"], names, 200),
+      lost: text.endWords(result, ["P1"], names, 200),
+      watch: text.endWords(result, [], names, 200),
+      both: text.endWords(result, ["P1", "P2"], names, 200)
+    };
+  }
+  out.draw = text.endWords({ winner: null, reason: "TURN_LIMIT", turns: 200 }, ["P1"], names, 200);
+  out.abandoned = text.endWords({ winner: null, reason: "ABANDONED", turns: 7 }, [], names, 200);
+  return out;
+}
+"""
+
+
+def test_every_ending_has_a_sentence_for_the_winner_the_loser_and_a_spectator(
+    open_page, server: ServerProcess
+) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    words = page.page.evaluate(END_WORDS, ENDINGS)
+    for reason in ENDINGS:
+        won, lost, watch = words[reason]["won"], words[reason]["lost"], words[reason]["watch"]
+        assert (won["title"], lost["title"]) == ("Bạn thắng!", "Bạn thua."), reason
+        assert watch["title"] == "P2 (Mạnh) thắng", reason
+        assert words[reason]["both"] == watch, reason  # seated on both sides: as a spectator
+        sentences = [won["sentence"], lost["sentence"], watch["sentence"]]
+        assert len(set(sentences)) == 3, (reason, sentences)
+        for one in sentences:
+            assert one.endswith(".") and reason not in one, (reason, one)
+            assert "bên kia" not in one and "thắng" not in one, (reason, one)  # the title says who won
+        assert "bạn" not in watch["sentence"].lower(), (reason, watch)
+        assert "P1" in watch["sentence"] or reason == "TURN_LIMIT", (reason, watch)
+    assert words["SURRENDER"]["lost"]["sentence"] == "Bạn đã đầu hàng (12 lượt)."
+    assert words["SURRENDER"]["won"]["sentence"] == "Đối thủ đã đầu hàng (12 lượt)."
+    assert words["SURRENDER"]["watch"]["sentence"] == "P1 đã đầu hàng (12 lượt)."
+    assert words["draw"]["title"] == "Hoà!" and "bằng nhau" in words["draw"]["sentence"]
+    assert words["abandoned"]["title"] == "Trận bị huỷ" and "khởi động lại" in words["abandoned"]["sentence"]
+
+
+def test_a_surrender_reads_right_for_the_one_who_surrendered_and_for_a_spectator(
+    open_page, server: ServerProcess
+) -> None:
+    player = arena(open_page, server)
+    code = person_against_random(player)
+    spectator = arena(open_page, server, DESKTOP)
+    spectator.open(f"?room={code}")
+    expect(spectator.by_id("room-code")).to_have_text(code)
+    spectator.expect_phase("PLAYING")
+    player.surrender()
+
+    expect(player.by_id("result-box")).to_have_attribute("data-role", "lost")
+    expect(player.by_id("result-title")).to_have_text("Bạn thua.")
+    expect(player.by_id("result-reason")).to_have_text(re.compile(r"^Bạn đã đầu hàng \(\d+ lượt\)\.$"))
+    expect(player.by_id("result-box")).not_to_contain_text("bên kia")
+
+    expect(spectator.by_id("result-box")).to_have_attribute("data-reason", "SURRENDER", timeout=10_000)
+    expect(spectator.by_id("result-box")).to_have_attribute("data-role", "watch")
+    expect(spectator.by_id("result-title")).to_have_text("P2 (random) thắng")
+    expect(spectator.by_id("result-reason")).to_have_text(re.compile(r"^P1 đã đầu hàng \(\d+ lượt\)\.$"))
+    assert spectator.by_id("result-box").inner_text().count("thắng") == 1
+    spectator.shot("desktop-surrender-spectator")
+
+
+# ---- the live board's pace ---------------------------------------------------------------
+
+# Records every text the turn counter shows, from now on.
+RECORD_TURNS = """
+() => {
+  window.turnsSeen = [];
+  const counter = document.getElementById("turn-counter");
+  new MutationObserver(() => {
+    const seen = window.turnsSeen;
+    if (counter.textContent && seen[seen.length - 1] !== counter.textContent) {
+      seen.push(counter.textContent);
+    }
+  }).observe(counter, { childList: true, characterData: true, subtree: true });
+}
+"""
+
+
+# The board and the counters beside it, read in one go.
+LIVE_COUNTERS = """
+() => {
+  const text = (selector) => document.querySelector(selector).textContent;
+  const toMove = document.querySelector(".seat-bar.to-move");
+  return {
+    P1: document.querySelectorAll("#board .piece.side-P1").length,
+    P2: document.querySelectorAll("#board .piece.side-P2").length,
+    left: text("#pieces-left"),
+    barP1: text('.seat-bar[data-side="P1"] .seat-count'),
+    barP2: text('.seat-bar[data-side="P2"] .seat-count'),
+    turn: Number(/Lượt (\\d+)\\//.exec(text("#turn-counter"))[1]),
+    toMove: toMove ? toMove.getAttribute("data-side") : "",
+    lastMove: text("#last-move")
+  };
+}
+"""
+
+
+def turns_seen(page: ArenaPage) -> list[int]:
+    texts = page.page.evaluate("() => window.turnsSeen")
+    return [int(re.match(r"Lượt (\d+)/", text).group(1)) for text in texts]
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_a_fast_bot_match_is_shown_turn_by_turn_and_live_jumps_to_the_newest(
+    open_page, server: ServerProcess, device: str
+) -> None:
+    # Without motion: a piece arriving fades in, and the board never stops here.
+    page = arena(open_page, server, DEVICES[device], reduced_motion="reduce")
+    page.open_home()
+    code = page.create_room("builtin:random", "builtin:random")
+    page.page.evaluate(RECORD_TURNS)
+    # The bots finish in a second or two; the board is soon far behind them.
+    expect(page.by_id("pace-box")).to_be_visible(timeout=30_000)
+    expect(page.by_id("pace-state")).to_have_text(re.compile(r"^Chậm \d+ lượt"), timeout=30_000)
+    assert int(page.by_id("pace-box").get_attribute("data-behind") or "0") > 0
+    page.page.wait_for_function("() => window.turnsSeen.length >= 4")
+    page.by_id("pace-x2").click()
+    expect(page.by_id("pace-x2")).to_have_attribute("aria-pressed", "true")
+    expect(page.by_id("pace-x1")).to_have_attribute("aria-pressed", "false")
+    page.page.wait_for_function("() => window.turnsSeen.length >= 6")
+    check_overflow(page, "watching a live match")
+    audit(page, "watching a live match, the pace")
+    page.shot(f"{device}-pace-behind")
+    # Live too, everything beside the board is about the board shown (read at once).
+    for _ in range(3):
+        now = page.page.evaluate(LIVE_COUNTERS)
+        assert now["left"] == f"Quân còn: P1 {now['P1']} · P2 {now['P2']}", now
+        assert (now["barP1"], now["barP2"]) == (str(now["P1"]), str(now["P2"])), now
+        assert now["toMove"] == ("P1" if now["turn"] % 2 == 0 else "P2"), now
+        assert now["lastMove"].startswith(f"Lượt {now['turn']}: "), now
+        page.page.wait_for_timeout(100)
+    seen = turns_seen(page)
+    # Turn by turn: every value shown, in order, none skipped.
+    assert seen == list(range(seen[0], seen[0] + len(seen))), seen
+    expect(page.by_id("result-box")).to_be_hidden()  # the board has not reached the end yet
+
+    # Once the match is over on the server, "Trực tiếp" shows its end at once.
+    expect_finished_on_the_server(page, code)
+    page.by_id("pace-live").click()
+    page.expect_phase("FINISHED")
+    expect(page.by_id("result-box")).to_be_visible()
+    expect(page.by_id("pace-box")).to_be_hidden()
+    expect(page.by_id("replay-range")).not_to_have_attribute("max", "0", timeout=15_000)
+    last = int(page.by_id("replay-range").get_attribute("max") or "0")
+    assert page.turn() == last > seen[-1]
+
+
+def expect_finished_on_the_server(page: ArenaPage, code: str) -> None:
+    for _ in range(MATCH_S * 5):
+        answer = page.page.request.get(f"{page.base}/arena/api/rooms/{code}")
+        if answer.ok and answer.json()["phase"] == "FINISHED":
+            return
+        page.page.wait_for_timeout(200)
+    raise AssertionError(f"room {code} did not finish")
+
+
+# ---- a replay file from the author's disk ------------------------------------------------
+
+
+def replay_file(folder: Path) -> Path:
+    """A replay written by `noitu arena match` (random against random, seed 5)."""
+    target = folder / "seed5.jsonl"
+    noitu = Path(sys.executable).with_name("noitu")
+    subprocess.run(
+        [str(noitu), "arena", "match", "builtin:random", "builtin:random", "--seed", "5",
+         "--replay", str(target), "--no-sandbox", "--quiet"],
+        check=True, capture_output=True, timeout=120,
+    )
+    return target
+
+
+@pytest.mark.parametrize("device", list(DEVICES))
+def test_a_replay_file_from_disk_plays_on_the_board_and_a_broken_one_says_why(
+    open_page, server: ServerProcess, device: str, tmp_path: Path
+) -> None:
+    source = replay_file(tmp_path)
+    end = source.read_text().splitlines()[-1]
+    turns = int(re.search(r'"turns":(\d+)', end).group(1))
+    page = arena(open_page, server, DEVICES[device])
+    page.open_home()
+    requests: list[str] = []
+    page.page.on("request", lambda request: requests.append(request.method + " " + request.url))
+    page.by_id("replay-file").set_input_files(str(source))
+    expect(page.by_id("view-room")).to_have_attribute("data-source", "file")
+    page.expect_phase("FINISHED")
+    expect(page.by_id("replay-file-note")).to_contain_text("seed5.jsonl")
+    expect(page.by_id("replay-position")).to_have_text(f"{turns}/{turns}")
+    # The random bots are not seeded: any result, told as to a spectator.
+    expect(page.by_id("result-box")).to_have_attribute("data-role", "none" if '"winner":null' in end else "watch")
+    expect(page.by_id("seat-top")).to_contain_text("random")
+    expect(page.by_id("replay-download-row")).to_be_hidden()
+    expect(page.by_id("pace-box")).to_be_hidden()
+    page.expect_counters_follow_the_replay()
+    page.by_id("replay-start").click()
+    expect(page.page.locator("#board .piece")).to_have_count(36)
+    page.expect_counters_follow_the_replay()
+    page.by_id("replay-next").click()
+    expect(page.page.locator("#board .cell.last-to")).to_have_count(1)
+    page.expect_counters_follow_the_replay()
+    page.by_id("replay-range").fill(str(turns // 2))
+    page.expect_counters_follow_the_replay()
+    check_overflow(page, "a replay file")
+    audit(page, "a replay file")
+    page.shot(f"{device}-replay-file")
+    assert not [one for one in requests if one.startswith("POST") or "/replay" in one], requests
+
+    page.by_id("back-button").click()
+    expect(page.by_id("view-home")).to_be_visible()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("thinking about turn 0\n")
+    page.by_id("replay-file").set_input_files(str(broken))
+    expect(page.by_id("replay-file-error")).to_have_text(re.compile(r"^Không mở được bản ghi này: dòng 1 không phải JSON"))
+    expect(page.by_id("view-home")).to_be_visible()
+    # A move that does not fit the board (a piece moved from where it is not).
+    lines = source.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"event":"applied"' in line)
+    lines[at] = re.sub(r'"from":\{"row":\d+', '"from":{"row":99', lines[at])
+    broken.write_text("\n".join(lines) + "\n")
+    page.by_id("replay-file").set_input_files(str(broken))
+    expect(page.by_id("replay-file-error")).to_have_text(f"Không mở được bản ghi này: dòng {at + 1}: nước đi không khớp với bàn cờ.")
+    expect(page.by_id("view-home")).to_be_visible()
+    check_overflow(page, "a broken replay file")
+    audit(page, "a broken replay file")

@@ -1,6 +1,7 @@
 /*
- * bots.js — "Bot của tôi" (list, public/private, download the source, delete) and the
- * public bots of others. Keeps both lists; onBotsChange(listener) runs after each
+ * bots.js — "Bot của tôi" (list, public/private, download the source, delete), the
+ * bots whose build failed in a group of their own (with the compiler's messages), and
+ * the public bots of others. Keeps both lists; onBotsChange(listener) runs after each
  * load (the seat menus are built from them).
  */
 
@@ -111,8 +112,10 @@ function publicBotItem(bot) {
 
 function render() {
   clear($("my-bots"));
-  mine.forEach((bot) => $("my-bots").appendChild(myBotItem(bot)));
+  clear($("failed-bots"));
+  mine.forEach((bot) => $(bot.build === "ok" ? "my-bots" : "failed-bots").appendChild(myBotItem(bot)));
   $("my-bots-empty").hidden = mine.length > 0;
+  $("failed-bots-group").hidden = !$("failed-bots").firstChild;
   clear($("public-bots"));
   others.forEach((bot) => $("public-bots").appendChild(publicBotItem(bot)));
   $("public-bots-empty").hidden = others.length > 0;

@@ -1,8 +1,13 @@
 /*
- * replay.js — playing back a finished match from its replay (JSON Lines, spec B4):
- * the `setup` event's pieces, then one frame per `applied` event (a MOVE moves its
- * piece; a fight removes the loser, and a won attack stands on the target; a TIE and
- * a PASS change nothing). Unknown events are skipped.
+ * replay.js — playing back a finished match from its replay (JSON Lines, spec B4),
+ * fetched from the server or read from a file on the author's disk: the `setup`
+ * event's pieces, then one frame per `applied` event (a MOVE moves its piece; a
+ * fight removes the loser, and a won attack stands on the target; a TIE and a PASS
+ * change nothing). Unknown events are skipped.
+ *
+ * Each frame is a whole position, so everything shown beside the board follows it:
+ * {pieces, last (the applied event, or null), turn, toMove (the side to act next, or
+ * null once the match is over), left ({P1, P2}: pieces on the board)}.
  *
  * The scrubber (#replay-range), the step buttons and Phát/Dừng pick a frame;
  * onFrame(listener) hears every change. frame() is the frame shown, or null when no
@@ -11,9 +16,13 @@
 
 import { getText } from "./api.js";
 import { $ } from "./dom.js";
+import { STEP_MS } from "./pace.js";
 import { T } from "./text.js";
 
-const STEP_MS = 450;
+const SIDES = { P1: true, P2: true };
+const TYPES = { ROCK: true, PAPER: true, SCISSORS: true };
+const RESULTS = { WIN: true, LOSE: true, TIE: true };
+const SIZE = 9;
 
 let frames = [];
 let index = 0;
@@ -21,8 +30,24 @@ let loadedFor = "";
 let timer = 0;
 let listener = () => {};
 
+// A replay that cannot be read; `message` is the Vietnamese reason.
+export class ReplayError extends Error {}
+
 export function onFrame(callback) {
   listener = callback;
+}
+
+const isSquare = (at) => Boolean(at) && Number.isInteger(at.row) && Number.isInteger(at.col) &&
+  at.row >= 0 && at.row < SIZE && at.col >= 0 && at.col < SIZE;
+
+const sameSquare = (a, b) => a.row === b.row && a.col === b.col;
+
+export function countSides(pieces) {
+  const left = { P1: 0, P2: 0 };
+  pieces.forEach((piece) => {
+    left[piece.ownerId] += 1;
+  });
+  return left;
 }
 
 // The pieces after `event` is applied to `pieces` (a new list; the old one stays).
@@ -49,33 +74,119 @@ export function applyEvent(pieces, event) {
   return pieces;
 }
 
-// The frames of a replay's text: [{pieces, last}], frame 0 the setup.
-export function framesOf(text) {
-  const out = [];
+function checkPieces(pieces, line) {
+  const ids = {};
+  const squares = {};
+  const ok = Array.isArray(pieces) && pieces.length <= 36 && pieces.every((piece) => {
+    if (!piece || typeof piece.id !== "string" || !SIDES[piece.ownerId] || !TYPES[piece.type] ||
+        !isSquare(piece.position) || ids[piece.id]) {
+      return false;
+    }
+    const square = piece.position.row + "," + piece.position.col;
+    if (squares[square]) {
+      return false;
+    }
+    ids[piece.id] = true;
+    squares[square] = true;
+    return true;
+  });
+  if (!ok) {
+    throw new ReplayError(T.replayBadSetup(line));
+  }
+}
+
+// An applied event that fits the pieces before it (else a ReplayError).
+function checkApplied(pieces, event, line) {
+  const action = event.action;
+  const bad = () => new ReplayError(T.replayBadMove(line));
+  if (!SIDES[event.player] || !Number.isInteger(event.turn) || event.turn < 0 || !action || typeof action !== "object") {
+    throw bad();
+  }
+  if (action.type === "PASS") {
+    return;
+  }
+  if (action.type !== "MOVE" || !isSquare(action.to)) {
+    throw bad();
+  }
+  const piece = pieces.find((one) => one.id === action.pieceId);
+  if (!piece || piece.ownerId !== event.player || (action.from && !sameSquare(action.from, piece.position))) {
+    throw bad();
+  }
+  const there = pieces.find((one) => sameSquare(one.position, action.to));
+  const fight = event.fight;
+  if (!fight) {
+    if (there) {
+      throw bad();
+    }
+    return;
+  }
+  if (typeof fight !== "object" || !RESULTS[fight.result] || fight.attacker !== piece.id || !there ||
+      there.id !== fight.defender || there.ownerId === event.player) {
+    throw bad();
+  }
+}
+
+function checkEnd(event, line) {
+  const failure = event.failure;
+  const ok = (event.winner === null || SIDES[event.winner]) && typeof event.reason === "string" &&
+    Number.isInteger(event.turns) && event.turns >= 0 &&
+    (failure === null || failure === undefined || (typeof failure === "object" && SIDES[failure.player]));
+  if (!ok) {
+    throw new ReplayError(T.replayBadEnd(line));
+  }
+}
+
+/*
+ * Reads a replay's text: {setup, frames, end (or null)}, frame 0 the setup. Anything
+ * that is not a replay throws a ReplayError saying which line is wrong and how.
+ */
+export function parseReplay(text) {
+  const lines = String(text).split("\n");
+  let setup = null;
+  let end = null;
   let pieces = null;
-  text.split("\n").forEach((line) => {
-    if (!line.trim()) {
+  const out = [];
+  lines.forEach((raw, at) => {
+    const line = at + 1;
+    if (!raw.trim()) {
       return;
     }
     let event = null;
     try {
-      event = JSON.parse(line);
+      event = JSON.parse(raw);
     } catch (e) {
-      return;
+      throw new ReplayError(T.replayNotJson(line));
     }
-    if (!event || typeof event !== "object") {
-      return;
+    if (!event || typeof event !== "object" || Array.isArray(event)) {
+      throw new ReplayError(T.replayNotJson(line));
     }
-    if (event.event === "setup" && Array.isArray(event.pieces)) {
-      pieces = event.pieces.filter((piece) => piece && piece.position);
-      out.length = 0;
-      out.push({ pieces: pieces, last: null });
-    } else if (event.event === "applied" && pieces) {
+    if (!setup) {
+      if (event.event !== "setup") {
+        throw new ReplayError(T.replayNoSetup);
+      }
+      checkPieces(event.pieces, line);
+      setup = event;
+      pieces = event.pieces.map((piece) => Object.assign({}, piece));
+      out.push({ pieces: pieces, last: null, turn: 0, toMove: null, left: countSides(pieces) });
+    } else if (event.event === "applied" && !end) {
+      checkApplied(pieces, event, line);
       pieces = applyEvent(pieces, event);
-      out.push({ pieces: pieces, last: event });
+      out[out.length - 1].toMove = event.player;
+      out.push({ pieces: pieces, last: event, turn: event.turn + 1, toMove: null, left: countSides(pieces) });
+    } else if (event.event === "end" && !end) {
+      checkEnd(event, line);
+      end = event;
     }
   });
-  return out;
+  if (!setup) {
+    throw new ReplayError(lines.some((raw) => raw.trim()) ? T.replayNoSetup : T.replayFileEmpty);
+  }
+  // A replay cut short (no `end`): after the last move the other side is to act.
+  const final = out[out.length - 1];
+  if (!end && final.last) {
+    final.toMove = final.last.player === "P1" ? "P2" : "P1";
+  }
+  return { setup: setup, frames: out, end: end };
 }
 
 function show() {
@@ -132,6 +243,22 @@ export function resetReplay() {
   index = 0;
   loadedFor = "";
   $("replay-box").hidden = true;
+  $("replay-position").textContent = "0/0";
+  $("replay-range").max = "0";
+  $("replay-range").value = "0";
+  $("replay-download-row").hidden = false;
+  $("replay-download").href = "#";
+}
+
+// Shows frames read elsewhere (a file from the author's disk), at the last one.
+export function showFrames(parsed) {
+  resetReplay();
+  loadedFor = "file";
+  frames = parsed.frames;
+  index = Math.max(0, frames.length - 1);
+  $("replay-download-row").hidden = true;
+  $("replay-box").hidden = false;
+  show();
 }
 
 // Loads the replay of `matchId` once; shows the last frame (the final position).
@@ -149,11 +276,12 @@ export function loadReplay(matchId) {
     if (loadedFor !== matchId) {
       return;
     }
-    frames = framesOf(text);
+    frames = parseReplay(text).frames;
     index = Math.max(0, frames.length - 1);
     show();
-  }, () => {
+  }).catch(() => {
     if (loadedFor === matchId) {
+      frames = [];
       $("replay-position").textContent = T.replayFailed;
     }
   });

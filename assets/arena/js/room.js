@@ -1,11 +1,15 @@
 /*
- * room.js — the room view: who sits where, the board (from the live snapshot, the
- * viewer's own pieces during placement, or the replay's frame once the match is
+ * room.js — the room view: who sits where, the board (from the snapshot on screen,
+ * the viewer's own pieces during placement, or the replay's frame once the match is
  * over), the turn, the pieces left, who is thinking, the queue, the countdown, the
- * controls of a person, the result with BOT_FAILED's code (and, for the bot's owner,
- * the detail and its stderr), surrender and leave.
+ * live board's pace, the controls of a person, the result in words for this viewer
+ * with BOT_FAILED's code (and, for the bot's owner, the detail and its stderr),
+ * surrender and leave. Everything beside the board is read from the same position as
+ * the board (shownPosition), live and in replays.
  *
- * openRoom(code, room) shows a room and watches it live; closeRoom() stops watching.
+ * openRoom(code, room) shows a room and watches it live; openReplayFile(name, parsed)
+ * shows a replay read from the author's disk; closeRoom() stops watching and wipes
+ * everything the room showed.
  */
 
 import { getJson, postJson } from "./api.js";
@@ -15,16 +19,18 @@ import { showCountdown, stopCountdown } from "./clock.js";
 import { askConfirm, closeConfirm } from "./confirm.js";
 import { $, clear, el, showError } from "./dom.js";
 import { reconnectNow, stopWatching, watch } from "./live.js";
+import { behind, catchUp, setSpeed, SPEEDS, speedNow } from "./pace.js";
 import {
   activate, cancel, clearSelection, pass, passOnly, randomPlacement, ready, renderTray, selection
 } from "./play.js";
-import { frame, frameIndex, loadReplay, onFrame, resetReplay, wireReplay } from "./replay.js";
+import { frame, frameIndex, loadReplay, onFrame, resetReplay, showFrames, wireReplay } from "./replay.js";
 import {
-  accept, fetchRoom, isMine, myTurn, onRoomChange, personSide, placing, resetRoom, seatOf, state, viewSide
+  accept, fetchRoom, isMine, myTurn, onRoomChange, personSide, placing, resetRoom, seatOf, showStatic, state,
+  viewSide
 } from "./roomstate.js";
 import { fillSeatSelect, seatChoice } from "./seats.js";
 import { rememberPersonName } from "./storage.js";
-import { describeAction, FAILURES, PHASES, REASONS, T } from "./text.js";
+import { describeAction, endWords, FAILURES, PHASES, T } from "./text.js";
 
 const LIVE = { WAITING: 1, PLACEMENT: 1, PLAYING: 1 };
 const KIND_WORDS = { person: T.person, upload: T.uploadKind, builtin: T.builtinKind };
@@ -34,12 +40,41 @@ let failureFor = "";
 
 const other = (side) => (side === "P1" ? "P2" : "P1");
 
-function seatBar(node, side) {
+// The position on screen and what is said beside it: the replay's frame once the
+// match is over, else the snapshot on screen (for a person placing, their own pieces).
+function shownPosition() {
+  const room = state.room;
+  const replayed = room.phase === "FINISHED" ? frame() : null;
+  if (replayed) {
+    return {
+      pieces: replayed.pieces,
+      last: replayed.last,
+      turn: replayed.turn,
+      left: replayed.left,
+      toMove: replayed.toMove,
+      thinking: null,
+      animateKey: replayed.last ? "replay:" + frameIndex() : ""
+    };
+  }
+  const last = room.lastAction || null;
+  const ownOnly = room.phase === "PLACEMENT" && personSide();
+  return {
+    pieces: ownOnly ? state.ownPieces : (room.board && room.board.pieces) || [],
+    last: last,
+    turn: room.turn,
+    left: room.piecesLeft,
+    toMove: room.currentPlayer,
+    thinking: room.thinking,
+    animateKey: last ? room.code + ":" + last.turn : ""
+  };
+}
+
+function seatBar(node, side, shown) {
   const room = state.room;
   const seat = seatOf(side);
   clear(node);
-  node.className = "seat-bar seat-" + side + (room && room.currentPlayer === side ? " to-move" : "") +
-    (room && room.thinking === side ? " is-thinking" : "");
+  node.className = "seat-bar seat-" + side + (shown.toMove === side ? " to-move" : "") +
+    (shown.thinking === side ? " is-thinking" : "");
   node.setAttribute("data-side", side);
   const marker = el("span", "mini-piece side-" + side, side === "P1" ? "●" : "■");
   marker.setAttribute("aria-hidden", "true");
@@ -59,28 +94,17 @@ function seatBar(node, side) {
     tags.push(T.ready);
   }
   node.appendChild(el("span", "seat-tags muted small", tags.join(" · ")));
-  if (room && room.piecesLeft && room.phase !== "WAITING") {
-    node.appendChild(el("span", "seat-count", String(room.piecesLeft[side])));
+  if (shown.left && room.phase !== "WAITING") {
+    node.appendChild(el("span", "seat-count", String(shown.left[side])));
   }
 }
 
-function boardModel() {
-  const room = state.room;
+function boardModel(shown) {
   const chosen = selection();
-  let pieces = room.board && room.board.pieces ? room.board.pieces : [];
-  let last = room.lastAction || null;
-  let animateKey = last ? room.code + ":" + last.turn : "";
-  const replayed = room.phase === "FINISHED" ? frame() : null;
-  if (replayed) {
-    pieces = replayed.pieces;
-    last = replayed.last;
-    animateKey = last ? "replay:" + frameIndex() : "";
-  } else if (room.phase === "PLACEMENT" && personSide()) {
-    pieces = state.ownPieces;
-  }
+  const last = shown.last;
   return {
     orientation: viewSide(),
-    pieces: pieces,
+    pieces: shown.pieces,
     mine: state.mine,
     selected: chosen.selected,
     targets: chosen.targets,
@@ -88,22 +112,8 @@ function boardModel() {
     selectable: chosen.selectable,
     last: last && last.action && last.action.type === "MOVE"
       ? { from: last.action.from, to: last.action.to, fight: last.fight } : null,
-    animateKey: animateKey
+    animateKey: shown.animateKey
   };
-}
-
-function resultTitle(result) {
-  if (!result.winner) {
-    return result.reason === "ABANDONED" ? T.abandoned : T.draw;
-  }
-  if (isMine(result.winner) && !isMine(other(result.winner))) {
-    return T.youWin;
-  }
-  if (isMine(other(result.winner)) && !isMine(result.winner)) {
-    return T.youLose;
-  }
-  const seat = seatOf(result.winner);
-  return T.sideWins(result.winner, seat ? seat.name : result.winner);
 }
 
 function renderFailureDetails(details) {
@@ -134,9 +144,16 @@ function loadFailureDetails(room) {
   if (!owned || !room.matchId || failureFor === room.matchId) {
     return;
   }
-  failureFor = room.matchId;
-  getJson("/matches/" + encodeURIComponent(room.matchId) + "/failure").then(renderFailureDetails, () => {
-    failureFor = "";
+  const matchId = room.matchId;
+  failureFor = matchId;
+  getJson("/matches/" + encodeURIComponent(matchId) + "/failure").then((details) => {
+    if (failureFor === matchId) {
+      renderFailureDetails(details);
+    }
+  }, () => {
+    if (failureFor === matchId) {
+      failureFor = "";
+    }
   });
 }
 
@@ -149,30 +166,34 @@ function renderResult(room) {
   const result = room.result;
   $("result-box").setAttribute("data-winner", result.winner || "");
   $("result-box").setAttribute("data-reason", result.reason);
-  $("result-title").textContent = resultTitle(result);
-  let reason = REASONS[result.reason] || result.reason;
-  if (result.winner && REASONS[result.reason]) {
-    reason = result.winner + " thắng: " + reason;
-  }
-  $("result-reason").textContent = reason + " (" + result.turns + " lượt).";
+  const names = {};
+  ["P1", "P2"].forEach((side) => {
+    const seat = seatOf(side);
+    names[side] = seat ? seat.name : side;
+  });
+  const words = endWords(result, state.mine, names, room.turnLimit);
+  $("result-box").setAttribute("data-role", words.role);
+  $("result-title").textContent = words.title;
+  $("result-reason").textContent = words.sentence;
   const failure = result.failure;
   $("failure-box").hidden = !failure;
   if (failure) {
     $("failure-code").textContent = failure.code;
-    $("failure-help").textContent = failure.player + ": " + (FAILURES[failure.code] || "");
+    $("failure-help").textContent = failure.player + ": " + (FAILURES[failure.code] || "") +
+      (failure.detail ? " " + T.detail + ": " + failure.detail : "");
   }
-  if (room.phase === "FINISHED" && room.matchId && room.replayReady) {
+  if (room.phase === "FINISHED" && room.matchId && room.replayReady && !state.local) {
     loadReplay(room.matchId);
   }
   loadFailureDetails(room);
 }
 
-function renderStatus(room) {
+function renderStatus(room, shown) {
   $("room-phase").textContent = PHASES[room.phase] || room.phase;
   $("room-phase").setAttribute("data-phase", room.phase);
   const started = room.phase === "PLAYING" || room.phase === "FINISHED";
-  $("turn-counter").textContent = started ? T.turn(room.turn, room.turnLimit) : "";
-  $("pieces-left").textContent = room.phase === "WAITING" ? "" : T.piecesLeft(room.piecesLeft.P1, room.piecesLeft.P2);
+  $("turn-counter").textContent = started ? T.turn(shown.turn, room.turnLimit) : "";
+  $("pieces-left").textContent = room.phase === "WAITING" || !shown.left ? "" : T.piecesLeft(shown.left.P1, shown.left.P2);
   $("queue-place").hidden = !room.queuePlace;
   $("queue-place").textContent = room.queuePlace ? T.queue(room.queuePlace) : "";
   let thinking = "";
@@ -186,7 +207,7 @@ function renderStatus(room) {
     thinking = T.waitOther;
   }
   $("thinking").textContent = thinking;
-  $("last-move").textContent = LIVE[room.phase] || !frame() ? describeAction(room.lastAction) : describeAction(frame().last);
+  $("last-move").textContent = describeAction(shown.last);
   const current = room.currentPlayer ? seatOf(room.currentPlayer) : null;
   if (room.phase === "PLAYING" && room.deadlineMs && current && current.kind === "person") {
     showCountdown(room.deadlineMs, T.countdownPlay);
@@ -197,6 +218,21 @@ function renderStatus(room) {
   }
 }
 
+// How far the screen is behind the match, the speed, and "trực tiếp" (watchers only).
+function renderPace() {
+  const newest = state.newest;
+  const late = behind();
+  const shown = Boolean(newest) && !state.local && !personSide() && (newest.phase === "PLAYING" || late > 0);
+  $("pace-box").hidden = !shown;
+  $("pace-state").textContent = late > 0 ? T.paceBehind(late) : T.paceLive;
+  $("pace-box").setAttribute("data-behind", String(late));
+  $("pace-live").disabled = late === 0;
+  SPEEDS.forEach((speed) => {
+    $("pace-x" + speed).setAttribute("aria-pressed", speedNow() === speed ? "true" : "false");
+  });
+}
+
+// The room as it is now (the newest snapshot): who may join, act, surrender.
 function renderPanels(room) {
   const seated = state.mine.length > 0;
   const open = !room.seats[0] || !room.seats[1];
@@ -234,12 +270,15 @@ function render() {
   $("view-room").setAttribute("data-phase", room.phase);
   $("view-room").setAttribute("data-view", viewSide());
   $("view-room").setAttribute("data-mine", state.mine.join(" "));
-  seatBar($("seat-bottom"), viewSide());
-  seatBar($("seat-top"), other(viewSide()));
-  renderStatus(room);
-  renderPanels(room);
+  $("view-room").setAttribute("data-source", state.local ? "file" : "server");
+  const shown = shownPosition();
+  seatBar($("seat-bottom"), viewSide(), shown);
+  seatBar($("seat-top"), other(viewSide()), shown);
+  renderStatus(room, shown);
+  renderPace();
+  renderPanels(state.newest || room);
   renderResult(room);
-  renderBoard(boardModel());
+  renderBoard(boardModel(shown));
 }
 
 function surrender(side, anchor) {
@@ -251,7 +290,7 @@ function surrender(side, anchor) {
 }
 
 function leave() {
-  const room = state.room;
+  const room = state.newest;
   const seated = state.mine.length > 0 && room && LIVE[room.phase];
   if (!seated) {
     onHome();
@@ -320,14 +359,23 @@ export function initRoom(goHome) {
   $("room-seat-select").addEventListener("change", () => {
     $("room-name-row").hidden = $("room-seat-select").value !== "person";
   });
+  SPEEDS.forEach((speed) => {
+    $("pace-x" + speed).addEventListener("click", () => {
+      setSpeed(speed);
+      render();
+    });
+  });
+  $("pace-live").addEventListener("click", () => {
+    catchUp();
+    render();
+  });
 }
 
 export function openRoom(code, room) {
   closeRoom();
   resetRoom(code);
+  $("room-title-text").textContent = T.roomTitle;
   $("room-code").textContent = code;
-  $("room-notice").hidden = true;
-  showError($("room-error"), "");
   fillSeatSelect($("room-seat-select"), true, false, "person");
   if (room) {
     accept(room, true);
@@ -350,13 +398,93 @@ export function openRoom(code, room) {
   });
 }
 
+// A replay read from a file (replay.js's parseReplay), on the same board and scrubber.
+export function openReplayFile(name, parsed) {
+  closeRoom();
+  resetRoom("");
+  const setup = parsed.setup;
+  const players = Array.isArray(setup.players) ? setup.players : [];
+  const seat = (side) => {
+    const player = players.find((one) => one && one.id === side) || {};
+    return {
+      side: side,
+      kind: KIND_WORDS[player.kind] ? player.kind : "builtin",
+      name: typeof player.name === "string" && player.name ? player.name : side,
+      ready: true
+    };
+  };
+  const final = parsed.frames[parsed.frames.length - 1];
+  const end = parsed.end;
+  const failure = end && end.failure ? end.failure : null;
+  $("room-title-text").textContent = T.localReplayTitle;
+  $("room-code").textContent = "";
+  $("replay-file-note").textContent = T.localReplayFile(name);
+  $("replay-file-note").hidden = false;
+  $("leave-button").hidden = true;
+  showFrames(parsed);
+  showStatic({
+    code: "",
+    phase: "FINISHED",
+    version: 0,
+    seats: [seat("P1"), seat("P2")],
+    mine: [],
+    turn: final.turn,
+    turnLimit: Number.isInteger(setup.turnLimit) ? setup.turnLimit : 200,
+    currentPlayer: null,
+    thinking: null,
+    board: { pieces: final.pieces },
+    legalActions: [],
+    lastAction: final.last,
+    piecesLeft: final.left,
+    queuePlace: 0,
+    result: end ? {
+      winner: end.winner,
+      reason: end.reason,
+      turns: end.turns,
+      failure: failure ? { player: failure.player, code: String(failure.code || ""), detail: failure.detail || "" } : null
+    } : null,
+    matchId: typeof setup.matchId === "string" ? setup.matchId : "",
+    replayReady: false
+  });
+}
+
+// Everything a room showed goes, so the next room starts blank.
+function clearRoomView() {
+  const view = $("view-room");
+  ["data-phase", "data-view", "data-mine", "data-source"].forEach((name) => view.removeAttribute(name));
+  ["room-code", "room-phase", "turn-counter", "pieces-left", "thinking", "queue-place", "last-move",
+    "result-title", "result-reason", "failure-code", "failure-help", "play-hint", "replay-file-note"]
+    .forEach((id) => {
+      $(id).textContent = "";
+    });
+  $("room-phase").removeAttribute("data-phase");
+  ["seat-top", "seat-bottom", "failure-details", "tray"].forEach((id) => clear($(id)));
+  $("seat-top").className = "seat-bar";
+  $("seat-bottom").className = "seat-bar";
+  ["room-notice", "queue-place", "pace-box", "join-seat", "share-box", "placement-box", "play-box",
+    "pass-button", "result-box", "failure-box", "failure-details", "surrender-button", "surrender-other",
+    "replay-file-note"].forEach((id) => {
+    $(id).hidden = true;
+  });
+  ["data-winner", "data-reason", "data-role"].forEach((name) => $("result-box").removeAttribute(name));
+  $("leave-button").hidden = false;
+  $("share-url").value = "";
+  showError($("room-error"), "");
+  renderBoard({
+    orientation: "P1", pieces: [], mine: [], selected: "", targets: {}, placeable: {}, selectable: {},
+    last: null, animateKey: ""
+  });
+}
+
 export function closeRoom() {
   stopWatching();
   stopCountdown();
   closeConfirm();
   clearSelection();
   resetReplay();
+  resetRoom("");
   failureFor = "";
+  clearRoomView();
 }
 
 // Back to the tab: the socket reconnects now and a person's view is fetched again.

@@ -1,9 +1,14 @@
 /*
- * roomstate.js — the room being shown: the latest snapshot, whether it came with the
- * viewer's key (only then are `legalActions` and, during placement, the viewer's own
- * pieces in it), and the sides the viewer answers for (`mine`, which only a keyed
- * answer carries). Snapshots from the WebSocket and from REST meet here: an older
- * `version` is dropped, and an equal one only replaces a feed snapshot with a keyed one.
+ * roomstate.js — the room being shown: the newest snapshot (`newest`), the one on
+ * screen (`room`), whether the newest came with the viewer's key (only then are
+ * `legalActions` and, during placement, the viewer's own pieces in it), and the sides
+ * the viewer answers for (`mine`, which only a keyed answer carries). Snapshots from
+ * the WebSocket and from REST meet here: an older `version` is dropped, and an equal
+ * one only replaces a feed snapshot with a keyed one.
+ *
+ * A watcher's screen follows the newest at the pace of pace.js; a person seated in
+ * the room always sees the newest at once (their turn and legal actions wait for
+ * nothing). A replay read from a file is shown with showStatic().
  *
  * After a change the listeners of onRoomChange run; when the viewer is a person who
  * must act (placement, or their turn) and the position changed, the room is fetched
@@ -12,14 +17,17 @@
 
 import { ApiError, getJson } from "./api.js";
 import { noteServerTime } from "./clock.js";
+import { catchUp, offer, onPaced, resetPace } from "./pace.js";
 
 export const state = {
   code: "",
-  room: null,
+  room: null, // on screen
+  newest: null,
   keyed: false,
   mine: [],
   ownPieces: [], // the viewer's pieces during placement (the feed shows none)
-  missing: false
+  missing: false,
+  local: false // a replay read from a file: no server, no socket
 };
 
 const listeners = [];
@@ -35,14 +43,30 @@ function notify() {
   listeners.forEach((listener) => listener());
 }
 
+onPaced((room) => {
+  state.room = room;
+  notify();
+});
+
 export function resetRoom(code) {
   state.code = code;
   state.room = null;
+  state.newest = null;
   state.keyed = false;
   state.mine = [];
   state.ownPieces = [];
   state.missing = false;
+  state.local = false;
   fromKey = false;
+  resetPace();
+}
+
+// A room that does not change (a replay read from a file), on screen at once.
+export function showStatic(room) {
+  state.room = room;
+  state.newest = room;
+  state.local = true;
+  notify();
 }
 
 export const isMine = (side) => state.mine.indexOf(side) >= 0;
@@ -83,7 +107,7 @@ export function myTurn() {
 }
 
 function needsKey() {
-  const room = state.room;
+  const room = state.newest;
   if (!room || !personSide()) {
     return false;
   }
@@ -95,7 +119,7 @@ export function accept(room, keyed) {
   if (!room || room.code !== state.code) {
     return false;
   }
-  const now = state.room;
+  const now = state.newest;
   if (now && (room.version < now.version || (room.version === now.version && (!keyed || fromKey)))) {
     return false;
   }
@@ -104,7 +128,7 @@ export function accept(room, keyed) {
   // a seat's readiness or the like changed) keeps what the key showed.
   const same = !keyed && state.keyed && now && room.phase === now.phase && room.turn === now.turn &&
     room.currentPlayer === now.currentPlayer;
-  state.room = same ? Object.assign({}, room, { legalActions: now.legalActions || [] }) : room;
+  state.newest = same ? Object.assign({}, room, { legalActions: now.legalActions || [] }) : room;
   state.keyed = keyed || same;
   fromKey = keyed;
   if (keyed) {
@@ -113,7 +137,14 @@ export function accept(room, keyed) {
       state.ownPieces = room.board && room.board.pieces ? room.board.pieces : [];
     }
   }
-  notify();
+  if (personSide()) {
+    catchUp();
+    state.room = state.newest;
+    notify();
+  } else {
+    offer(state.newest);
+    notify(); // the screen may wait, but how far behind it is has changed
+  }
   if (!state.keyed && needsKey()) {
     fetchRoom();
   }

@@ -20,15 +20,86 @@ export const PHASES = {
   ABANDONED: "Trận bị huỷ"
 };
 
-export const REASONS = {
-  BASE_CAPTURED: "chiếm được căn cứ",
-  NO_PIECES: "bên kia hết quân",
-  TURN_LIMIT: "hết lượt, bên còn nhiều quân hơn thắng",
-  BOT_FAILED: "bot của bên kia bị lỗi",
-  SURRENDER: "bên kia đầu hàng",
-  TIME_UP: "bên kia hết giờ",
-  ABANDONED: "máy chủ khởi động lại giữa trận"
+// Why a match ended, told to each viewer: `won` (the viewer answers for the winner
+// only), `lost` (for the loser only) and `watch` (a spectator, or someone seated on
+// both sides), each given the winner's and the loser's side and the turn limit; a
+// match nobody won has `none`. The spectator's title already names the winner, so
+// the spectator's sentence names the side it happened to.
+const END_WORDS = {
+  BASE_CAPTURED: {
+    won: () => "Quân của bạn đã vào căn cứ đối thủ",
+    lost: () => "Đối thủ đã chiếm căn cứ của bạn",
+    watch: (winner, loser) => winner + " đã chiếm căn cứ của " + loser
+  },
+  NO_PIECES: {
+    won: () => "Đối thủ không còn quân nào",
+    lost: () => "Bạn không còn quân nào",
+    watch: (winner, loser) => loser + " không còn quân nào"
+  },
+  TURN_LIMIT: {
+    won: (winner, loser, limit) => "Hết " + limit + " lượt, bạn còn nhiều quân hơn",
+    lost: (winner, loser, limit) => "Hết " + limit + " lượt, đối thủ còn nhiều quân hơn",
+    watch: (winner, loser, limit) => "Hết " + limit + " lượt, " + winner + " còn nhiều quân hơn",
+    none: (winner, loser, limit) => "Hết " + limit + " lượt, hai bên còn số quân bằng nhau"
+  },
+  BOT_FAILED: {
+    won: () => "Bot của đối thủ bị lỗi",
+    lost: () => "Bot của bạn bị lỗi",
+    watch: (winner, loser) => "Bot " + loser + " bị lỗi"
+  },
+  SURRENDER: {
+    won: () => "Đối thủ đã đầu hàng",
+    lost: () => "Bạn đã đầu hàng",
+    watch: (winner, loser) => loser + " đã đầu hàng"
+  },
+  TIME_UP: {
+    won: () => "Đối thủ hết giờ đi nước",
+    lost: () => "Bạn hết giờ đi nước",
+    watch: (winner, loser) => loser + " hết giờ đi nước"
+  },
+  ABANDONED: {
+    none: () => "Máy chủ khởi động lại giữa trận nên không ai thắng"
+  }
 };
+
+// The viewer's part in a result: "won", "lost", "watch", or "none" (nobody won).
+export function viewerRole(result, mine) {
+  if (!result.winner) {
+    return "none";
+  }
+  const loser = result.winner === "P1" ? "P2" : "P1";
+  const forWinner = mine.indexOf(result.winner) >= 0;
+  const forLoser = mine.indexOf(loser) >= 0;
+  if (forWinner !== forLoser) {
+    return forWinner ? "won" : "lost";
+  }
+  return "watch";
+}
+
+// The result box's title and sentence for a viewer answering for the sides `mine`;
+// `names` gives each side's display name, `turnLimit` the match's limit.
+export function endWords(result, mine, names, turnLimit) {
+  const role = viewerRole(result, mine);
+  const winner = result.winner || "";
+  const loser = winner === "P1" ? "P2" : winner === "P2" ? "P1" : "";
+  let title = T.draw;
+  if (role === "won") {
+    title = T.youWin;
+  } else if (role === "lost") {
+    title = T.youLose;
+  } else if (role === "watch") {
+    title = T.sideWins(winner, (names && names[winner]) || winner);
+  } else if (result.reason === "ABANDONED") {
+    title = T.abandoned;
+  }
+  const words = END_WORDS[result.reason] || {};
+  const say = words[role];
+  let sentence = say ? say(winner, loser, turnLimit) : result.reason;
+  if (result.reason !== "TURN_LIMIT") {
+    sentence += " (" + result.turns + " lượt)";
+  }
+  return { role: role, title: title, sentence: sentence + "." };
+}
 
 // What each failure code of spec B3 means, for the person reading the result.
 export const FAILURES = {
@@ -92,6 +163,21 @@ export const T = {
   queue: (n) => "Đang chờ lượt: thứ " + n,
   turn: (n, limit) => "Lượt " + n + "/" + limit,
   piecesLeft: (p1, p2) => "Quân còn: P1 " + p1 + " · P2 " + p2,
+  paceBehind: (n) => "Chậm " + n + " lượt so với trận thật",
+  paceLive: "Đang xem trực tiếp",
+  paceSpeed: (n) => "Tốc độ ×" + n,
+  roomTitle: "Phòng",
+  localReplayTitle: "Bản ghi trận",
+  localReplayFile: (name) => "Tệp " + name + " (đọc ngay trong trình duyệt, không gửi đi đâu).",
+  replayFileBad: (why) => "Không mở được bản ghi này: " + why,
+  replayFileTooBig: (mb) => "tệp lớn hơn " + mb + " MB, không giống một bản ghi trận.",
+  replayFileUnreadable: "trình duyệt không đọc được tệp.",
+  replayFileEmpty: "tệp trống.",
+  replayNotJson: (line) => "dòng " + line + " không phải JSON. Hãy chọn tệp .jsonl mà lệnh noitu arena match --replay ghi ra.",
+  replayNoSetup: "dòng đầu không phải sự kiện setup. Hãy chọn tệp .jsonl mà lệnh noitu arena match --replay ghi ra.",
+  replayBadSetup: (line) => "dòng " + line + ": quân cờ trong setup không hợp lệ.",
+  replayBadMove: (line) => "dòng " + line + ": nước đi không khớp với bàn cờ.",
+  replayBadEnd: (line) => "dòng " + line + ": kết quả trận không hợp lệ.",
   countdownPlay: "Còn",
   countdownPlacement: "Xếp quân còn",
   draw: "Hoà!",
