@@ -14,9 +14,12 @@ A sandboxed program is started as
 
 - the shell writes its own pid into the bot's cgroups and execs the rest, so the
   untrusted program starts inside them (no preexec_fn);
-- when the server runs as root, `setpriv` drops to an unprivileged uid (65534 by
-  default) before bwrap, so even the sandbox's "root" is nobody on the host; the
-  artefact is then copied to a staging directory that uid can read;
+- when the server runs as root, `setpriv` drops to an unprivileged uid before bwrap, so
+  even the sandbox's "root" is nobody on the host: each running bot and compile has a
+  uid of its own from a range no account uses (`SandboxUsers`), so none shares it with
+  another program or a `nobody` service; the artefact is copied to a staging directory
+  only that uid may enter (0700), which bwrap mounts through a descriptor
+  (`--ro-bind-fd`), so its path shows in no process list;
 - bwrap's root and /dev are tmpfs mounts it creates: both are remounted read-only, so
   the only writable place is the 64 MiB /tmp;
 - new user, network, PID, IPC, UTS, mount and cgroup namespaces; the sandbox's PID 1 is
@@ -83,6 +86,49 @@ def _default_run_as() -> tuple[int, int] | None:
     return NOBODY if os.geteuid() == 0 else None
 
 
+#: The host uids sandboxed programs run as by default (root only): unused by accounts on
+#: Debian (regular users end at 59999, nobody is 65534, subordinate ranges of user
+#: namespaces usually start at 100000 and are per user: pick another range if the host
+#: hands those out).
+DEFAULT_USER_RANGE = range(200_000, 201_000)
+
+
+class NoFreeUser(Exception):
+    """Every uid of the range runs a program: one more would have to share."""
+
+
+class SandboxUsers:
+    """The host uids sandboxed programs run as: one per running bot or compile.
+
+    A uid is leased for a directory (the bot's stage, the build's work folder) and is
+    free again once that directory is gone, which happens only after the programs that
+    ran as it are dead (`ProcessTree.release`, the builder's clean-up). Several servers
+    on one host need ranges of their own."""
+
+    def __init__(self, uids: range = DEFAULT_USER_RANGE) -> None:
+        if not uids:
+            raise ValueError("an empty range of uids")
+        self.uids = uids
+        self._held: dict[int, Path] = {}
+        self._random = secrets.SystemRandom()
+
+    def lease(self, holder: Path) -> tuple[int, int]:
+        """A free (uid, gid) for the programs `holder` serves; NoFreeUser when none."""
+        for uid, directory in list(self._held.items()):
+            if not os.path.lexists(directory):
+                del self._held[uid]
+        if len(self._held) >= len(self.uids):
+            raise NoFreeUser(f"all {len(self.uids)} sandbox uids are in use")
+        while True:
+            uid = self.uids[self._random.randrange(len(self.uids))]
+            if uid not in self._held:
+                self._held[uid] = holder
+                return uid, uid
+
+    def in_use(self) -> int:
+        return sum(1 for directory in self._held.values() if os.path.lexists(directory))
+
+
 def jdk_etc_dirs(java: str | None) -> tuple[str, ...]:
     """The JDK's directories under /etc (Debian links its conf/ files there)."""
     if not java:
@@ -142,6 +188,8 @@ class Sandbox:
     stage_root: Path | None = None
     #: The compiled seccomp filter every sandboxed program runs under (`seccomp.py`).
     seccomp_program: bytes | None = None
+    #: When `run_as` is set: a uid of its own for each running program.
+    users: SandboxUsers | None = None
 
     def __post_init__(self) -> None:
         self._own_stage_root = self.stage_root is None
@@ -158,18 +206,29 @@ class Sandbox:
             shutil.rmtree(self.stage_root, ignore_errors=True)
 
     def new_stage(self) -> Path:
+        """A new private directory under the stage root (0700, the server's until
+        `lease_user` hands it over)."""
         assert self.stage_root is not None
         stage = self.stage_root / secrets.token_hex(8)
-        stage.mkdir(mode=0o755)
-        os.chmod(stage, 0o755)
+        stage.mkdir(mode=0o700)
+        os.chmod(stage, 0o700)
         return stage
+
+    def lease_user(self, holder: Path) -> tuple[int, int] | None:
+        """The identity the programs of `holder` (a stage or work directory) run as:
+        a uid of their own from `users`, else `run_as` (None: the server's own)."""
+        if self.run_as is None:
+            return None
+        if self.users is None:
+            return self.run_as
+        return self.users.lease(holder)
 
     def bwrap_args(
         self,
         command: Sequence[str],
         *,
-        read_only: Sequence[tuple[str | Path, str]] = (),
-        writable: Sequence[tuple[str | Path, str]] = (),
+        read_only: Sequence[tuple[str | Path | int, str]] = (),
+        writable: Sequence[tuple[str | Path | int, str]] = (),
         chdir: str = "/tmp",
         tmp_bytes: int = BOT_TMP_BYTES,
         info_fd: int | None = None,
@@ -195,10 +254,14 @@ class Sandbox:
         for directory in self.tools.java_etc if java else ():
             args += ["--ro-bind", directory, directory]
         args += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+        # A source given as a descriptor (an int) is mounted through it: its path then
+        # shows in no process list.
         for source, dest in read_only:
-            args += ["--ro-bind", str(source), dest]
+            flag = "--ro-bind-fd" if isinstance(source, int) else "--ro-bind"
+            args += [flag, str(source), dest]
         for source, dest in writable:
-            args += ["--bind", str(source), dest]
+            flag = "--bind-fd" if isinstance(source, int) else "--bind"
+            args += [flag, str(source), dest]
         args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", chdir]
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
@@ -206,13 +269,19 @@ class Sandbox:
             args += ["--seccomp", str(seccomp_fd)]
         return [*args, "--", *command]
 
-    def argv(self, cgroup: BotCgroup | None, bwrap_args: Sequence[str]) -> list[str]:
-        """The host command: join `cgroup`, drop to `run_as`, exec bwrap."""
+    def argv(
+        self,
+        cgroup: BotCgroup | None,
+        bwrap_args: Sequence[str],
+        user: tuple[int, int] | None | str = "default",
+    ) -> list[str]:
+        """The host command: join `cgroup`, drop to `user` (default `run_as`), exec bwrap."""
         command = list(bwrap_args)
-        if self.run_as is not None:
+        identity = self.run_as if user == "default" else user
+        if identity is not None:
             if not self.tools.setpriv:
                 raise RuntimeError("setpriv is missing")
-            uid, gid = self.run_as
+            uid, gid = identity  # type: ignore[misc]
             drop = [self.tools.setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
             command = [*drop, *command]
         procs = cgroup.procs_files if cgroup is not None else ()
@@ -231,9 +300,10 @@ class Sandbox:
         finally:
             os.close(descriptor)
 
-    def give_to_run_as(self, path: Path) -> None:
-        if self.run_as is not None:
-            os.chown(path, *self.run_as)
+    def give_to_run_as(self, path: Path, user: tuple[int, int] | None | str = "default") -> None:
+        identity = self.run_as if user == "default" else user
+        if identity is not None:
+            os.chown(path, *identity)  # type: ignore[misc]
 
 
 async def read_all(fd: int, timeout_s: float) -> bytes:
@@ -269,7 +339,8 @@ class BubblewrapLauncher:
         java = tools.java or "java"
         return run_command(artefact.language, BOT_DIR, python=tools.python, java=java)
 
-    def _stage(self, artefact: Artefact) -> Path | None:
+    def _stage(self, artefact: Artefact) -> tuple[Path, tuple[int, int] | None] | None:
+        """A private copy of the artefact, and the identity that alone may read it."""
         try:
             names = artefact_files(artefact.language, artefact.directory)
         except OSError:
@@ -278,37 +349,48 @@ class BubblewrapLauncher:
         if not names or not all(s.is_file() and not s.is_symlink() for s in sources):
             return None
         stage = self.sandbox.new_stage()
-        for source in sources:
-            target = stage / source.name
-            shutil.copyfile(source, target)
-            os.chmod(target, 0o755 if source.name == "bot" else 0o644)
-        return stage
+        try:
+            user = self.sandbox.lease_user(stage)
+            for source in sources:
+                target = stage / source.name
+                shutil.copyfile(source, target)
+                os.chmod(target, 0o500 if source.name == "bot" else 0o400)
+                self.sandbox.give_to_run_as(target, user)
+            self.sandbox.give_to_run_as(stage, user)
+        except (OSError, NoFreeUser):
+            shutil.rmtree(stage, ignore_errors=True)
+            return None
+        return stage, user
 
     async def launch(self, artefact: Artefact) -> BotProcess | ProcessFailure:
-        stage = await asyncio.to_thread(self._stage, artefact)
-        if stage is None:
+        staged = await asyncio.to_thread(self._stage, artefact)
+        if staged is None:
             return _start_failed("Không tìm thấy chương trình đã biên dịch của bot.")
+        stage, user = staged
         try:
             cgroup = self.sandbox.cgroups.create("bot", self.limits)
         except CgroupError:
             shutil.rmtree(stage, ignore_errors=True)
             return _start_failed("Không tạo được giới hạn tài nguyên cho bot.")
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        stage_fd = -1
         try:
+            stage_fd = os.open(stage, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
             with self.sandbox.kernel_filter() as seccomp_fd:
                 argv = self.sandbox.argv(
                     cgroup,
                     self.sandbox.bwrap_args(
                         self.command(artefact),
-                        read_only=[(stage, BOT_DIR)],
+                        read_only=[(stage_fd, BOT_DIR)],
                         chdir=BOT_DIR,
                         tmp_bytes=self.tmp_bytes,
                         info_fd=write_end,
                         seccomp_fd=seccomp_fd,
                         java=artefact.language in (Language.JAVA, Language.JAR),
                     ),
+                    user,
                 )
-                passed = (write_end,) if seccomp_fd is None else (write_end, seccomp_fd)
+                passed = [write_end, stage_fd] + ([] if seccomp_fd is None else [seccomp_fd])
                 process = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=passed)
         except (OSError, RuntimeError):
             os.close(read_end)
@@ -317,6 +399,8 @@ class BubblewrapLauncher:
             return _start_failed("Không khởi động được sandbox cho bot.")
         finally:
             os.close(write_end)
+            if stage_fd >= 0:
+                os.close(stage_fd)
         memory_mb = self.limits.memory_bytes // MIB
         tree = ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, staging=stage)
         bot = PipeBotProcess(process, tree)
@@ -369,8 +453,10 @@ class BubblewrapProbe:
         cgroups: CgroupTree | None = None,
         run_as: tuple[int, int] | None | str = "default",
         stage_root: Path | None = None,
+        user_range: range = DEFAULT_USER_RANGE,
     ) -> None:
         self.path = path
+        self.user_range = user_range
         self.cgroups = cgroups
         self.run_as = _default_run_as() if run_as == "default" else run_as
         self.stage_root = stage_root
@@ -430,7 +516,12 @@ class BubblewrapProbe:
         except CgroupError as error:
             return SandboxStatus(False, str(error))
         sandbox = Sandbox(
-            tools, cgroups, run_as=self.run_as, stage_root=self.stage_root, seccomp_program=program
+            tools,
+            cgroups,
+            run_as=self.run_as,
+            stage_root=self.stage_root,
+            seccomp_program=program,
+            users=None if self.run_as is None else SandboxUsers(self.user_range),
         )
         try:
             with sandbox.kernel_filter() as seccomp_fd:
@@ -449,7 +540,10 @@ class BubblewrapProbe:
         if not removed:
             return SandboxStatus(False, f"cannot remove the test cgroup {cgroup.directories[0]}")
         self.sandbox = sandbox
-        user = f", bots run as uid {self.run_as[0]}" if self.run_as else ""
+        user = ""
+        if self.run_as is not None:
+            first, last = self.user_range[0], self.user_range[-1]
+            user = f", each bot and compile as a uid of its own ({first}–{last})"
         name = tools.bwrap_version or "bubblewrap"
         calls = f", a seccomp filter refusing {len(REFUSALS)} system calls"
         return SandboxStatus(True, f"{name} with {cgroups.describe()}{user}{calls}")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from support.arena_bots import host_processes_with, python_artefact
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import DEFAULT_USER_RANGE, BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.application.arena.ports import Artefact, BotLauncher, BotProcess, Language, ProcessFailure, Reply
 from noitu.domain.arena.failure import FailureCode
@@ -175,9 +175,12 @@ result = {
     assert not any("pytest" in line for line in result["cmdlines"])
     assert result["status"]["CapEff"] == result["status"]["CapPrm"] == "0000000000000000"
     assert result["status"]["NoNewPrivs"] == "1"
-    uid = os.geteuid()
-    expected_uid = 65534 if uid == 0 else uid
-    assert result["status"]["Uid"].split() == [str(expected_uid)] * 4
+    uids = result["status"]["Uid"].split()
+    assert len(set(uids)) == 1
+    if os.geteuid() == 0:  # a uid of its own, from the sandbox's range: not nobody
+        assert int(uids[0]) in DEFAULT_USER_RANGE
+    else:
+        assert int(uids[0]) == os.geteuid()
     assert result["hostname"] == "bot"
 
 
@@ -349,3 +352,29 @@ async def test_launch_is_quick(launcher: BubblewrapLauncher, tmp_path: Path) -> 
     finally:
         await bot.close()
     assert time.monotonic() - began < 3.0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as uids of their own only when the server is root")
+async def test_each_bot_has_a_uid_of_its_own_and_a_stage_no_one_else_reads(
+    probe_bot, arena_sandbox: Sandbox
+) -> None:
+    """Issue 19's local exposure: stages were 0755/0644 under a path every local user
+    could read off bwrap's command line, and every bot was uid 65534."""
+    first, second = await probe_bot(), await probe_bot()
+    code = 'import os\nresult = {"uid": os.getuid(), "bot": sorted(os.listdir("/bot"))}'
+    seen = [await run(first, code), await run(second, code)]
+    assert seen[0]["uid"] != seen[1]["uid"]
+    assert all(one["bot"] == ["bot.py"] for one in seen)
+    assert arena_sandbox.stage_root is not None
+    stages = [entry for entry in arena_sandbox.stage_root.iterdir() if entry.is_dir()
+              and not entry.name.startswith("build-")]
+    assert len(stages) == 2
+    for stage in stages:
+        status = stage.stat()
+        assert status.st_mode & 0o777 == 0o700
+        assert status.st_uid in {one["uid"] for one in seen}
+        assert (stage / "bot.py").stat().st_mode & 0o077 == 0
+        assert host_processes_with(stage.name) == []  # mounted through a descriptor
+    await first.close()
+    await second.close()
+    assert [entry for entry in arena_sandbox.stage_root.iterdir() if entry in stages] == []
