@@ -157,7 +157,7 @@ def last_json(done: subprocess.CompletedProcess[str]) -> dict:
 
 
 # A letter with a Vietnamese diacritic: every Vietnamese sentence has some.
-VIETNAMESE = re.compile("[ăâđêôơưÀ-ỹ]", re.IGNORECASE)
+VIETNAMESE = re.compile("[àáâãèéêìíòóôõùúýăđĩũơưÀÁÂÃÈÉÊÌÍÒÓÔÕÙÚÝĂĐĨŨƠƯ\u1ea0-\u1ef9]")
 
 
 def authors_lines(text: str) -> list[str]:
