@@ -259,7 +259,7 @@ async def _one_match(
     replay.finish()
     result = outcome.result
     names = (specs[0].name, specs[1].name)
-    if not args.quiet and progress.bar.disable:
+    if not args.quiet:  # below the bar on a terminal; the match's one line when piped
         say(f"trận {match_id} xong: {result_text(result, names)}")
     for side in SIDES:
         if side in view.paths:
