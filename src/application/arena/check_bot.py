@@ -34,8 +34,10 @@ SILENT_HINT = (
     "Bot chưa gửi trọn một dòng trả lời nào. Hãy kiểm tra: bot đọc stdin từng dòng một "
     "(không đợi hết stdin), mỗi câu trả lời kết thúc bằng ký tự xuống dòng, và stdout được "
     "flush ngay sau mỗi dòng (Python: print(..., flush=True); C++: std::endl hoặc "
-    "std::flush; Java: System.out.flush()). Các bài còn lại đã được bỏ qua."
+    "std::flush; Java: System.out.flush())."
 )
+SKIPPED = "Các bài còn lại đã được bỏ qua."
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,7 @@ class CheckBot:
             await process.close()
         stderr = process.stderr_tail()
         if isinstance(reply, ProcessFailure):
-            hint = SILENT_HINT if reply.code is FailureCode.TIMEOUT else ""
+            hint = f"{SILENT_HINT} {SKIPPED}" if reply.code is FailureCode.TIMEOUT else ""
             return Verdict(case, False, reply.code, reply.detail, stderr, hint)
         verdict = judge(reply.line, request)
         if isinstance(verdict, Accepted):

@@ -35,7 +35,7 @@ from noitu.adapters.arena.build_cache import CachedBuilder
 from noitu.adapters.arena.builtin import BuiltinBots, BuiltinUnavailable
 from noitu.adapters.arena.languages import accepted_suffixes, language_for
 from noitu.adapters.arena.replay_file import ReplayFile
-from noitu.application.arena.check_bot import Verdict, all_passed
+from noitu.application.arena.check_bot import SILENT_HINT, Verdict, all_passed
 from noitu.application.arena.play_series import Game, PlaySeries, SeriesBot, SeriesCommand
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.replay import Player, SeatKind
@@ -268,6 +268,8 @@ async def _one_match(
     if failure is not None and outcome.stderr[failure.side.number] and not args.show_stderr:
         tail = outcome.stderr[failure.side.number]
         say(f"stderr cuối của {failure.side.value} ({names[failure.side.number]}):\n{indented(tail)}")
+    if failure is not None and failure.code is FailureCode.TIMEOUT and not progress.replies[failure.side]:
+        say(f"{failure.side.value} chưa trả lời lần nào. {SILENT_HINT}")
     return {**result.to_json(), "replay": str(replay_path)}
 
 

@@ -78,6 +78,7 @@ class MatchProgress:
         self, turn_limit: int, *, quiet: bool, turns: bool, also: MatchEvents | None = None
     ) -> None:
         self.also = also
+        self.replies = {side: 0 for side in SIDES}
         self.turns = turns and not quiet
         self.bar = tqdm(
             total=turn_limit, unit="lượt", file=sys.stderr, dynamic_ncols=True,
@@ -88,6 +89,8 @@ class MatchProgress:
     def record(self, event: Event) -> None:
         if self.also is not None:
             self.also.record(event)
+        if event["event"] == "received":
+            self.replies[Side(event["player"])] += 1
         if event["event"] != "applied":
             return
         if self.turns:

@@ -300,3 +300,12 @@ def test_every_message_for_the_author_is_vietnamese(args, own_tmp):
     lines = authors_lines(done.stderr)
     assert lines and all(VIETNAMESE.search(line) for line in lines), lines
     assert "did not build" not in done.stderr
+
+
+def test_a_match_lost_on_a_silent_first_reply_says_what_to_check(tmp_path):
+    done = noitu("arena", "match", "builtin:random", str(BOTS / "no_newline.py"), "--seed", "3",
+                 "--turn-limit", "4", "--replay", str(tmp_path / "r.jsonl"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (last_json(done)["failure"]["player"], last_json(done)["failure"]["code"]) == ("P2", "TIMEOUT")
+    hint = next(line for line in authors_lines(done.stderr) if "chưa trả lời lần nào" in line)
+    assert "flush" in hint and "xuống dòng" in hint
