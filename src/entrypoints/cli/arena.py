@@ -121,7 +121,8 @@ def _session(no_sandbox: bool, build_cache: bool) -> Iterator[_Run]:
     try:
         settings = load_settings()
     except SettingsError as error:
-        raise UsageError("; ".join(error.problems)) from None
+        problems = "\n    ".join(error.problems)  # the settings' own (English) lines, quoted
+        raise UsageError(f"biến môi trường không hợp lệ:\n    {problems}") from None
     with contextlib.ExitStack() as cleanup:
         cache_dir = settings.cache_dir
         if cache_dir is None:
