@@ -383,9 +383,10 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     match.add_argument("--show-stderr", action="store_true",
                        help="show the bots' stderr live, as [P1 stderr] lines between the turns")
     match.add_argument("--games", type=int, metavar="N",
-                       help="play N games on the seeds --seed, --seed+1, ... and print a summary per bot")
+                       help="play N games, game k on seed --seed+k (k//2 with --swap-sides), and print each"
+                            " bot's figures; the last line is one JSON object")
     match.add_argument("--swap-sides", action="store_true",
-                       help="with --games: play each seed twice, A as P1 then B as P1")
+                       help="with --games: games in pairs on one seed, A as P1 then B as P1")
     match.add_argument("--jobs", type=int, metavar="J", help="with --games: J games at once (default 1)")
     match.add_argument("--no-build-cache", action="store_true",
                        help="build the bot files again even when a build of the same source is cached"
