@@ -24,7 +24,6 @@ import contextlib
 import dataclasses
 import json
 import secrets
-import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
