@@ -27,7 +27,7 @@ import os
 import select
 import shutil
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -188,6 +188,8 @@ class PipeBotProcess:
         self._failed: asyncio.Future[ProcessFailure] = self._loop.create_future()
         self._asked = 0
         self._stderr = bytearray()
+        self._stderr_listeners: list[Callable[[bytes], None]] = []
+        self._stderr_trimmed = False
         self._stdout_done = False
         self._ending = False
         self._closing = False
@@ -261,6 +263,11 @@ class PipeBotProcess:
 
     def stderr_tail(self) -> bytes:
         return bytes(self._stderr[-STDERR_TAIL_BYTES:])
+
+    def on_stderr(self, listener: Callable[[bytes], None]) -> None:
+        if self._stderr and not self._stderr_trimmed:
+            listener(bytes(self._stderr))  # what came before the listener
+        self._stderr_listeners.append(listener)
 
     async def close(self) -> None:
         if self._close_task is None:
@@ -398,8 +405,11 @@ class PipeBotProcess:
                 if not chunk:
                     return
                 self._stderr += chunk
+                for listener in self._stderr_listeners:
+                    listener(chunk)
                 if len(self._stderr) > 2 * STDERR_TAIL_BYTES:
                     del self._stderr[:-STDERR_TAIL_BYTES]
+                    self._stderr_trimmed = True
 
     def _watch_pid(self) -> None:
         """Resolve `_exit` the moment the process exits. (asyncio's wait() also waits

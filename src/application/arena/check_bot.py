@@ -5,6 +5,11 @@ empty square, won, lost and same-type attacks — each in a fresh process with t
 request's 25 s, and then plays whole matches against the built-in `random` bot, as P1
 and as P2, under the real clock. Each case gets a verdict with the code a match on the
 server would give (B3).
+
+A failing verdict carries the last bytes the bot wrote to stderr (a crash's traceback).
+A single request that gets no reply line at all (TIMEOUT) ends the check at once with
+what to look at: such a bot would only time out again on every later request, 25 s
+each.
 """
 
 from __future__ import annotations
@@ -24,6 +29,15 @@ from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Match
 
 CHECK_MATCH_ID = "CHECK000"
 CHECK_SEED = 20261201
+#: What to look at when a request got no reply line (a TIMEOUT on a single request).
+SILENT_HINT = (
+    "Bot chưa gửi trọn một dòng trả lời nào. Hãy kiểm tra: bot đọc stdin từng dòng một "
+    "(không đợi hết stdin), mỗi câu trả lời kết thúc bằng ký tự xuống dòng, và stdout được "
+    "flush ngay sau mỗi dòng (Python: print(..., flush=True); C++: std::endl hoặc "
+    "std::flush; Java: System.out.flush())."
+)
+SKIPPED = "Các bài còn lại đã được bỏ qua."
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +46,8 @@ class Verdict:
     ok: bool
     code: FailureCode | None = None
     detail: str = ""  # the failure, or what the bot answered
+    stderr: bytes = b""  # a failing case: the last bytes of the bot's stderr
+    hint: str = ""  # what to look at, when the failure says it plainly
 
 
 def _position(side: Side, pieces: dict[str, tuple[int, int]]) -> TurnRequest:
@@ -95,6 +111,8 @@ class CheckBot:
             verdict = await self._one_request(case, bot, request)
             verdicts.append(verdict)
             on_verdict(verdict)
+            if verdict.code is FailureCode.TIMEOUT:
+                return verdicts  # silent: every later request would wait as long
         for side in (Side.P1, Side.P2):
             verdict = await self._whole_match(side, bot, opponent, turn_limit)
             verdicts.append(verdict)
@@ -109,12 +127,14 @@ class CheckBot:
             reply = await process.ask(request.line, self._timing.first_request_s)
         finally:
             await process.close()
+        stderr = process.stderr_tail()
         if isinstance(reply, ProcessFailure):
-            return Verdict(case, False, reply.code, reply.detail)
+            hint = f"{SILENT_HINT} {SKIPPED}" if reply.code is FailureCode.TIMEOUT else ""
+            return Verdict(case, False, reply.code, reply.detail, stderr, hint)
         verdict = judge(reply.line, request)
         if isinstance(verdict, Accepted):
             return Verdict(case, True, None, f"{_describe_action(request, verdict)}, {reply.ms} ms")
-        return Verdict(case, False, verdict.code, verdict.detail)
+        return Verdict(case, False, verdict.code, verdict.detail, stderr)
 
     async def _whole_match(
         self, side: Side, bot: Artefact, opponent: Artefact, turn_limit: int
@@ -128,7 +148,8 @@ class CheckBot:
         case = f"Cả một trận với bot random, bot là {side.value}"
         failure = result.failure
         if failure is not None and failure.side is side:
-            return Verdict(case, False, failure.code, f"lượt {result.turns}: {failure.detail}")
+            stderr = outcome.stderr[side.number]
+            return Verdict(case, False, failure.code, f"lượt {result.turns}: {failure.detail}", stderr)
         if failure is not None:
             return Verdict(case, False, None, f"bot random lỗi ({failure.code}): {failure.detail}")
         outcome_text = {None: "hòa", side: "thắng"}.get(result.winner, "thua")

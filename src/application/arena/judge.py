@@ -172,7 +172,34 @@ _REASONS = (
 )
 
 
+#: Added to a BAD_JSON whose line is plainly not JSON (debug text on stdout).
+STDERR_HINT = "Dòng này không phải JSON: stdout chỉ dành cho dòng ACTION, log hãy ghi ra stderr."
+
+
+def _plainly_not_json(reply: bytes) -> bool:
+    """Not an object and not JSON at all: text such as `thinking about turn 0`."""
+    text = reply.strip(b" \t\r\n")
+    if text.startswith((b"{", b"[")):
+        return False
+    try:
+        msgspec.json.decode(text)
+    except (msgspec.DecodeError, RecursionError):
+        return True
+    return False
+
+
 def _bad_json(reply: bytes, error: Exception) -> Rejected:
+    rejected = _bad_json_detail(reply, error)
+    if _plainly_not_json(reply):
+        return Rejected(FailureCode.BAD_JSON, _with_hint(rejected.detail))
+    return rejected
+
+
+def _with_hint(detail: str) -> str:
+    return f"{detail if detail.endswith('.') else detail + '.'} {STDERR_HINT}"
+
+
+def _bad_json_detail(reply: bytes, error: Exception) -> Rejected:
     message = str(error)
     where = _BYTE_AT.search(message)
     if isinstance(error, RecursionError):
@@ -236,10 +263,10 @@ def _judge_step_by_step(reply: bytes, request: TurnRequest) -> Verdict:
     except msgspec.ValidationError:
         text = reply.strip(b" \t\r\n")
         kind = _KIND_BY_FIRST_BYTE.get(text[0], "một số")
-        return Rejected(
-            FailureCode.BAD_JSON,
-            f"Cần một đối tượng JSON {{...}}, nhưng nhận được {kind}: {_quote(text, 40)}.",
-        )
+        detail = f"Cần một đối tượng JSON {{...}}, nhưng nhận được {kind}: {_quote(text, 40)}."
+        if _plainly_not_json(reply):
+            detail = _with_hint(detail)
+        return Rejected(FailureCode.BAD_JSON, detail)
     except (msgspec.DecodeError, RecursionError) as error:
         return _bad_json(reply, error)
 

@@ -8,6 +8,7 @@ carrying a `FailureCode` from the domain and a short Vietnamese text for its own
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -128,6 +129,12 @@ class BotProcess(Protocol):
     def pending_failure(self) -> ProcessFailure | None: ...
 
     def stderr_tail(self) -> bytes: ...
+
+    def on_stderr(self, listener: Callable[[bytes], None]) -> None:
+        """Hand `listener` every byte the bot writes to stderr from now on, as it
+        arrives, after what was already read (when none of it was dropped yet): the
+        whole stderr, for an author's own machine."""
+        ...
 
     async def close(self) -> None:
         """Close stdin, give the process 1 s to exit, then kill it and everything it

@@ -19,7 +19,7 @@ turn writes `applied` alone (there is no line to or from a person), and last `en
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -83,6 +83,10 @@ class Timing:
     request_s: float = REQUEST_TIMEOUT_S
 
 
+#: Where a bot's stderr goes as it arrives (an author's own machine): (side, bytes).
+StderrSink = Callable[[Side, bytes], None]
+
+
 class _Ended:
     """The match ended from outside while a side was being waited for."""
 
@@ -99,15 +103,20 @@ class RunMatch:
         self._timing = timing
         self._timer = timer  # needed only for a person's turns
 
-    async def __call__(self, command: MatchCommand, events: MatchEvents) -> MatchOutcome:
+    async def __call__(
+        self, command: MatchCommand, events: MatchEvents, stderr: StderrSink | None = None
+    ) -> MatchOutcome:
         """A match between two bots, placed by the server from the seed (the CLI's)."""
         if not all(isinstance(seat, BotSeat) for seat in command.seats):
             raise ValueError("RunMatch(command) plays bots only; people play through play()")
         match = Match.between_bots(command.match_id, command.seed, command.turn_limit)
-        return await self.play(LiveMatch(match, events), command.seats)
+        return await self.play(LiveMatch(match, events), command.seats, stderr)
 
-    async def play(self, live: LiveMatch, seats: Sequence[MatchSeat]) -> MatchOutcome:
-        """Play `live`'s match (PLAYING, both sides placed and ready) to its end."""
+    async def play(
+        self, live: LiveMatch, seats: Sequence[MatchSeat], stderr: StderrSink | None = None
+    ) -> MatchOutcome:
+        """Play `live`'s match (PLAYING, both sides placed and ready) to its end;
+        `stderr`, when given, gets each bot's whole stderr as it arrives."""
         if tuple(seat.player.side for seat in seats) != SIDES:
             raise ValueError("the seats are P1 then P2")
         persons = {seat.player.side for seat in seats if isinstance(seat, PersonSeat)}
@@ -125,6 +134,8 @@ class RunMatch:
                     live.fail(side, started.code, started.detail)
                 elif started is not None:
                     processes[side.number] = started
+                    if stderr is not None:
+                        started.on_stderr(_for_side(stderr, side))
             if match.phase is Phase.PLAYING:
                 live.begin()
                 await self._play(live, processes)
@@ -251,6 +262,10 @@ async def _first(*waits: Coroutine[Any, Any, object]) -> int:
             if not task.done():
                 task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _for_side(sink: StderrSink, side: Side) -> Callable[[bytes], None]:
+    return lambda chunk: sink(side, chunk)
 
 
 def _tail(process: BotProcess | None) -> bytes:

@@ -2,44 +2,63 @@
 exactly what a match on the server runs — the sandbox, the protocol, the clock.
 
     noitu arena match P1 P2 [--seed N] [--replay FILE] [--turn-limit N] [--no-sandbox]
+                            [--stderr DIR] [--show-stderr] [--no-build-cache] [--quiet]
+    noitu arena match A B --games N [--swap-sides] [--jobs J] [--seed N] ...
     noitu arena check FILE [--no-sandbox]
 
 P1 and P2 are bot files (.py .cpp .cc .cxx .java .jar) or built-in bots
 (builtin:random, builtin:tactical, builtin:strong). Untrusted files run only in the
 sandbox; --no-sandbox runs the author's own files without it, with a warning.
+
+Language (docs/decisions.md): everything these commands print for the author is
+Vietnamese; what a tool said (a compiler's messages, the sandbox's reason, a bot's
+stderr) is quoted as it is, on lines of its own; `--help` texts and JSON keys are
+English. A run leaves nothing in the temporary directory but the replay it names.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import json
 import secrets
-import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from noitu.adapters.arena.build import BuildUnavailable
+from noitu.adapters.arena.build_cache import CachedBuilder
 from noitu.adapters.arena.builtin import BuiltinBots, BuiltinUnavailable
 from noitu.adapters.arena.languages import accepted_suffixes, language_for
 from noitu.adapters.arena.replay_file import ReplayFile
-from noitu.application.arena.check_bot import Verdict, all_passed
+from noitu.application.arena.check_bot import SILENT_HINT, Verdict, all_passed
+from noitu.application.arena.play_series import Game, PlaySeries, SeriesBot, SeriesCommand
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
-from noitu.application.arena.replay import Event, Player, SeatKind
+from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
+from noitu.entrypoints.cli.arena_view import (
+    MatchProgress,
+    SeriesProgress,
+    StderrView,
+    indented,
+    print_series,
+    print_verdict,
+    result_text,
+    say,
+)
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import SettingsError, load_settings
 
 BUILTIN_PREFIX = "builtin:"
 NO_SANDBOX_WARNING = (
-    "noitu arena: --no-sandbox: the bots run WITHOUT the sandbox (no limits, full access"
-    " to this machine). Only for your own trusted files."
+    "--no-sandbox: bot chạy KHÔNG có sandbox (không giới hạn, toàn quyền trên máy này)."
+    " Chỉ dùng cho tệp của chính bạn."
 )
 
 
@@ -65,151 +84,256 @@ def parse_spec(text: str) -> BotSpec:
         name = text[len(BUILTIN_PREFIX):]
         if name not in BuiltinBots.names():
             raise UsageError(
-                f"no built-in bot {name!r}: use one of "
+                f"không có bot dựng sẵn {name!r}: hãy chọn "
                 + ", ".join(BUILTIN_PREFIX + n for n in BuiltinBots.names())
             )
         return BotSpec(text, builtin=name)
     path = Path(text)
     if language_for(path.name) is None:
-        raise UsageError(f"{text}: a bot file ends in {' '.join(accepted_suffixes())}")
+        raise UsageError(f"{text}: tệp bot phải có đuôi {' '.join(accepted_suffixes())}")
     if not path.is_file():
-        raise UsageError(f"{text}: no such file")
+        raise UsageError(f"{text}: không có tệp này")
     return BotSpec(text, path=path)
 
 
-def _container(no_sandbox: bool) -> Container:
+@dataclass(slots=True)
+class _Run:
+    """What one command uses: the container, and the build cache when there is one
+    (made on first use: the builder exists once the runner is chosen)."""
+
+    container: Container
+    cache_dir: Path | None
+    _cache: CachedBuilder | None = None
+
+    @property
+    def cache(self) -> CachedBuilder | None:
+        if self._cache is None and self.cache_dir is not None:
+            self._cache = CachedBuilder(self.container.arena_builder(), self.cache_dir)
+        return self._cache
+
+
+@contextlib.contextmanager
+def _session(no_sandbox: bool, build_cache: bool) -> Iterator[_Run]:
+    """The container for one command, and everything it leaves behind removed at the
+    end: the sandbox's staging folder, and the built-in bots' folder when there is no
+    cache directory (NOITU_CACHE_DIR=off)."""
     try:
         settings = load_settings()
     except SettingsError as error:
-        raise UsageError("; ".join(error.problems)) from None
-    container = Container()
-    container.settings.override(settings)
-    if no_sandbox:
-        container.arena_runner.override("direct")
-    return container
+        problems = "\n    ".join(error.problems)  # the settings' own (English) lines, quoted
+        raise UsageError(f"biến môi trường không hợp lệ:\n    {problems}") from None
+    with contextlib.ExitStack() as cleanup:
+        cache_dir = settings.cache_dir
+        if cache_dir is None:
+            cache_dir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="noitu-arena-cache-")))
+            settings = dataclasses.replace(settings, cache_dir=cache_dir)
+            build_cache = False
+        container = Container()
+        container.settings.override(settings)
+        if no_sandbox:
+            container.arena_runner.override("direct")
+        cleanup.callback(_close_sandbox, container)
+        yield _Run(container, cache_dir if build_cache else None)
+
+
+def _close_sandbox(container: Container) -> None:
+    sandbox = container.arena_probe().sandbox
+    if sandbox is not None:
+        sandbox.close()
 
 
 async def _choose_runner(container: Container, specs: list[BotSpec], no_sandbox: bool) -> None:
     """The sandbox when it can run here; without it only built-in bots (trusted code)
     may run, unless the author said --no-sandbox. Exits with the reason otherwise."""
     if no_sandbox:
-        print(NO_SANDBOX_WARNING, file=sys.stderr)
+        say(NO_SANDBOX_WARNING)
         return
     status = await container.arena_probe().probe()
     if status.available:
         return
     if any(spec.path is not None for spec in specs):
-        print(f"noitu arena: the sandbox cannot run here: {status.reason}", file=sys.stderr)
-        print(
-            "noitu arena: install what it names (see BOT-UPLOAD.md), or run your own trusted"
-            " files with --no-sandbox",
-            file=sys.stderr,
+        say(f"sandbox không chạy được trên máy này. Lý do:\n    {status.reason}")
+        say(
+            "hãy cài những gì lý do trên nêu (xem BOT-UPLOAD.md), hoặc chạy tệp của chính"
+            " bạn với --no-sandbox"
         )
         raise SystemExit(1)
-    print(
-        f"noitu arena: no sandbox ({status.reason}); the built-in bots run without it",
-        file=sys.stderr,
-    )
+    say(f"không có sandbox, các bot dựng sẵn chạy không cần nó. Lý do:\n    {status.reason}")
     container.arena_runner.override("direct")
 
 
-async def _artefact(
-    container: Container, spec: BotSpec, into: Path
-) -> Artefact | ProcessFailure:
+async def _artefact(run: _Run, spec: BotSpec, into: Path) -> Artefact | ProcessFailure:
     """The bot ready to run, or the COMPILE_ERROR that makes it lose."""
+    container = run.container
     if spec.builtin is not None:
         return await container.builtin_bots().artefact(spec.builtin)
     assert spec.path is not None
     language = language_for(spec.path.name)
     assert language is not None
-    builder: BotBuilder = container.arena_builder()
+    builder: BotBuilder = run.cache or container.arena_builder()
     built = await builder.build(spec.path, language, into)
     if built.ok and built.artefact is not None:
+        if run.cache is not None and run.cache.reused(built.artefact):
+            say(f"{spec.text}: dùng lại bản đã biên dịch từ lần trước (mã nguồn không đổi)")
         return built.artefact
-    print(f"noitu arena: {spec.text} did not build:\n{built.messages}", file=sys.stderr)
+    say(f"{spec.text} không biên dịch được. Thông báo của trình biên dịch:\n{built.messages}")
     first_line = (built.messages.strip().splitlines() or ["Biên dịch thất bại."])[0]
     return ProcessFailure(FailureCode.COMPILE_ERROR, first_line[:300])
 
 
-class _Progress:
-    """The replay file, and one progress line on stderr as the match goes."""
+def _stderr_dir(args: argparse.Namespace) -> Path | None:
+    if args.stderr is None:
+        return None
+    directory = Path(args.stderr)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"--stderr {args.stderr}: không tạo được thư mục ({error.strerror})") from None
+    return directory
 
-    def __init__(self, replay: ReplayFile, turn_limit: int, quiet: bool) -> None:
-        self.replay = replay
-        self.bar = tqdm(
-            total=turn_limit, unit="lượt", file=sys.stderr, disable=quiet, dynamic_ncols=True,
-            bar_format="{desc} {bar} {n_fmt}/{total_fmt} lượt [{elapsed}]",
+
+def _check_match_args(args: argparse.Namespace) -> None:
+    if args.turn_limit < 1:
+        raise UsageError("--turn-limit phải từ 1 trở lên")
+    if args.games is None:
+        if args.swap_sides or args.jobs is not None:
+            raise UsageError("--swap-sides và --jobs chỉ dùng cùng --games N")
+        return
+    if args.games < 1:
+        raise UsageError("--games phải từ 1 trở lên")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs phải từ 1 trở lên")
+    if args.replay:
+        raise UsageError(
+            "--replay ghi một trận; với --games, hãy chơi lại một ván bằng --seed của nó"
         )
-
-    def record(self, event: Event) -> None:
-        self.replay.record(event)
-        if event["event"] == "applied":
-            fight = event["fight"]
-            note = f" · {fight['attacker']} {fight['result']} {fight['defender']}" if fight else ""
-            self.bar.set_description_str(f"{event['player']}{note}", refresh=False)
-            self.bar.update(1)
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 async def run_match(args: argparse.Namespace) -> dict[str, object]:
     specs = [parse_spec(args.p1), parse_spec(args.p2)]
-    if args.turn_limit < 1:
-        raise UsageError("--turn-limit must be at least 1")
-    container = _container(args.no_sandbox)
-    await _choose_runner(container, specs, args.no_sandbox)
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    _check_match_args(args)
+    stderr_dir = _stderr_dir(args)
+    with _session(args.no_sandbox, not args.no_build_cache) as run:
+        await _choose_runner(run.container, specs, args.no_sandbox)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+        with tempfile.TemporaryDirectory(prefix="noitu-arena-build-") as work:
+            artefacts = [
+                await _artefact(run, spec, Path(work) / side.value) for side, spec in zip(SIDES, specs)
+            ]
+            if args.games is not None:
+                return await _series(run, args, specs, artefacts, seed, stderr_dir)
+            return await _one_match(run, args, specs, artefacts, seed, stderr_dir)
+
+
+def _kind(spec: BotSpec) -> SeatKind:
+    return SeatKind.BUILTIN if spec.builtin else SeatKind.UPLOAD
+
+
+async def _one_match(
+    run: _Run,
+    args: argparse.Namespace,
+    specs: list[BotSpec],
+    artefacts: list[Artefact | ProcessFailure],
+    seed: int,
+    stderr_dir: Path | None,
+) -> dict[str, object]:
     match_id = secrets.token_hex(4).upper()
     replay_path = Path(args.replay) if args.replay else Path(tempfile.gettempdir()) / f"noitu-match-{match_id}.jsonl"
-    print(f"noitu arena: match {match_id}, seed {seed}, {specs[0].text} (P1) vs {specs[1].text} (P2)",
-          file=sys.stderr)
-    with tempfile.TemporaryDirectory(prefix="noitu-arena-build-") as work:
-        seats = []
-        for side, spec in zip(SIDES, specs):
-            artefact = await _artefact(container, spec, Path(work) / side.value)
-            kind = SeatKind.BUILTIN if spec.builtin else SeatKind.UPLOAD
-            seats.append(BotSeat(Player(side, spec.name, kind), artefact))
-        replay = ReplayFile(replay_path)
-        progress = _Progress(replay, args.turn_limit, args.quiet)
-        try:
-            command = MatchCommand(match_id, seed, (seats[0], seats[1]), args.turn_limit)
-            outcome = await container.run_match()(command, progress)
-        except BaseException:
-            replay.discard()
-            raise
-        finally:
-            progress.close()
-        replay.finish()
-    for side, tail in zip(SIDES, outcome.stderr):
-        if tail and outcome.result.failure is not None and outcome.result.failure.side is side:
-            text = tail.decode("utf-8", "replace")
-            print(f"noitu arena: the last stderr of {side.value}:\n{text}", file=sys.stderr)
-    return {**outcome.result.to_json(), "replay": str(replay_path)}
+    say(f"trận {match_id}, seed {seed}: {specs[0].text} (P1) đấu {specs[1].text} (P2)")
+    seats = [
+        BotSeat(Player(side, spec.name, _kind(spec)), artefact)
+        for side, spec, artefact in zip(SIDES, specs, artefacts)
+    ]
+    replay = ReplayFile(replay_path)
+    progress = MatchProgress(args.turn_limit, quiet=args.quiet, turns=args.show_stderr, also=replay)
+    view = StderrView(stderr_dir, args.show_stderr)
+    try:
+        command = MatchCommand(match_id, seed, (seats[0], seats[1]), args.turn_limit)
+        outcome = await run.container.run_match()(command, progress, view)
+    except BaseException:
+        replay.discard()
+        raise
+    finally:
+        progress.close()
+        view.close()
+    replay.finish()
+    result = outcome.result
+    names = (specs[0].name, specs[1].name)
+    if not args.quiet:  # below the bar on a terminal; the match's one line when piped
+        say(f"trận {match_id} xong: {result_text(result, names)}")
+    for side in SIDES:
+        if side in view.paths:
+            say(f"stderr của {side.value}: {view.paths[side]}")
+    failure = result.failure
+    if failure is not None and outcome.stderr[failure.side.number] and not args.show_stderr:
+        tail = outcome.stderr[failure.side.number]
+        say(f"stderr cuối của {failure.side.value} ({names[failure.side.number]}):\n{indented(tail)}")
+    if failure is not None and failure.code is FailureCode.TIMEOUT and not progress.replies[failure.side]:
+        say(f"{failure.side.value} chưa trả lời lần nào. {SILENT_HINT}")
+    return {**result.to_json(), "replay": str(replay_path)}
 
 
-def _print_verdict(verdict: Verdict) -> None:
-    mark = "ĐẠT  " if verdict.ok else "LỖI  "
-    code = f"{verdict.code.value}: " if verdict.code else ""
-    print(f"{mark}{verdict.case} — {code}{verdict.detail}", flush=True)
+async def _series(
+    run: _Run,
+    args: argparse.Namespace,
+    specs: list[BotSpec],
+    artefacts: list[Artefact | ProcessFailure],
+    seed: int,
+    stderr_dir: Path | None,
+) -> dict[str, object]:
+    bots = tuple(SeriesBot(spec.name, _kind(spec), artefact) for spec, artefact in zip(specs, artefacts))
+    command = SeriesCommand(
+        (bots[0], bots[1]), args.games, seed, args.swap_sides, args.jobs or 1, args.turn_limit
+    )
+    sides = ", đổi bên mỗi seed" if args.swap_sides else ""
+    say(
+        f"{args.games} ván từ seed {seed}{sides}, {command.jobs} ván một lúc:"
+        f" {specs[0].text} (A) đấu {specs[1].text} (B)"
+    )
+    names = (specs[0].name, specs[1].name)
+    progress = SeriesProgress(args.games, names, args.quiet)
+    views: list[StderrView] = []
+
+    def stderr_for(game: Game) -> StderrView | None:  # one view a game: files, live prefix
+        if stderr_dir is None and not args.show_stderr:
+            return None
+        view = StderrView(
+            stderr_dir, args.show_stderr, label=f"ván {game.number:03d}",
+            file_prefix=f"game-{game.number:03d}-",
+        )
+        views.append(view)
+        return view
+
+    try:
+        series = await PlaySeries(run.container.run_match())(
+            command, on_game=progress, stderr_for=stderr_for
+        )
+    finally:
+        progress.close()
+        for view in views:
+            view.close()
+    if stderr_dir is not None:
+        say(f"stderr của từng ván: {stderr_dir}/game-NNN-P1.stderr.txt và game-NNN-P2.stderr.txt")
+    print_series(series, (specs[0].text, specs[1].text))
+    return series.to_json()
 
 
 async def run_check(args: argparse.Namespace) -> bool:
     spec = parse_spec(args.file)
     if spec.path is None:
-        raise UsageError("noitu arena check takes a bot file")
-    container = _container(args.no_sandbox)
-    await _choose_runner(container, [spec], args.no_sandbox)
-    with tempfile.TemporaryDirectory(prefix="noitu-arena-check-") as work:
-        bot = await _artefact(container, spec, Path(work) / "bot")
-        if isinstance(bot, ProcessFailure):
-            _print_verdict(Verdict("Biên dịch / kiểm tra tệp", False, bot.code, bot.detail))
-            return False
-        _print_verdict(Verdict("Biên dịch / kiểm tra tệp", True, None, spec.path.name))
-        opponent = await container.builtin_bots().artefact("random")
-        verdicts = await container.check_bot()(
-            bot, opponent, turn_limit=args.turn_limit, on_verdict=_print_verdict
-        )
+        raise UsageError("noitu arena check cần một tệp bot")
+    with _session(args.no_sandbox, build_cache=True) as run:
+        await _choose_runner(run.container, [spec], args.no_sandbox)
+        with tempfile.TemporaryDirectory(prefix="noitu-arena-check-") as work:
+            bot = await _artefact(run, spec, Path(work) / "bot")
+            if isinstance(bot, ProcessFailure):
+                print_verdict(Verdict("Biên dịch / kiểm tra tệp", False, None, f"{bot.code.value}: {bot.detail}"))
+                return False
+            print_verdict(Verdict("Biên dịch / kiểm tra tệp", True, None, spec.path.name))
+            opponent = await run.container.builtin_bots().artefact("random")
+            verdicts = await run.container.check_bot()(
+                bot, opponent, turn_limit=args.turn_limit, on_verdict=print_verdict
+            )
     return all_passed(verdicts)
 
 
@@ -217,10 +341,10 @@ def _run(coroutine_factory, args: argparse.Namespace):
     try:
         return asyncio.run(coroutine_factory(args))
     except UsageError as error:
-        print(f"noitu arena: {error}", file=sys.stderr)
+        say(str(error))
         raise SystemExit(2) from None
     except (BuiltinUnavailable, BuildUnavailable) as error:
-        print(f"noitu arena: {error}", file=sys.stderr)
+        say(f"không chuẩn bị được bot. Lý do:\n    {error}")
         raise SystemExit(1) from None
 
 
@@ -241,16 +365,31 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     sandbox_help = "run your own trusted files without the sandbox (a warning is printed)"
 
     match = kinds.add_parser(
-        "match", help="one match between two bots (files or builtin:random|tactical|strong)"
+        "match", help="one match, or a series, between two bots (files or builtin:random|tactical|strong)"
     )
-    match.add_argument("p1", help="P1: a bot file or builtin:NAME")
-    match.add_argument("p2", help="P2: a bot file or builtin:NAME")
-    match.add_argument("--seed", type=int, help="the match's placement seed (default: random, printed)")
-    match.add_argument("--replay", help="where to write the replay (JSON Lines)")
+    match.add_argument("p1", help="P1 (bot A of a series): a bot file or builtin:NAME")
+    match.add_argument("p2", help="P2 (bot B of a series): a bot file or builtin:NAME")
+    match.add_argument("--seed", type=int,
+                       help="the match's placement seed; with --games, the first game's (default: random, printed)")
+    match.add_argument("--replay", help="where to write the replay (JSON Lines); one match only")
     match.add_argument("--turn-limit", type=int, default=DEFAULT_TURN_LIMIT,
                        help="for tests only: rooms always play 200 turns")
     match.add_argument("--no-sandbox", action="store_true", help=sandbox_help)
-    match.add_argument("--quiet", action="store_true", help="no progress line")
+    match.add_argument("--quiet", action="store_true", help="no progress")
+    match.add_argument("--stderr", metavar="DIR",
+                       help="write each bot's whole stderr to DIR/P1.stderr.txt and DIR/P2.stderr.txt"
+                            " (with --games: DIR/game-NNN-P1.stderr.txt, ...)")
+    match.add_argument("--show-stderr", action="store_true",
+                       help="show the bots' stderr live, as [P1 stderr] lines between the turns")
+    match.add_argument("--games", type=int, metavar="N",
+                       help="play N games, game k on seed --seed+k (k//2 with --swap-sides), and print each"
+                            " bot's figures; the last line is one JSON object")
+    match.add_argument("--swap-sides", action="store_true",
+                       help="with --games: games in pairs on one seed, A as P1 then B as P1")
+    match.add_argument("--jobs", type=int, metavar="J", help="with --games: J games at once (default 1)")
+    match.add_argument("--no-build-cache", action="store_true",
+                       help="build the bot files again even when a build of the same source is cached"
+                            " (NOITU_CACHE_DIR=off also turns the cache off)")
     match.set_defaults(run=match_command)
 
     check = kinds.add_parser("check", help="run a bot through the self-check requests (spec A7)")
@@ -259,6 +398,3 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     check.add_argument("--turn-limit", type=int, default=DEFAULT_TURN_LIMIT,
                        help="turns of the whole matches against builtin:random")
     check.set_defaults(run=check_command)
-
-
-

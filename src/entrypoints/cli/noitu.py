@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import textwrap
 import time
 
 import structlog
@@ -156,8 +157,47 @@ def token(args: argparse.Namespace) -> None:
     print(container.token_signer().issue(ticket))
 
 
+class _ReadNames(dict[str, str]):
+    """An empty environment that notes every name `load_settings` looks up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        if key not in self.names:
+            self.names.append(key)
+        return default
+
+
+def setting_names() -> list[str]:
+    """The environment variables the server reads, in `load_settings`'s order: read from
+    its one definition by watching it read an empty environment."""
+    environment = _ReadNames()
+    try:
+        load_settings(environment)
+    except SettingsError:
+        pass  # the names were noted all the same
+    return environment.names
+
+
+def serve_epilog() -> str:
+    names = textwrap.fill(", ".join(setting_names()), width=76, initial_indent="  ",
+                          subsequent_indent="  ")
+    return (
+        "settings: environment variables, read once at start:\n"
+        f"{names}\n"
+        "each one's default and meaning: README.md, section \"Settings (environment)\";\n"
+        "running it for Telegram: docs/operating.md."
+    )
+
+
 def add_arguments(commands: argparse._SubParsersAction) -> None:
-    serve_parser = commands.add_parser("serve", help="run the server (local play without a bot token)")
+    serve_parser = commands.add_parser(
+        "serve", help="run the server (local play without a bot token)",
+        description="Run the server: nối từ and the bot arena (local play without a bot token).",
+        epilog=serve_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve_parser.set_defaults(run=serve)
 
     token_parser = commands.add_parser("token", help="print a signed game token")

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +27,10 @@ def sandbox_works() -> None:
     require(status)
 
 
-def noitu(*args: str, timeout: float = 240, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NOITU_CACHE_DIR": str(ROOT / "test-artifacts" / "arena-cache")}
+def noitu(
+    *args: str, timeout: float = 240, cwd: Path | None = None, **env_vars: str
+) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NOITU_CACHE_DIR": str(ROOT / "test-artifacts" / "arena-cache"), **env_vars}
     return subprocess.run(
         [*NOITU, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd or ROOT,
     )
@@ -144,3 +150,162 @@ def test_a_compiled_sample_plays_builtin_random_in_the_sandbox(sample, tmp_path)
             reply = json.loads(e["line"])
             assert reply["type"] == "ACTION"
             assert reply["action"] == sent[reply["sequence"]]["legalActions"][0]
+
+
+def last_json(done: subprocess.CompletedProcess[str]) -> dict:
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# A letter with a Vietnamese diacritic: every Vietnamese sentence has some.
+VIETNAMESE = re.compile("[àáâãèéêìíòóôõùúýăđĩũơưÀÁÂÃÈÉÊÌÍÒÓÔÕÙÚÝĂĐĨŨƠƯ\u1ea0-\u1ef9]")
+
+
+def authors_lines(text: str) -> list[str]:
+    """The CLI's own messages to the author (not quoted tool output)."""
+    return [line for line in text.splitlines() if line.startswith("noitu arena:")]
+
+
+@pytest.fixture
+def own_tmp() -> Iterator[Path]:
+    """A TMPDIR of the test's own that the sandbox's user may pass through (pytest's
+    tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="test-cli-tmpdir-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.parametrize("cache", ["default", "off"])
+def test_a_match_leaves_nothing_in_the_temporary_directory(cache, own_tmp, tmp_path):
+    env = {"TMPDIR": str(own_tmp)}
+    if cache == "off":
+        env["NOITU_CACHE_DIR"] = "off"
+    done = noitu("arena", "match", str(BOTS / "a5_minimal.py"), "builtin:random", "--seed", "2",
+                 "--turn-limit", "4", "--replay", str(tmp_path / "r.jsonl"), "--quiet", **env)
+    assert done.returncode == 0, done.stderr
+    assert list(own_tmp.iterdir()) == []
+
+
+def test_stderr_goes_to_a_file_per_side_and_shows_live_between_the_turns(tmp_path):
+    done = noitu("arena", "match", str(BOTS / "a5_minimal.py"), "builtin:random", "--seed", "4",
+                 "--turn-limit", "6", "--replay", str(tmp_path / "r.jsonl"),
+                 "--stderr", str(tmp_path / "err"), "--show-stderr")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "err" / "P1.stderr.txt").read_text() == "turn 0\nturn 2\nturn 4\n"
+    assert (tmp_path / "err" / "P2.stderr.txt").read_text() == ""
+    lines = done.stderr.splitlines()
+    assert [line for line in lines if line.startswith("[P1 stderr]")] == [
+        "[P1 stderr] turn 0", "[P1 stderr] turn 2", "[P1 stderr] turn 4",
+    ]
+    # The bot writes "turn 2" once asked for turn 2, which is after turn 1 was played.
+    assert lines.index("[P1 stderr] turn 2") > next(
+        i for i, line in enumerate(lines) if line.startswith("[lượt 1] P2:")
+    )
+    assert len([line for line in lines if line.startswith("[lượt ")]) == 6
+    # The last line on stdout stays B7's single JSON object.
+    assert done.stdout.count("\n") == 1 and last_json(done)["turns"] == 6
+
+
+def test_piped_progress_is_one_line_a_match(tmp_path):
+    done = noitu("arena", "match", "builtin:random", "builtin:random", "--seed", "4",
+                 "--turn-limit", "30", "--replay", str(tmp_path / "r.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr
+    assert len([line for line in done.stderr.splitlines() if " xong: " in line]) == 1
+
+
+def test_check_prints_the_stderr_of_every_failing_case():
+    done = noitu("arena", "check", str(BOTS / "crashes_on_turn_3.py"), "--turn-limit", "20")
+    assert done.returncode == 1
+    failed = [i for i, line in enumerate(done.stdout.splitlines()) if line.startswith("LỖI")]
+    assert len(failed) == 2
+    for part in done.stdout.split("\nLỖI")[1:]:
+        assert "EXITED" in part.splitlines()[0]
+        assert "Traceback (most recent call last)" in part
+        assert re.search(r"ValueError: boom at turn [34]$", part, re.M)
+        assert re.search(r"thinking about turn [34]$", part, re.M)
+
+
+def test_check_stops_at_a_bot_that_never_ends_its_line_and_says_what_to_check():
+    done = noitu("arena", "check", str(BOTS / "no_newline.py"), "--turn-limit", "20")
+    assert done.returncode == 1
+    lines = done.stdout.strip().splitlines()
+    verdicts = [line for line in lines if line.startswith(("ĐẠT", "LỖI"))]
+    assert len(verdicts) == 2 and verdicts[1].startswith("LỖI") and "TIMEOUT" in verdicts[1]
+    hint = next(line for line in lines if line.strip().startswith("→"))
+    assert "flush" in hint and "xuống dòng" in hint and "bỏ qua" in hint
+
+
+def test_a_series_sums_up_each_bot_and_ends_with_one_json_line(tmp_path):
+    args = ("arena", "match", str(BOTS / "answers_once.py"), "builtin:random", "--games", "3",
+            "--swap-sides", "--jobs", "2", "--seed", "40", "--turn-limit", "10",
+            "--stderr", str(tmp_path / "err"))
+    done = noitu(*args)
+    assert done.returncode == 0, done.stderr
+    summary = last_json(done)
+    assert (summary["games"], summary["seed"], summary["swapSides"]) == (3, 40, True)
+    mine, theirs = summary["bots"]
+    assert (mine["name"], theirs["name"]) == ("answers_once.py", "random")
+    # It answers one request and exits: every game is lost on its second turn.
+    assert (mine["wins"], mine["draws"], mine["losses"]) == (0, 0, 3)
+    assert mine["asP1"]["games"] == 2 and mine["asP2"]["games"] == 1
+    assert mine["reasons"]["loss"] == {"BOT_FAILED": 3}
+    assert mine["replyMs"]["count"] == 3 and mine["replyMs"]["max"] >= mine["replyMs"]["p50"] >= 0
+    assert [(f["game"], f["seed"], f["side"], f["code"]) for f in mine["failures"]] == [
+        (1, 40, "P1", "EXITED"), (2, 40, "P2", "EXITED"), (3, 41, "P1", "EXITED"),
+    ]
+    assert theirs["wins"] == 3 and theirs["failures"] == []
+    assert f"noitu arena match builtin:random {BOTS / 'answers_once.py'} --seed 40" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "err").iterdir()) == [
+        f"game-00{n}-{side}.stderr.txt" for n in (1, 2, 3) for side in ("P1", "P2")
+    ]
+    # Piped, each game is one line of progress; the same seed plays the same games.
+    assert len([line for line in done.stderr.splitlines() if line.startswith("noitu arena: ván ")]) == 3
+    # (The turn of an exit depends on when it is noticed: not compared.)
+    again = last_json(noitu(*args[:-2]))
+
+    def games(series: dict) -> list:
+        return [(b["wins"], b["asP1"], [(f["game"], f["seed"], f["side"], f["code"])
+                                        for f in b["failures"]]) for b in series["bots"]]
+
+    assert games(again) == games(summary)
+
+
+def test_a_build_of_identical_source_is_reused(tmp_path):
+    cache = str(tmp_path / "cache")
+    args = ("arena", "match", "assets/bot-examples/minimal.cpp", "builtin:random", "--seed", "1",
+            "--turn-limit", "2", "--replay", str(tmp_path / "r.jsonl"), "--quiet")
+    first = noitu(*args, NOITU_CACHE_DIR=cache)
+    second = noitu(*args, NOITU_CACHE_DIR=cache)
+    fresh = noitu(*args, "--no-build-cache", NOITU_CACHE_DIR=cache)
+    assert first.returncode == second.returncode == fresh.returncode == 0
+    assert "dùng lại bản đã biên dịch" not in first.stderr
+    assert "dùng lại bản đã biên dịch" in second.stderr
+    assert "dùng lại bản đã biên dịch" not in fresh.stderr
+    assert last_json(second)["failure"] is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("arena", "match", "builtin:random", str(BOTS / "syntax_error.py"), "--turn-limit", "2"),
+        ("arena", "match", "builtin:random", "builtin:random", "--turn-limit", "2", "--no-sandbox"),
+        ("arena", "match", "builtin:nobody", "builtin:random"),
+        ("arena", "match", "builtin:random", "builtin:random", "--games", "0"),
+        ("arena", "check", "builtin:random"),
+    ],
+)
+def test_every_message_for_the_author_is_vietnamese(args, own_tmp):
+    done = noitu(*args, TMPDIR=str(own_tmp))
+    lines = authors_lines(done.stderr)
+    assert lines and all(VIETNAMESE.search(line) for line in lines), lines
+    assert "did not build" not in done.stderr
+
+
+def test_a_match_lost_on_a_silent_first_reply_says_what_to_check(tmp_path):
+    done = noitu("arena", "match", "builtin:random", str(BOTS / "no_newline.py"), "--seed", "3",
+                 "--turn-limit", "4", "--replay", str(tmp_path / "r.jsonl"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (last_json(done)["failure"]["player"], last_json(done)["failure"]["code"]) == ("P2", "TIMEOUT")
+    hint = next(line for line in authors_lines(done.stderr) if "chưa trả lời lần nào" in line)
+    assert "flush" in hint and "xuống dòng" in hint

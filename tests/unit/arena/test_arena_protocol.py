@@ -442,3 +442,18 @@ def test_brackets_inside_strings_do_not_count_as_nesting(request_: TurnRequest) 
     rejected(judge(deep, request_), FailureCode.BAD_JSON)
     shallow = reply(104, move_json()).replace(b'"type":"ACTION"', b'"type":"ACTION","n":' + b"[" * 255 + b"]" * 255)
     assert isinstance(judge(shallow, request_), Accepted)
+
+
+@pytest.mark.parametrize("line", [b"thinking about turn 0", b"debug: x=3", b"42 is the answer"])
+def test_a_bad_json_line_that_is_plainly_not_json_says_debug_output_goes_to_stderr(
+    line: bytes, request_: TurnRequest
+) -> None:
+    detail = rejected(judge(line, request_), FailureCode.BAD_JSON)
+    assert "stderr" in detail
+
+
+@pytest.mark.parametrize("line", [b'{"type":"ACTION",', b"true", b"[1,2]", b'"ACTION"'])
+def test_a_bad_json_line_that_is_json_or_nearly_gets_no_stderr_hint(
+    line: bytes, request_: TurnRequest
+) -> None:
+    assert "stderr" not in rejected(judge(line, request_), FailureCode.BAD_JSON)
