@@ -329,3 +329,15 @@ async def test_the_openapi_document_lists_the_bot_routes(apps: Apps) -> None:
     assert {"201", "400", "409", "413", "429", "503"} <= set(upload_responses)
     assert "multipart/form-data" in paths[API]["post"]["requestBody"]["content"]
     assert paths[f"{API}/{{bot_id}}"]["delete"]["responses"].keys() >= {"204", "403", "404", "409"}
+
+
+async def test_publishing_with_a_wrong_type_is_refused_and_changes_nothing(apps: Apps) -> None:
+    """Spec B3's rule for JSON types holds for owners too: 1 and "true" are no booleans."""
+    client = await apps.start(ScriptedBuilder())
+    bot = (await upload(client, "mine.py", GOOD_PY)).json()["bot"]
+    url, owner = f"{API}/{bot['id']}", {"X-Owner-Key": KEY_A}
+    for wrong in ({"public": "true"}, {"public": 1}, {"public": 0}, {"public": None}, [True]):
+        answer = await client.patch(url, json=wrong, headers=owner)
+        assert (answer.status_code, answer.json()["error"]) == (400, "bad_request"), wrong
+    assert (await client.get(url, headers=owner)).json()["public"] is False
+    assert (await client.get(f"{API}/public")).json()["bots"] == []
