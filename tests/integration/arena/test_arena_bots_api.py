@@ -19,6 +19,7 @@ from noitu.application.arena.limits import (
     MAX_BOTS_PER_OWNER,
     MAX_JAR_BYTES,
     MAX_SOURCE_BYTES,
+    UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
 from noitu.entrypoints.app import create_app
@@ -211,6 +212,7 @@ async def test_uploads_per_minute_and_bots_stored_are_limited_per_owner(apps: Ap
         assert (await upload(client, f"b{n}.py", GOOD_PY)).status_code == 201
     fast = await upload(client, "late.py", GOOD_PY)
     assert (fast.status_code, fast.json()["error"]) == (429, "too_many_uploads")
+    assert fast.headers["retry-after"] == str(UPLOAD_WINDOW_MS // 1000)
     # Another owner is not slowed down; a minute later the first may upload again.
     assert (await upload(client, "other.py", GOOD_PY, key=KEY_B)).status_code == 201
     apps.clock.advance(60_001)

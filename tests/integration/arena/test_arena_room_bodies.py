@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
+from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from support.arena_server import ROOMS, Served, build, serving
 from support.arena_store import NoSandbox
 from support.fakes import FakeClock
@@ -145,3 +146,24 @@ async def test_creating_joining_and_surrendering_with_a_wrong_type_are_refused(
         await refused(await people.post(code, "surrender", wrong, KEY_A))
     after = await people.room(code)
     assert after["version"] == before["version"] and after["result"] is None
+
+
+# --- the per-owner limit ------------------------------------------------------------------
+
+
+async def test_too_many_rooms_answers_when_to_ask_again(people: Served) -> None:
+    codes = []
+    for _ in range(MAX_LIVE_MATCHES_PER_OWNER):
+        created = await people.create(LAN, key=KEY_A)
+        assert created.status_code == 201, created.text
+        codes.append(created.json()["room"]["code"])
+    other = (await people.create(MINH, key=KEY_B)).json()["room"]["code"]
+    for answer in (
+        await people.create(LAN, key=KEY_A),
+        await people.post(other, "join", {"seat": LAN}, KEY_A),
+    ):
+        assert (answer.status_code, answer.json()["error"]) == (429, "too_many_matches")
+        assert int(answer.headers["retry-after"]) >= 1
+    # Leaving one room frees the place at once.
+    assert (await people.post(codes[0], "leave", None, KEY_A)).status_code == 200
+    assert (await people.create(LAN, key=KEY_A)).status_code == 201
