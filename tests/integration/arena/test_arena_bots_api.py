@@ -139,7 +139,7 @@ async def test_a_good_python_upload_compiles_and_a_first_upload_gets_an_owner_ke
     assert [b["id"] for b in mine.json()["bots"]] == [bot["id"]]
     source = await client.get(f"{API}/{bot['id']}/source", headers={"X-Owner-Key": key})
     assert source.status_code == 200 and source.content == GOOD_PY
-    assert source.headers["content-type"].startswith("text/plain")
+    assert source.headers["content-type"] == "text/plain; charset=utf-8"  # one charset
     # The sent key is used as it is.
     again = await upload(client, "second.py", GOOD_PY, key=key)
     assert again.json()["ownerKey"] == key and again.json()["bot"]["name"] == "second"
