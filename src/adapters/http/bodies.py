@@ -56,9 +56,12 @@ class GameRequest(Request[Any, Any, Any]):
     async def json(self) -> Any:
         if self._json is not Empty:
             return self._json
+        if (decoded := self._connection_state.json) is not Empty:
+            self._json = decoded
+            return decoded
         body = await self.body()
         try:
-            value = _decoder(_body_type(self.route_handler)).decode(body or b"null")
+            value = _decoder_for(self.route_handler).decode(body or b"null")
         except RecursionError:
             reason = "nested too deeply"
         except msgspec.MsgspecError as error:
@@ -70,10 +73,16 @@ class GameRequest(Request[Any, Any, Any]):
         raise SerializationException(reason)
 
 
-def _body_type(handler: Any) -> Any:
-    """The type of the route's `data` parameter (Any for a route without one)."""
+def _decoder_for(handler: Any) -> msgspec.json.Decoder[Any]:
+    """The strict decoder of the route's `data` type; plain JSON for a route without
+    one, or with a type msgspec cannot decode JSON into (litestar checks it later)."""
     data = handler.parsed_fn_signature.parameters.get("data")
-    return Any if data is None else data.annotation
+    if data is not None:
+        try:
+            return _decoder(data.annotation)
+        except TypeError:  # not a type msgspec decodes, or not hashable
+            pass
+    return _decoder(Any)
 
 
 @lru_cache(maxsize=128)
