@@ -10,8 +10,11 @@ class GameError(Exception):
     code: ClassVar[str] = "internal"
     default_message: ClassVar[str] = "Máy chủ gặp sự cố. Bạn thử lại sau nhé."
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, *, retry_after_ms: int | None = None) -> None:
         self.message = message or self.default_message
+        #: A refusal that lifts by itself (a rate limit): in how many ms asking again
+        #: may succeed, at the latest; None when the use case cannot tell.
+        self.retry_after_ms = retry_after_ms
         super().__init__(self.message)
 
 

@@ -35,6 +35,7 @@ from noitu.adapters.http.arena_ws import room_socket_router
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
+    declare_retry_after,
     game_error_handler,
     http_error_handler,
     internal_error_handler,
@@ -306,5 +307,6 @@ def create_app(container: Container) -> Litestar:
     if settings.arena_enabled:
         tighten_bots_schema(app.openapi_schema)
         tighten_rooms_schema(app.openapi_schema)
+    declare_retry_after(app.openapi_schema)
     allow_every_method_in_options(app)
     return app

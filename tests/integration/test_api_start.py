@@ -159,6 +159,24 @@ async def test_openapi_declares_every_answer(harness):
         assert set(operation["responses"]) == codes, route
 
 
+async def test_every_429_declares_its_retry_after(harness):
+    schema = (await harness.client.get("/schema/openapi.json")).json()
+    limited = set()
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            answer = operation.get("responses", {}).get("429")
+            if answer is None:
+                continue
+            limited.add(f"{method} {path}")
+            header = answer["headers"]["Retry-After"]
+            assert header["required"] is True, path
+            assert header["schema"] == {"type": "integer", "minimum": 1}, path
+    assert {
+        "post /games/noitu/api/start", "post /games/noitu/api/move", "post /arena/api/bots",
+        "post /arena/api/rooms", "post /arena/api/rooms/{code}/join",
+    } <= limited
+
+
 async def test_the_openapi_document_is_json_only_with_the_page_headers(harness):
     """No HTML documentation site (litestar's would load a CDN's script on the game's
     domain): the document as JSON, with the CSP and the other headers of the page."""

@@ -60,6 +60,8 @@ async def test_an_undecodable_body_is_a_cheap_bad_request(harness: Any, route: s
 
 
 async def test_the_deep_body_is_logged_in_one_line_that_says_why(harness: Any) -> None:
+    """Decoded straight into the route's command, the body is refused at its first
+    wrong type, before the decoder goes deep."""
     with structlog.testing.capture_logs() as logs:
         response = await harness.client.post(
             "/games/noitu/api/state",
@@ -71,7 +73,7 @@ async def test_the_deep_body_is_logged_in_one_line_that_says_why(harness: Any) -
         {
             "event": "undecodable_body",
             "path": "/games/noitu/api/state",
-            "reason": "nested too deeply",
+            "reason": "Expected `str`, got `array` - at `$.session`",
             "log_level": "info",
         }
     ]

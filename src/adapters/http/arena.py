@@ -1,7 +1,8 @@
 """The arena's static pages over HTTP (spec B6): the page "Vào trận" at `/arena/`
 (its script, style sheet and ES modules next to it: `/arena/app.js`,
 `/arena/arena.css`, `/arena/js/<name>.js`), the bot authors' guide at
-`/bot-guide.html` with its style sheet, and the sample bots at `/assets/bot-examples/`.
+`/bot-guide.html` with its style sheet, and the sample bots at `/assets/bot-examples/`
+(that folder itself answers a small page listing them). Each answers HEAD as GET.
 
 Every file is read once from the installed `noitu.assets` package; the names shipped
 there are the whitelist, so a request never becomes a lookup on disk.
@@ -9,17 +10,20 @@ there are the whitelist, so a request never becomes a lookup on disk.
 
 from __future__ import annotations
 
+import html
 from importlib import resources
+from pathlib import PurePosixPath
 
-from litestar import Request, Response, Router, get
+from litestar import Request, Response, Router
 from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import Redirect
 
 from noitu.adapters.http.errors import ErrorBody
-from noitu.adapters.http.pages import SLASH_REDIRECT, slash_redirect
+from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
+from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX, Language
 
 GUIDE = ("arena", "bot-guide.html")
 GUIDE_STYLE = ("arena", "guide.css")
@@ -35,6 +39,71 @@ PAGE_SCRIPT = "app.js"
 PAGE_STYLE = "arena.css"
 MODULE_FOLDER = "js"
 SCRIPT_TYPE = "text/javascript"
+
+
+LANGUAGE_NAMES = {
+    Language.PYTHON: "Python", Language.CPP: "C++", Language.JAVA: "Java", Language.JAR: "JAR"
+}
+COMMENT_MARKS = ("#!", '"""', "/**", "/*", "//", "#", "*")
+
+
+def sample_summary(source: bytes) -> str:
+    """A sample's first comment line ("Bot tối giản cho Búa Bao Kéo 9×9 (C++17, …)."):
+    each sample opens by saying what it is, in Vietnamese."""
+    for line in source.decode("utf-8", "replace").splitlines():
+        text = line.strip()
+        if text.startswith("#!"):
+            continue
+        for mark in COMMENT_MARKS:
+            if text.startswith(mark):
+                text = text[len(mark):].strip()
+                break
+        if text:
+            return text
+    return ""
+
+
+def samples_page(samples: dict[str, bytes]) -> bytes:
+    """The page at /assets/bot-examples/: each sample with its summary, a link to read it
+    and one to download it. Links are absolute: the folder answers with or without
+    its slash."""
+    items = []
+    for name in sorted(samples, key=str.lower):
+        url = html.escape(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{name}")
+        language = LANGUAGE_NAMES[LANGUAGE_BY_SUFFIX[PurePosixPath(name).suffix.lower()]]
+        items.append(
+            f'    <li><a href="{url}"><code>{html.escape(name)}</code></a> ({language},'
+            f' <a href="{url}" download>tải về</a>):'
+            f" {html.escape(sample_summary(samples[name]))}</li>"
+        )
+    listing = "\n".join(items)
+    page = f"""<!doctype html>
+<html lang="vi">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="color-scheme" content="light dark">
+<title>Bot mẫu · Đấu bot Búa Bao Kéo 9×9</title>
+<link rel="stylesheet" href="{ARENA_ASSETS_PATH}/{GUIDE_STYLE[0]}/{GUIDE_STYLE[1]}">
+</head>
+<body>
+<header class="top">
+  <div class="top-inner">
+    <p class="crumbs"><a href="{BOT_GUIDE_PATH}">← Hướng dẫn viết bot</a> · <a href="{ARENA_PATH}/">Vào trận</a></p>
+    <h1>Bot mẫu</h1>
+    <p class="lead">Chọn một bot để đọc mã, hoặc tải về rồi sửa thành bot của bạn.</p>
+  </div>
+</header>
+<main>
+  <ul data-testid="bot-examples">
+{listing}
+  </ul>
+</main>
+</body>
+</html>
+"""
+    return page.encode()
 
 
 class ArenaAssets:
@@ -85,7 +154,7 @@ class ArenaAssets:
 def arena_page_router(assets: ArenaAssets) -> Router:
     """`/arena/` and the files it loads by relative paths (so it needs the slash)."""
 
-    @get(
+    @asset_route(
         "/",
         summary="The arena page, Vào trận",
         media_type="text/html",
@@ -99,19 +168,19 @@ def arena_page_router(assets: ArenaAssets) -> Router:
             assets.page[PAGE], media_type="text/html", headers={"Cache-Control": "no-cache"}
         )
 
-    @get(f"/{PAGE_SCRIPT}", summary="The arena page's script", media_type=SCRIPT_TYPE)
+    @asset_route(f"/{PAGE_SCRIPT}", summary="The arena page's script", media_type=SCRIPT_TYPE)
     async def script() -> Response[bytes]:
         return Response(
             assets.page[PAGE_SCRIPT], media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE}
         )
 
-    @get(f"/{PAGE_STYLE}", summary="The arena page's style sheet", media_type="text/css")
+    @asset_route(f"/{PAGE_STYLE}", summary="The arena page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
         return Response(
             assets.page[PAGE_STYLE], media_type="text/css", headers={"Cache-Control": CACHE}
         )
 
-    @get(
+    @asset_route(
         f"/{MODULE_FOLDER}/{{name:str}}",
         summary="One of the arena page's ES modules, imported by app.js",
         media_type=SCRIPT_TYPE,
@@ -129,17 +198,17 @@ def arena_page_router(assets: ArenaAssets) -> Router:
 
 
 def arena_page_routers(assets: ArenaAssets) -> list[object]:
-    @get(BOT_GUIDE_PATH, summary="The bot authors' guide (Vietnamese)", media_type="text/html",
+    @asset_route(BOT_GUIDE_PATH, summary="The bot authors' guide (Vietnamese)", media_type="text/html",
          tags=["arena"])
     async def guide() -> Response[bytes]:
         return Response(assets.guide, media_type="text/html", headers={"Cache-Control": "no-cache"})
 
-    @get(f"{ARENA_ASSETS_PATH}/arena/guide.css", summary="The guide's style sheet",
+    @asset_route(f"{ARENA_ASSETS_PATH}/arena/guide.css", summary="The guide's style sheet",
          media_type="text/css", tags=["arena"])
     async def guide_style() -> Response[bytes]:
         return Response(assets.style, media_type="text/css", headers={"Cache-Control": CACHE})
 
-    @get(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{{name:str}}", summary="A sample bot, as plain text",
+    @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{{name:str}}", summary="A sample bot, as plain text",
          media_type="text/plain", responses=NOT_FOUND, tags=["arena"])
     async def sample(name: FromPath[str]) -> Response[bytes]:
         found = assets.samples.get(name)
@@ -147,11 +216,18 @@ def arena_page_routers(assets: ArenaAssets) -> list[object]:
             raise NotFoundException()
         return Response(
             found,
-            media_type="text/plain; charset=utf-8",
+            media_type="text/plain",  # litestar adds "; charset=utf-8" to a text/ type
             headers={"Cache-Control": CACHE, "Content-Disposition": f'inline; filename="{name}"'},
         )
 
+    listing = samples_page(assets.samples)
+
+    @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}", summary="The sample bots, listed",
+                 media_type="text/html", tags=["arena"])
+    async def samples() -> Response[bytes]:
+        return Response(listing, media_type="text/html", headers={"Cache-Control": CACHE})
+
     return [
-        Router(path="/", route_handlers=[guide, guide_style, sample]),
+        Router(path="/", route_handlers=[guide, guide_style, samples, sample]),
         arena_page_router(assets),
     ]

@@ -162,10 +162,11 @@ class ArenaBotUseCases(Protocol):
     delete_bot: Callable[[], DeleteBot]
 
 
+#: A source is sent as text (litestar adds "; charset=utf-8" to a text/ type itself).
 SOURCE_MEDIA_TYPE = {
-    Language.PYTHON: "text/plain; charset=utf-8",
-    Language.CPP: "text/plain; charset=utf-8",
-    Language.JAVA: "text/plain; charset=utf-8",
+    Language.PYTHON: "text/plain",
+    Language.CPP: "text/plain",
+    Language.JAVA: "text/plain",
     Language.JAR: "application/java-archive",
 }
 

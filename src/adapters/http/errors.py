@@ -1,7 +1,9 @@
 """The one table that maps errors to HTTP answers, and the handlers that apply it.
 
 Every error body is `{"error": <code>, "message": <Vietnamese sentence>}`; the codes are
-the use cases' (`GameError.code`), plus litestar's own refusals mapped to them.
+the use cases' (`GameError.code`), plus litestar's own refusals mapped to them. Every
+429 answer also carries `Retry-After`: in whole seconds (at least 1), when the limit
+frees up at the latest.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ import structlog
 from litestar import MediaType, Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import (
+    Example,
+    OpenAPI,
+    OpenAPIHeader,
+    OpenAPIResponse,
+    OpenAPIType,
+    Schema,
+)
 
 from noitu.application.errors import BadRequest, GameError
 
@@ -62,10 +71,36 @@ ERROR_STATUS: dict[str, int] = {
 }
 
 
+TOO_MANY_REQUESTS = 429
+RETRY_AFTER = "Retry-After"
+
+#: When a limit frees up, for the 429 codes whose use case cannot tell (ms, at the
+#: latest): the oldest of an owner's uploads leaves the one-minute window within one
+#: window (`UPLOAD_WINDOW_MS`, compared by a test); a room frees up when a match ends,
+#: which nobody can tell, so the client is asked to wait a little before asking again.
+#: Without either, one second.
+RETRY_AFTER_MS: dict[str, int] = {
+    "too_many_uploads": 60_000,
+    "too_many_matches": 10_000,
+}
+
+
+def retry_after_s(error: GameError) -> int:
+    """The Retry-After of a 429: the use case's own wait, else the table's, in whole
+    seconds rounded up, at least 1."""
+    wait_ms = error.retry_after_ms
+    if wait_ms is None:
+        wait_ms = RETRY_AFTER_MS.get(error.code, 1000)
+    return max(1, -(-wait_ms // 1000))
+
+
 def error_response(error: GameError) -> Response[ErrorBody]:
+    status = ERROR_STATUS[error.code]
+    headers = {RETRY_AFTER: str(retry_after_s(error))} if status == TOO_MANY_REQUESTS else None
     return Response(
         ErrorBody(error.code, error.message),
-        status_code=ERROR_STATUS[error.code],
+        status_code=status,
+        headers=headers,
         media_type=MediaType.JSON,
     )
 
@@ -109,3 +144,18 @@ def error_responses(*errors: type[GameError]) -> dict[int, ResponseSpec]:
             examples=[Example(value={"error": e.code, "message": e.default_message}) for e in named],
         )
     return specs
+
+
+def declare_retry_after(schema: OpenAPI) -> None:
+    """Say in the document that every 429 answer carries `Retry-After`."""
+    header = OpenAPIHeader(
+        schema=Schema(type=OpenAPIType.INTEGER, minimum=1),
+        required=True,
+        description="Whole seconds to wait before asking again: when the limit frees up",
+    )
+    for item in (schema.paths or {}).values():
+        for method in ("get", "post", "put", "patch", "delete"):
+            operation = getattr(item, method)
+            answer = (operation.responses or {}).get(str(TOO_MANY_REQUESTS)) if operation else None
+            if isinstance(answer, OpenAPIResponse):
+                answer.headers = {**(answer.headers or {}), RETRY_AFTER: header}

@@ -3,7 +3,9 @@
 A `before_send` hook sees every response, including 404s, 405s and errors raised
 before a handler runs (route middleware would miss those), and the accept of every
 WebSocket. The access log records the
-path only: game links carry their token in the query string.
+path only: game links carry their token in the query string. The answer to a HEAD
+request (the pages and files, see `pages.asset_route`) is the GET's without its body:
+the hook empties the body here, for every route alike.
 """
 
 from __future__ import annotations
@@ -42,7 +44,10 @@ log = structlog.get_logger("noitu.access")
 def response_headers(access_log: bool) -> Callable[[Message, Scope], object]:
     async def before_send(message: Message, scope: Scope) -> None:
         if message["type"] != "http.response.start":
-            if message["type"] == "websocket.accept":
+            if message["type"] == "http.response.body":
+                if scope.get("method") == "HEAD":
+                    message["body"] = b""  # the headers still say the GET's length
+            elif message["type"] == "websocket.accept":
                 # The handshake's answer: the headers that apply to it (no document, no
                 # cache); the access log has no status for it.
                 message.setdefault("headers", []).extend(SOCKET_HEADERS)  # type: ignore[union-attr]

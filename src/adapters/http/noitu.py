@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 import msgspec
-from litestar import MediaType, Request, Response, Router, get, post
+from litestar import MediaType, Request, Response, Router, post
 from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
@@ -20,7 +20,7 @@ from litestar.types import Receive, Scope, Send
 
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.errors import ErrorBody, error_responses
-from noitu.adapters.http.pages import SLASH_REDIRECT, slash_redirect
+from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
 from noitu.application.noitu.commands import (
     PlayMoveCommand,
@@ -150,7 +150,7 @@ def api_router(use_cases: NoituUseCases) -> Router:
 
 
 def page_router(assets: PageAssets) -> Router:
-    @get(
+    @asset_route(
         "/",
         summary="The game page",
         media_type="text/html",
@@ -159,15 +159,15 @@ def page_router(assets: PageAssets) -> Router:
     async def page(request: Request) -> Response[bytes] | Redirect:
         return slash_redirect(request, NOITU_PATH) or assets.response("index.html")
 
-    @get("/app.js", summary="The page's script", media_type="text/javascript")
+    @asset_route("/app.js", summary="The page's script", media_type="text/javascript")
     async def script() -> Response[bytes]:
         return assets.response("app.js")
 
-    @get("/app.css", summary="The page's style sheet", media_type="text/css")
+    @asset_route("/app.css", summary="The page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
         return assets.response("app.css")
 
-    @get(
+    @asset_route(
         "/js/{name:str}",
         summary="One of the page's ES modules, imported by app.js",
         media_type="text/javascript",

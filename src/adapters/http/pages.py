@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from litestar import Request
+from collections.abc import Callable
+from typing import Any
+
+from litestar import HttpMethod, Request, route
+from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.response import Redirect
 
@@ -19,3 +23,9 @@ def slash_redirect(request: Request, page_path: str) -> Redirect | None:
         return None
     query = request.scope.get("query_string", b"").decode("latin-1")
     return Redirect(f"{page_path}/" + (f"?{query}" if query else ""), status_code=308)
+
+
+def asset_route(path: str, **options: Any) -> Callable[[Callable[..., Any]], HTTPRouteHandler]:
+    """A page or file route that answers GET and HEAD alike: HEAD gets the GET's status
+    and headers, and the `before_send` hook (middleware.py) drops the body."""
+    return route(path, http_method=[HttpMethod.GET, HttpMethod.HEAD], **options)

@@ -55,7 +55,9 @@ class PlayMove:
             if game.is_over:
                 raise GameOver()
             if now - session.last_move_ms < self._limits.move_interval_ms:
-                raise TooFast()
+                raise TooFast(
+                    retry_after_ms=session.last_move_ms + self._limits.move_interval_ms - now
+                )
             session.last_move_ms = now
             if typed_word_too_long(command.word):
                 await work.commit()

@@ -57,7 +57,8 @@ class StartGame:
         now = self._clock.now_ms()
         ticket = self._tokens.verify(command.token, now // 1000)
         if not await self._start_limiter.allow(ticket.user_id, now):
-            raise TooFast()
+            # The oldest start counted leaves the sliding window within one window.
+            raise TooFast(retry_after_ms=self._limits.start_window_ms)
 
         async with self._sessions.lock_user(ticket.user_id):
             session = await self._start(ticket, difficulty, now)

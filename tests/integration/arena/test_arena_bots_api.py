@@ -19,6 +19,7 @@ from noitu.application.arena.limits import (
     MAX_BOTS_PER_OWNER,
     MAX_JAR_BYTES,
     MAX_SOURCE_BYTES,
+    UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
 from noitu.entrypoints.app import create_app
@@ -138,7 +139,7 @@ async def test_a_good_python_upload_compiles_and_a_first_upload_gets_an_owner_ke
     assert [b["id"] for b in mine.json()["bots"]] == [bot["id"]]
     source = await client.get(f"{API}/{bot['id']}/source", headers={"X-Owner-Key": key})
     assert source.status_code == 200 and source.content == GOOD_PY
-    assert source.headers["content-type"].startswith("text/plain")
+    assert source.headers["content-type"] == "text/plain; charset=utf-8"  # one charset
     # The sent key is used as it is.
     again = await upload(client, "second.py", GOOD_PY, key=key)
     assert again.json()["ownerKey"] == key and again.json()["bot"]["name"] == "second"
@@ -211,6 +212,7 @@ async def test_uploads_per_minute_and_bots_stored_are_limited_per_owner(apps: Ap
         assert (await upload(client, f"b{n}.py", GOOD_PY)).status_code == 201
     fast = await upload(client, "late.py", GOOD_PY)
     assert (fast.status_code, fast.json()["error"]) == (429, "too_many_uploads")
+    assert fast.headers["retry-after"] == str(UPLOAD_WINDOW_MS // 1000)
     # Another owner is not slowed down; a minute later the first may upload again.
     assert (await upload(client, "other.py", GOOD_PY, key=KEY_B)).status_code == 201
     apps.clock.advance(60_001)
@@ -329,3 +331,15 @@ async def test_the_openapi_document_lists_the_bot_routes(apps: Apps) -> None:
     assert {"201", "400", "409", "413", "429", "503"} <= set(upload_responses)
     assert "multipart/form-data" in paths[API]["post"]["requestBody"]["content"]
     assert paths[f"{API}/{{bot_id}}"]["delete"]["responses"].keys() >= {"204", "403", "404", "409"}
+
+
+async def test_publishing_with_a_wrong_type_is_refused_and_changes_nothing(apps: Apps) -> None:
+    """Spec B3's rule for JSON types holds for owners too: 1 and "true" are no booleans."""
+    client = await apps.start(ScriptedBuilder())
+    bot = (await upload(client, "mine.py", GOOD_PY)).json()["bot"]
+    url, owner = f"{API}/{bot['id']}", {"X-Owner-Key": KEY_A}
+    for wrong in ({"public": "true"}, {"public": 1}, {"public": 0}, {"public": None}, [True]):
+        answer = await client.patch(url, json=wrong, headers=owner)
+        assert (answer.status_code, answer.json()["error"]) == (400, "bad_request"), wrong
+    assert (await client.get(url, headers=owner)).json()["public"] is False
+    assert (await client.get(f"{API}/public")).json()["bots"] == []

@@ -1,7 +1,8 @@
 """RoomSnapshot: everything the page shows of a room, as one frozen value whose fields
 encode to camelCase JSON (msgspec). The feed carries the snapshot every viewer may see
 (a spectator's); `GetRoom` with the viewer's owner hash adds what that viewer may see:
-the sides they answer for (`mine`) and, during placement, their own pieces.
+the sides they answer for (`mine`), during placement their own pieces, and on their
+turn their `legalActions` (nobody else gets those).
 
 No owner hash is ever in a snapshot, nor a bot's failure detail or stderr (those go
 only to the bot's owner, through `FailureDetails`).
@@ -103,7 +104,9 @@ class RoomSnapshot(msgspec.Struct, frozen=True, rename="camel"):
     placement_deadline_ms: int | None  # when the server places what people left
     server_now_ms: int
     board: BoardView
-    legal_actions: tuple[ActionView, ...]  # the person to move's (empty for a bot)
+    # The person to move's, to a viewer answering for them only (empty for anyone else,
+    # for a bot, and in the feed)
+    legal_actions: tuple[ActionView, ...]
     last_action: LastActionView | None
     pieces_left: PiecesLeftView
     queue_place: int  # 0 unless waiting for a slot: then its place from 1
@@ -199,7 +202,7 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
     playing = phase is RoomPhase.PLAYING and live is not None and live.started
     current = match.current_player if playing and match is not None else None
     legal: tuple[ActionView, ...] = ()
-    if current is not None and live is not None and live.is_person(current):
+    if current is not None and current in mine and live is not None and live.is_person(current):
         legal = tuple(action_view(a) for a in live.match.legal_actions())
     last = None if live is None else live.last
     return RoomSnapshot(
