@@ -225,8 +225,15 @@ def test_a_failing_bot_shows_bot_failed_its_code_and_to_its_owner_the_stderr(
     page.open_home()
     expect(page.upload(BOTS / "exit_after_one.py", name="Thoát sớm")).to_have_attribute("data-build", "ok")
     bot_id = page.page.locator("#my-bots > li").first.get_attribute("data-bot-id")
-    page.create_room(f"upload:{bot_id}", "builtin:random")
+    code = page.create_room(f"upload:{bot_id}", "builtin:random")
     watch_to_the_end(page, moves=False)
+    # A spectator reads the code and the server's one-line detail (public, B3), not the
+    # stderr.
+    spectator = arena(open_page, server)
+    spectator.open(f"?room={code}")
+    expect(spectator.by_id("failure-code")).to_have_text(re.compile(r"^[A-Z_]+$"))
+    expect(spectator.by_id("failure-help")).to_contain_text("Chi tiết lỗi")
+    expect(spectator.page.get_by_test_id("bot-stderr")).to_have_count(0)
     expect(page.by_id("result-box")).to_have_attribute("data-reason", "BOT_FAILED")
     expect(page.by_id("result-box")).to_have_attribute("data-winner", "P2")
     expect(page.by_id("failure-code")).to_have_text(re.compile(r"^[A-Z_]+$"))

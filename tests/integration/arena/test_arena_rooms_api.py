@@ -259,6 +259,11 @@ async def test_failure_details_are_the_bots_owners_alone(
     assert own["player"] == "P1" and own["botId"] == bot
     assert own["failureCode"] == room["result"]["failure"]["code"] and own["detail"]
     assert isinstance(own["stderr"], str)
+    # The code and the one-line detail are public like the winner (B3): a keyless viewer
+    # reads them in the result; the stderr stays the owner's.
+    public = await served.room(code)
+    assert public["result"]["failure"] == {"player": "P1", "code": own["failureCode"], "detail": own["detail"]}
+    assert "stderr" not in json.dumps(public)
     other = await served.http.get(url, headers={"X-Owner-Key": KEY_B})
     assert (other.status_code, other.json()["error"]) == (403, "not_owner")
     nobody = await served.http.get(url)

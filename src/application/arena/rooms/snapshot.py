@@ -4,8 +4,9 @@ encode to camelCase JSON (msgspec). The feed carries the snapshot every viewer m
 the sides they answer for (`mine`), during placement their own pieces, and on their
 turn their `legalActions` (nobody else gets those).
 
-No owner hash is ever in a snapshot, nor a bot's failure detail or stderr (those go
-only to the bot's owner, through `FailureDetails`).
+No owner hash is ever in a snapshot, nor a bot's stderr or compile messages (those go
+only to the bot's owner, through `FailureDetails`); a failure's code and one-line
+detail are public (spec B3).
 """
 
 from __future__ import annotations
@@ -79,8 +80,12 @@ class PiecesLeftView(msgspec.Struct, frozen=True):
 
 
 class FailureView(msgspec.Struct, frozen=True):
+    """A bot's failure, public like the winner (spec B3): its B3 code and the server's
+    one-line detail. Its stderr and compile messages only through FailureDetails."""
+
     player: str
-    code: str  # a B3 code; the detail only through FailureDetails
+    code: str
+    detail: str
 
 
 class ResultView(msgspec.Struct, frozen=True):
@@ -158,7 +163,7 @@ def result_view(result: Result | None) -> ResultView | None:
         None if result.winner is None else result.winner.value,
         result.reason.value,
         result.turns,
-        None if failure is None else FailureView(failure.side.value, failure.code.value),
+        None if failure is None else FailureView(failure.side.value, failure.code.value, failure.detail),
     )
 
 
