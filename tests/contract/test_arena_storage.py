@@ -53,6 +53,8 @@ from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
 
 DATABASES = ["sqlite", "postgresql"]
+#: The newest revision (0002: the matches' stderr tails).
+HEAD = "0002"
 SHARED = "arena_shared"
 T0 = 1_800_000_000_000
 _names = itertools.count()
@@ -429,6 +431,33 @@ async def test_a_match_starts_once_and_finishes_once(repo) -> None:
     )
 
 
+async def test_the_stderr_tails_are_stored_by_the_write_that_finishes(open_repository) -> None:
+    repo = await open_repository()
+    match = make_match()
+    await repo.add_match(match)
+    assert await repo.match_stderr(match.id) == (b"", b"")  # live: none yet
+    flood = b"x" * 20_000 + "lỗi ở lượt 57\n".encode()
+    crash = b"Traceback (most recent call last):\n\xff not UTF-8\n"
+    assert await repo.finish_match(match.id, BOT_FAILED, T0 + 900, None, (flood, crash))
+    # Only the last 8 KiB, as bytes (a cut character stays cut; readers decode).
+    kept = (flood[-8 * 1024 :], crash)
+    assert await repo.match_stderr(match.id) == kept
+    # The first ending stands, its tails too.
+    assert not await repo.finish_match(match.id, DRAW, T0 + 999, None, (b"later", b"later"))
+    assert await repo.match_stderr(match.id) == kept
+    # Records and lists never carry them; a restarted server still reads them.
+    assert await repo.get_match(match.id) == dataclasses.replace(
+        match, status=MatchStatus.FINISHED, finished_ms=T0 + 900, result=BOT_FAILED
+    )
+    again = await open_repository()
+    assert await again.match_stderr(match.id) == kept
+    assert await again.match_stderr("DEADBEEF") is None
+    abandoned = make_match(created_ms=T0 + 1)
+    await again.add_match(abandoned)
+    assert await again.abandon_live(T0 + 2_000) == 1
+    assert await again.match_stderr(abandoned.id) == (b"", b"")
+
+
 async def test_finished_matches_page_latest_first(repo) -> None:
     carol = owner_hash(new_owner_key(RNG))
     finished = []
@@ -552,7 +581,7 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == set()
     await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == migrations.head_revision() == "0001"
+    assert await migrations.current_revision(engine) == migrations.head_revision() == HEAD
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
     repo = SqlArenaRepository(engine)
@@ -560,7 +589,7 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     await repo.add_bot(bot)
     await migrations.upgrade(engine)  # again: nothing changes, nothing is lost
     await migrations.upgrade_url(str(engine.url.render_as_string(hide_password=False)))
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
     assert await repo.get_bot(bot.id) == bot
 
 
@@ -577,15 +606,15 @@ async def test_two_instances_migrating_at_once(new_url, engines) -> None:
     both = [create_engine(target) for _ in range(3)]
     engines.extend(both)
     await asyncio.gather(*(migrations.upgrade(engine) for engine in both))
-    assert {await migrations.current_revision(e) for e in both} == {"0001"}
+    assert {await migrations.current_revision(e) for e in both} == {HEAD}
 
 
 BROKEN_REVISION = """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0999"
+down_revision = "%s"
 branch_labels = None
 depends_on = None
 
@@ -609,12 +638,13 @@ async def test_a_failed_migration_leaves_nothing_behind(
     await migrations.upgrade(engine)
     versions = tmp_path / "versions"
     versions.mkdir()
-    shutil.copy(migrations.VERSIONS / "0001_initial.py", versions)
-    (versions / "0002_broken.py").write_text(BROKEN_REVISION)
+    for revision in migrations.VERSIONS.glob("0*.py"):
+        shutil.copy(revision, versions)
+    (versions / "0999_broken.py").write_text(BROKEN_REVISION % HEAD)
     monkeypatch.setattr(migrations, "VERSIONS", versions)
     with pytest.raises(RuntimeError, match="half-way"):
         await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
         assert await connection.run_sync(_schema_diff) == []
@@ -637,7 +667,7 @@ async def test_downgrade_and_upgrade_again(new_url, engines) -> None:
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {VERSION_TABLE}
     await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
 
 
 # --- SQLite specifics, URLs and records -----------------------------------------------

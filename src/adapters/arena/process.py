@@ -198,11 +198,8 @@ class PipeBotProcess:
         self._tasks: list[asyncio.Task[None]] = []
         self._watch_pid()
         self._reader = asyncio.create_task(self._read_stdout())
-        self._tasks += [
-            self._reader,
-            asyncio.create_task(self._read_stderr()),
-            asyncio.create_task(self._watch_exit()),
-        ]
+        self._stderr_reader = asyncio.create_task(self._read_stderr())
+        self._tasks += [self._reader, self._stderr_reader, asyncio.create_task(self._watch_exit())]
 
     @property
     def pid(self) -> int:
@@ -464,7 +461,10 @@ class PipeBotProcess:
         if self._ending:
             return
         self._ending = True
-        await self._exited(EXIT_STATUS_WAIT_S)
+        if await self._exited(EXIT_STATUS_WAIT_S):
+            # What it wrote to stderr before it went (a traceback, say) is read before
+            # its failure ends the match, so the stderr tail taken then has it.
+            await asyncio.wait({self._stderr_reader}, timeout=STDOUT_AFTER_EXIT_S)
         if self._closing or self._failed.done():
             return
         if self._containment.oom_killed():

@@ -121,10 +121,12 @@ class RunMatch:
         try:
             launched = await asyncio.gather(*(self._launch(seat) for seat in seats))
             for side, started in zip(SIDES, launched):
+                if started is not None and not isinstance(started, ProcessFailure):
+                    processes[side.number] = started
+            live.read_stderr_from(lambda: (_tail(processes[0]), _tail(processes[1])))
+            for side, started in zip(SIDES, launched):
                 if isinstance(started, ProcessFailure):
                     live.fail(side, started.code, started.detail)
-                elif started is not None:
-                    processes[side.number] = started
             if match.phase is Phase.PLAYING:
                 live.begin()
                 await self._play(live, processes)

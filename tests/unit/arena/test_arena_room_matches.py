@@ -366,10 +366,31 @@ async def test_a_failed_bot_shows_its_code_to_all_and_its_detail_to_its_owner(ar
         await arena.failure_details(FailureDetailsCommand(end.match_id, new_owner()))
     with pytest.raises(MatchNotFound):
         await arena.failure_details(FailureDetailsCommand("00000000", lan))
-    # Once the room is forgotten the archive still has the detail (not the stderr).
+    # Once the room is forgotten the archive has them both (so has it after a restart).
     arena.registry.remove(room.code)
     (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
-    assert bot.detail and bot.stderr == ""
+    assert bot.detail and bot.stderr == "debug: thinking\n"
+
+
+async def test_the_owner_reads_the_stderr_as_soon_as_the_result_shows(arena):
+    lan = new_owner()
+    mine = arena.add_bot(lan)
+    crashing = ScriptedBot(lambda r: b"Traceback ...", stderr=b"ValueError: oops\n", slow_exit=True)
+    arena.launcher.script(mine.id, crashing)
+    room = await arena.create(lan, upload(mine), builtin("random"))
+    end = await arena.until_room(room.code, lambda s: s.phase == "FINISHED")
+    # The bot still uses its second to exit: nothing is archived yet, and yet...
+    assert not end.replay_ready and not crashing.closed
+    (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
+    assert (bot.failure_code, bot.stderr) == ("BAD_JSON", "ValueError: oops\n")
+    crashing.let_exit()
+    await arena.until_room(room.code, over)
+    # The same write that finished the match stored the tails: P1's, and P2's (a
+    # built-in bot's, which nobody is shown).
+    assert arena.stores.stderr[end.match_id] == (b"ValueError: oops\n", b"debug: thinking\n")
+    arena.registry.remove(room.code)
+    (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
+    assert bot.stderr == "ValueError: oops\n"
 
 
 async def test_a_replay_is_there_only_once_the_match_is_finished(arena):

@@ -99,10 +99,9 @@ class Room:
     playing: bool = False
     #: Closed before any match (everybody left, or nobody came).
     closed: bool = False
-    #: After the end: the replay's name once archived, the bots' stderr (P1, P2).
+    #: After the end: the replay's name once archived.
     replay: str | None = None
     archived: bool = False
-    stderr: tuple[bytes, bytes] = (b"", b"")
     finished_ms: int | None = None
     #: The version of what the room shows: +1 at every change.
     version: int = 0
@@ -118,6 +117,11 @@ class Room:
     @property
     def result(self) -> Result | None:
         return None if self.live is None else self.live.match.result
+
+    @property
+    def stderr(self) -> tuple[bytes, bytes]:
+        """The bots' stderr tails (P1, P2), there from the moment the match ended."""
+        return (b"", b"") if self.live is None else self.live.stderr
 
     @property
     def phase(self) -> RoomPhase:

@@ -10,8 +10,10 @@ end in the background (spec B1, B2, B4).
    `BotCatalogue` and `ArenaFiles`, a built-in bot's through `BuiltinArtefacts`) and
    `RunMatch.play` runs it.
 3. At the end, however it ended (a surrender in placement or in the queue too), the
-   replay is finished through the `ReplayWriter`, the match is finished in the archive
-   with the replay's name, and the room shows the result, then that its replay is
+   room shows the result (the bots' stderr tails were taken from their processes in
+   the same step, so their owners can read them at once), the replay is finished
+   through the `ReplayWriter`, the match is finished in the archive with the replay's
+   name and the stderr tails in one write, and the room shows that its replay is
    ready; its feed ends.
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
@@ -184,8 +186,7 @@ class StartMatch:
             room.playing = True
             await self._archive.start_match(room.match_id, self._host.clock.now_ms())
             self._host.changed(room)
-            outcome = await self._run_match.play(live, seats)
-            room.stderr = outcome.stderr
+            await self._run_match.play(live, seats)
         finally:
             await slot.__aexit__(None, None, None)
 
@@ -258,7 +259,7 @@ class StartMatch:
         except OSError:
             writer.discard()
         try:
-            await self._archive.finish_match(room.match_id, result, now, replay)
+            await self._archive.finish_match(room.match_id, result, now, replay, live.stderr)
         except StorageError:
             replay = None  # the archive does not know it: nobody can fetch it
         room.replay = replay
