@@ -188,6 +188,39 @@ async def test_a_persons_whole_match_against_a_bot(arena):
         await act(arena, code, lan, ActionInput("PASS"))
 
 
+async def test_a_room_plays_only_once_a_side_is_to_move(arena):
+    starting = ScriptedBot(slow_start=True)  # a JVM, say, that takes its time
+    lan = new_owner()
+    arena.launcher.script("tactical", starting)
+    room = await arena.create(lan, person("Lan"), builtin("tactical"))
+    feed = await arena.watch_room(GetRoomCommand(room.code))
+    watching = asyncio.ensure_future(collect(feed))
+    await place(arena, room.code, lan, "RANDOM_PLACEMENT")
+    await place(arena, room.code, lan, "READY")
+    await arena.until(lambda: arena.launcher.launched, "the bot's launch")
+    # Everyone is ready, the slot is taken, the bot is starting: not PLAYING yet.
+    waiting = await arena.room(room.code, lan)
+    assert waiting.phase == "PLACEMENT" and waiting.seats[0].ready and waiting.seats[1].ready
+    assert (waiting.current_player, waiting.queue_place, waiting.deadline_ms) == (None, 0, None)
+    assert waiting.placement_deadline_ms is None
+    with pytest.raises(WrongRoomPhase, match="chưa bắt đầu"):
+        await act(arena, room.code, lan, ActionInput("PASS"))
+    arena.clock.advance(20_000)  # however long it takes, the person's 60 s have not begun
+    starting.let_start()
+    playing = await arena.until_room(room.code, lambda s: s.phase == "PLAYING", lan)
+    assert playing.current_player == "P1" and playing.legal_actions
+    assert playing.deadline_ms == arena.clock.now_ms() + 60_000
+    legal = arena.registry.get(room.code).live.match.legal_actions()
+    done = await act(arena, room.code, lan, move_of(legal[0]))
+    assert done.last_action.player == "P1" and done.phase == "PLAYING"
+    await arena.surrender(SurrenderCommand(room.code, lan))
+    seen = await asyncio.wait_for(watching, 5)
+    assert seen[-1].phase == "FINISHED"
+    # Never PLAYING with nobody to move: every PLAYING snapshot names the side to move.
+    assert all(s.current_player for s in seen if s.phase == "PLAYING")
+    assert [s.phase for s in seen if s.phase != "WAITING"][0] == "PLACEMENT"
+
+
 async def test_the_placement_time_places_the_rest_and_readies_everyone(arena):
     lan, minh = new_owner(), new_owner()
     room = await arena.create(lan, person("Lan"))

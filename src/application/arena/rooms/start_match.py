@@ -183,9 +183,8 @@ class StartMatch:
             seats = await self._seats(room)
             if live.over:
                 return
-            room.playing = True
             await self._archive.start_match(room.match_id, self._host.clock.now_ms())
-            self._host.changed(room)
+            self._host.changed(room)  # out of the queue: its bots start (still PLACEMENT)
             await self._run_match.play(live, seats)
         finally:
             await slot.__aexit__(None, None, None)
