@@ -319,6 +319,32 @@ async def test_max_bots_refuses_the_one_too_many(repo) -> None:
     assert await repo.add_bot(make_bot(owner=BOB), max_bots=3)  # per owner
 
 
+def failed_build(owner: str = ALICE, created_ms: int = T0) -> BotRecord:
+    return make_bot(
+        owner=owner,
+        created_ms=created_ms,
+        build=BuildStatus.FAILED,
+        build_messages="mine.cpp:1:1: error",
+        artefact_dir=None,
+    )
+
+
+async def test_failed_builds_do_not_count_and_are_listed_for_the_sweep(repo) -> None:
+    failed = [failed_build(created_ms=T0 + i) for i in range(3)]
+    for bot in failed:
+        assert await repo.add_bot(bot, max_bots=None)
+    assert await repo.count_bots(ALICE) == 0
+    for i in range(2):
+        assert await repo.add_bot(make_bot(created_ms=T0 + 10 + i), max_bots=2)
+    assert not await repo.add_bot(make_bot(created_ms=T0 + 20), max_bots=2)
+    assert await repo.count_bots(ALICE) == 2 and len(await repo.bots_of(ALICE)) == 5
+    theirs = failed_build(owner=BOB, created_ms=T0 + 5)
+    await repo.add_bot(theirs)
+    assert await repo.failed_builds(ALICE) == failed[::-1]
+    assert await repo.failed_builds() == [theirs, *failed[::-1]]
+    assert await repo.failed_builds(owner_hash(new_owner_key(RNG))) == []
+
+
 async def test_concurrent_adds_keep_every_bot_and_the_limit(open_repository) -> None:
     first, second = await open_repository(), await open_repository()
     bots = [make_bot(owner=ALICE if i % 2 else BOB, created_ms=T0 + i) for i in range(30)]

@@ -291,8 +291,8 @@ class BotCatalogue(Protocol):
 
     async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
         """Store a new bot (creating its owner when new). With `max_bots`, atomically
-        refuse (False, nothing stored) when the owner has that many bots already.
-        Raises AlreadyStored when the id is taken."""
+        refuse (False, nothing stored) when the owner has that many bots that built
+        already. Raises AlreadyStored when the id is taken."""
         ...
 
     async def get_bot(self, bot_id: str) -> BotRecord | None: ...
@@ -301,7 +301,13 @@ class BotCatalogue(Protocol):
         """The owner's bots, newest first."""
         ...
 
-    async def count_bots(self, owner: str) -> int: ...
+    async def count_bots(self, owner: str) -> int:
+        """How many of the owner's bots built (failed builds do not count)."""
+        ...
+
+    async def failed_builds(self, owner: str | None = None) -> list[BotRecord]:
+        """The bots whose build failed (the owner's, or everyone's), newest first."""
+        ...
 
     async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
         """Public bots, newest first: at most `limit`, those after `before`."""

@@ -45,6 +45,9 @@ from noitu.domain.arena.match import EndReason, Failure, Result
 
 Row = Mapping[str, Any]
 
+#: The bots that count toward an owner's cap: those that built.
+_BUILT = bots.c.build_status == BuildStatus.OK.value
+
 #: The stderr tails are read only by `match_stderr`: lists and records never carry them.
 _STDERR_COLUMNS = (matches.c.p1_stderr, matches.c.p2_stderr)
 _RECORD_COLUMNS = tuple(column for column in matches.c if column not in _STDERR_COLUMNS)
@@ -149,7 +152,9 @@ class SqlArenaRepository:
             await self._lock_owner(connection, bot.owner, bot.created_ms)
             if max_bots is not None:
                 stored = await connection.scalar(
-                    select(func.count()).select_from(bots).where(bots.c.owner == bot.owner)
+                    select(func.count())
+                    .select_from(bots)
+                    .where(bots.c.owner == bot.owner, _BUILT)
                 )
                 if (stored or 0) >= max_bots:
                     return False
@@ -172,9 +177,15 @@ class SqlArenaRepository:
     async def count_bots(self, owner: str) -> int:
         async with self._read() as connection:
             count = await connection.scalar(
-                select(func.count()).select_from(bots).where(bots.c.owner == owner)
+                select(func.count()).select_from(bots).where(bots.c.owner == owner, _BUILT)
             )
         return int(count or 0)
+
+    async def failed_builds(self, owner: str | None = None) -> list[BotRecord]:
+        query = select(bots).where(bots.c.build_status == BuildStatus.FAILED.value)
+        if owner is not None:
+            query = query.where(bots.c.owner == owner)
+        return await self._bots(query.order_by(bots.c.created_ms.desc(), bots.c.id.desc()))
 
     async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
         query = select(bots).where(bots.c.public.is_(True))

@@ -209,7 +209,7 @@ class StartMatch:
         if bot is None or bot.artefact_dir is None:
             return ProcessFailure(FailureCode.START_FAILED, "Bot đã bị xoá nên không chạy được.")
         if bot.build is not BuildStatus.OK:
-            return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot chưa biên dịch được.")
+            return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot biên dịch bị lỗi.")
         if not await self._files.has_artefact(bot.artefact_dir):
             return await self._rebuild(bot)
         return Artefact(bot.language, self._files.artefact_path(bot.artefact_dir))
