@@ -19,7 +19,7 @@ turn writes `applied` alone (there is no line to or from a person), and last `en
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -106,8 +106,16 @@ class RunMatch:
         match = Match.between_bots(command.match_id, command.seed, command.turn_limit)
         return await self.play(LiveMatch(match, events), command.seats)
 
-    async def play(self, live: LiveMatch, seats: Sequence[MatchSeat]) -> MatchOutcome:
-        """Play `live`'s match (PLAYING, both sides placed and ready) to its end."""
+    async def play(
+        self,
+        live: LiveMatch,
+        seats: Sequence[MatchSeat],
+        *,
+        when_over: Callable[[], Awaitable[None]] | None = None,
+    ) -> MatchOutcome:
+        """Play `live`'s match (PLAYING, both sides placed and ready) to its end.
+        `when_over` is awaited once the match is over and before the bots' processes
+        are closed (which may take them a second): the room archives the result then."""
         if tuple(seat.player.side for seat in seats) != SIDES:
             raise ValueError("the seats are P1 then P2")
         persons = {seat.player.side for seat in seats if isinstance(seat, PersonSeat)}
@@ -130,6 +138,8 @@ class RunMatch:
             if match.phase is Phase.PLAYING:
                 live.begin()
                 await self._play(live, processes)
+            if when_over is not None:
+                await when_over()
         finally:
             await asyncio.gather(*(p.close() for p in processes if p is not None))
         assert match.result is not None

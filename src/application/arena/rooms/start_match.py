@@ -10,11 +10,12 @@ end in the background (spec B1, B2, B4).
    `BotCatalogue` and `ArenaFiles`, a built-in bot's through `BuiltinArtefacts`) and
    `RunMatch.play` runs it.
 3. At the end, however it ended (a surrender in placement or in the queue too), the
-   room shows the result (the bots' stderr tails were taken from their processes in
-   the same step, so their owners can read them at once), the replay is finished
-   through the `ReplayWriter`, the match is finished in the archive with the replay's
-   name and the stderr tails in one write, and the room shows that its replay is
-   ready; its feed ends.
+   bots' stderr tails are taken from their processes in the step that ends the match
+   (so the room's owners can read them as soon as it shows the result); then, before
+   the bots are closed, the replay is finished through the `ReplayWriter` and the
+   match is finished in the archive with the replay's name and the stderr tails in one
+   write; only then does the feed publish the result (other instances read the
+   archive), with its replay ready. The feed ends once the bots are closed.
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
 ends the match as ABANDONED: nobody wins, nobody loses.
@@ -143,7 +144,7 @@ class StartMatch:
         try:
             await self._placement(room, live)
             if not live.over:
-                await self._queue_and_play(room, live)
+                await self._queue_and_play(room, live, writer)
         except BaseException:
             live.abandon()
             raise
@@ -159,7 +160,7 @@ class StartMatch:
                 return
             await _first(pulse.wait(), self._timer.sleep_until(deadline))
 
-    async def _queue_and_play(self, room: Room, live: LiveMatch) -> None:
+    async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
         room.queued = True
         slot = self._host.queue.slot(room.match_id)
@@ -185,7 +186,9 @@ class StartMatch:
                 return
             await self._archive.start_match(room.match_id, self._host.clock.now_ms())
             self._host.changed(room)  # out of the queue: its bots start (still PLACEMENT)
-            await self._run_match.play(live, seats)
+            await self._run_match.play(
+                live, seats, when_over=lambda: self._conclude(room, live, writer)
+            )
         finally:
             await slot.__aexit__(None, None, None)
 
@@ -238,7 +241,16 @@ class StartMatch:
         return Artefact(bot.language, self._files.artefact_path(name))
 
     async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        await self._conclude(room, live, writer)
+        self._host.close(room)
+
+    async def _conclude(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        """Finish the replay and archive the match (once): as soon as it is over, before
+        its bots are closed, so whatever instance is asked has the result, the replay
+        and the stderr tails together."""
         assert room.match_id is not None
+        if room.archived:
+            return
         live.abandon()  # nothing happens when the match is over, as it should be
         live.write_setup(
             [
@@ -264,7 +276,6 @@ class StartMatch:
         room.replay = replay
         room.archived = True
         self._host.changed(room)
-        self._host.close(room)
 
 
 async def _first(*waits: Coroutine[Any, Any, object]) -> None:
