@@ -23,6 +23,7 @@ from noitu.application.arena.errors import (
     TimeUp,
     WrongRoomPhase,
 )
+from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.failure_details import FailureDetailsCommand
 from noitu.application.arena.rooms.get_replay import GetReplayCommand
 from noitu.application.arena.rooms.get_room import GetRoomCommand
@@ -428,6 +429,24 @@ async def test_the_owner_reads_the_stderr_as_soon_as_the_result_shows(arena):
     crashing.let_exit()
     seen = await asyncio.wait_for(watching, 5)
     assert all(s.replay_ready for s in seen if s.result is not None)
+
+
+async def test_shutdown_waits_for_the_bots_of_a_match_that_just_ended(arena):
+    lan = new_owner()
+    mine = arena.add_bot(lan)
+    slow = ScriptedBot(lambda request: None, slow_exit=True)  # thinks on, exits slowly
+    arena.launcher.script(mine.id, slow)
+    room = await arena.create(lan, upload(mine), builtin("random"))
+    await arena.until_room(room.code, lambda s: s.thinking == "P1")
+    await arena.surrender(SurrenderCommand(room.code, lan))
+    await arena.until_room(room.code, over)  # archived; the bot takes its time to exit
+    closing = asyncio.ensure_future(CloseRooms(arena.host)(timeout_s=10))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not closing.done() and not slow.closed
+    slow.let_exit()
+    assert await asyncio.wait_for(closing, 10) == 0  # nothing left to abandon
+    assert slow.closed and arena.registry.get(room.code).feed_closed
 
 
 async def test_a_replay_is_there_only_once_the_match_is_finished(arena):
