@@ -332,6 +332,9 @@ async def test_a_failed_build_is_removed_at_the_first_start_a_day_later(apps: Ap
     client = await apps.start(ScriptedBuilder())
     assert (await client.get(API, headers={"X-Owner-Key": KEY_A})).json()["bots"] == []
     assert not (apps.data_dir / "bots" / failed["id"]).exists()
+    # The contract says how long, from the same number.
+    contract = (Path(__file__).parents[3] / "docs" / "arena-api.md").read_text()
+    assert f"kept {FAILED_BUILD_KEPT_MS // 3_600_000} hours" in contract
 
 
 async def test_the_openapi_document_lists_the_bot_routes(apps: Apps) -> None:
