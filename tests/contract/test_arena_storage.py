@@ -619,6 +619,32 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     assert await repo.get_bot(bot.id) == bot
 
 
+async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine, "0001")
+    old = make_match()
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
+                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
+                " finished_ms, runner) VALUES (:id, :room, 5, 200, :t, 'upload', :ref, :name,"
+                " :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT', 200,"
+                " :t, '')"
+            ),
+            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
+             "owner": old.p1.owner},
+        )
+    await migrations.upgrade(engine)
+    repo = SqlArenaRepository(engine)
+    stored = await repo.get_match(old.id)
+    assert stored is not None and stored.result == DRAW and stored.p1 == old.p1
+    assert await repo.match_stderr(old.id) == (b"", b"")
+
+
 async def test_the_migrated_schema_is_the_models(url, engines) -> None:
     engine = create_engine(url)
     engines.append(engine)
