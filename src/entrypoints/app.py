@@ -120,8 +120,9 @@ async def remove_orphan_files(container: Container, min_age_s: float) -> int:
 def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
     """The arena's start-up and shutdown: probe the sandbox (uploads are built only in
     it; without one the built-in bots run directly), migrate the database, end the
-    matches a previous run left live as ABANDONED, and remove what a crash left in the
-    data directory; dispose of the database engine at shutdown."""
+    matches a previous run left live as ABANDONED, remove what a crash left in the
+    data directory and the failed builds past their day; dispose of the database
+    engine at shutdown."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
@@ -138,6 +139,7 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
                 container.clock().now_ms(), runner=None if is_sqlite(engine) else settings.instance
             )
             swept = await container.arena_files().sweep()
+            failed_builds = await container.sweep_failed_builds()()
             # What a server killed with -9 left behind: its bots' empty cgroups.
             stale_cgroups = (
                 container.arena_probe().make_sandbox().cgroups.remove_empty()
@@ -155,6 +157,7 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
                 abandoned=abandoned,
                 swept=swept,
                 orphans=orphans,
+                failed_builds=failed_builds,
                 stale_cgroups=stale_cgroups,
             )
             yield

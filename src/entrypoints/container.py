@@ -65,6 +65,7 @@ from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_match import RunMatch
+from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
@@ -287,6 +288,9 @@ class Container(containers.DeclarativeContainer):
     bot_source = providers.Singleton(BotSource, arena_repository, arena_files)
     publish_bot = providers.Singleton(PublishBot, arena_repository)
     delete_bot = providers.Singleton(DeleteBot, arena_repository, arena_repository, arena_files)
+    sweep_failed_builds = providers.Singleton(
+        SweepFailedBuilds, arena_repository, arena_files, clock
+    )
 
     # --- the arena's rooms (B4, B6) ----------------------------------------------------
     # Live rooms are this process's; their snapshots go through Redis with

@@ -142,6 +142,54 @@ async def test_output_before_the_first_request_is_extra_output(start) -> None:
     assert await bot.ask("{}", 1.0) == failure
 
 
+def hold_the_loop_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    """Block the event loop (no reader task runs) until `condition()` holds."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "the bot never got there"
+        time.sleep(0.01)
+
+
+async def test_a_flood_that_arrived_before_the_request_is_extra_output_unread_or_not(
+    start,
+) -> None:
+    bot = await start("flood_start")
+    # The flood is in the pipe, and no reader has looked at it yet: it still arrived
+    # before the request, so it is not the reply (that would be REPLY_TOO_LONG).
+    hold_the_loop_until(lambda: bot.unread_stdout() > 0)
+    assert bot.pending_failure() is None
+    result = await bot.ask("{}", 10.0)
+    assert code_of(result) is FailureCode.EXTRA_OUTPUT
+    assert "trước khi được hỏi" in result.detail
+
+
+async def test_output_that_comes_after_the_first_request_is_its_reply(start) -> None:
+    bot = await start("too_long")  # it reads its request, then writes 65,537 characters
+    result = await bot.ask("{}", 10.0)
+    assert code_of(result) is FailureCode.REPLY_TOO_LONG
+    # The first reply: what a bot prints as it starts would be judged as this line.
+    assert "stderr" in result.detail
+
+
+def test_under_uvloop_the_pipe_is_seen_before_the_request_is_written(tmp_path: Path) -> None:
+    """The server runs on uvloop (uvicorn's default when installed), whose pipes to a
+    child are socket pairs: unread bytes there count too."""
+    uvloop = pytest.importorskip("uvloop")
+
+    async def scenario() -> tuple[int, Reply | ProcessFailure]:
+        bot = await DirectLauncher().launch(python_artefact("flood_start", tmp_path))
+        assert not isinstance(bot, ProcessFailure)
+        try:
+            hold_the_loop_until(lambda: bot.unread_stdout() > 0)
+            return bot.unread_stdout(), await bot.ask("{}", 10.0)
+        finally:
+            await bot.close()
+
+    unread, result = uvloop.run(scenario())
+    assert unread >= 64 * 1024
+    assert code_of(result) is FailureCode.EXTRA_OUTPUT
+
+
 async def test_a_second_line_in_the_same_write_comes_after_the_reply(start) -> None:
     bot = await start("two_lines")
     reply = await bot.ask("{}", 5.0)

@@ -53,6 +53,8 @@ from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
 
 DATABASES = ["sqlite", "postgresql"]
+#: The newest revision (0002: the matches' stderr tails).
+HEAD = "0002"
 SHARED = "arena_shared"
 T0 = 1_800_000_000_000
 _names = itertools.count()
@@ -317,6 +319,32 @@ async def test_max_bots_refuses_the_one_too_many(repo) -> None:
     assert await repo.add_bot(make_bot(owner=BOB), max_bots=3)  # per owner
 
 
+def failed_build(owner: str = ALICE, created_ms: int = T0) -> BotRecord:
+    return make_bot(
+        owner=owner,
+        created_ms=created_ms,
+        build=BuildStatus.FAILED,
+        build_messages="mine.cpp:1:1: error",
+        artefact_dir=None,
+    )
+
+
+async def test_failed_builds_do_not_count_and_are_listed_for_the_sweep(repo) -> None:
+    failed = [failed_build(created_ms=T0 + i) for i in range(3)]
+    for bot in failed:
+        assert await repo.add_bot(bot, max_bots=None)
+    assert await repo.count_bots(ALICE) == 0
+    for i in range(2):
+        assert await repo.add_bot(make_bot(created_ms=T0 + 10 + i), max_bots=2)
+    assert not await repo.add_bot(make_bot(created_ms=T0 + 20), max_bots=2)
+    assert await repo.count_bots(ALICE) == 2 and len(await repo.bots_of(ALICE)) == 5
+    theirs = failed_build(owner=BOB, created_ms=T0 + 5)
+    await repo.add_bot(theirs)
+    assert await repo.failed_builds(ALICE) == failed[::-1]
+    assert await repo.failed_builds() == [theirs, *failed[::-1]]
+    assert await repo.failed_builds(owner_hash(new_owner_key(RNG))) == []
+
+
 async def test_concurrent_adds_keep_every_bot_and_the_limit(open_repository) -> None:
     first, second = await open_repository(), await open_repository()
     bots = [make_bot(owner=ALICE if i % 2 else BOB, created_ms=T0 + i) for i in range(30)]
@@ -427,6 +455,33 @@ async def test_a_match_starts_once_and_finishes_once(repo) -> None:
         result=BOT_FAILED,
         replay="replays/X.jsonl",
     )
+
+
+async def test_the_stderr_tails_are_stored_by_the_write_that_finishes(open_repository) -> None:
+    repo = await open_repository()
+    match = make_match()
+    await repo.add_match(match)
+    assert await repo.match_stderr(match.id) == (b"", b"")  # live: none yet
+    flood = b"x" * 20_000 + "lỗi ở lượt 57\n".encode()
+    crash = b"Traceback (most recent call last):\n\xff not UTF-8\n"
+    assert await repo.finish_match(match.id, BOT_FAILED, T0 + 900, None, (flood, crash))
+    # Only the last 8 KiB, as bytes (a cut character stays cut; readers decode).
+    kept = (flood[-8 * 1024 :], crash)
+    assert await repo.match_stderr(match.id) == kept
+    # The first ending stands, its tails too.
+    assert not await repo.finish_match(match.id, DRAW, T0 + 999, None, (b"later", b"later"))
+    assert await repo.match_stderr(match.id) == kept
+    # Records and lists never carry them; a restarted server still reads them.
+    assert await repo.get_match(match.id) == dataclasses.replace(
+        match, status=MatchStatus.FINISHED, finished_ms=T0 + 900, result=BOT_FAILED
+    )
+    again = await open_repository()
+    assert await again.match_stderr(match.id) == kept
+    assert await again.match_stderr("DEADBEEF") is None
+    abandoned = make_match(created_ms=T0 + 1)
+    await again.add_match(abandoned)
+    assert await again.abandon_live(T0 + 2_000) == 1
+    assert await again.match_stderr(abandoned.id) == (b"", b"")
 
 
 async def test_finished_matches_page_latest_first(repo) -> None:
@@ -552,7 +607,7 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == set()
     await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == migrations.head_revision() == "0001"
+    assert await migrations.current_revision(engine) == migrations.head_revision() == HEAD
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
     repo = SqlArenaRepository(engine)
@@ -560,8 +615,34 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     await repo.add_bot(bot)
     await migrations.upgrade(engine)  # again: nothing changes, nothing is lost
     await migrations.upgrade_url(str(engine.url.render_as_string(hide_password=False)))
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
     assert await repo.get_bot(bot.id) == bot
+
+
+async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine, "0001")
+    old = make_match()
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
+                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
+                " finished_ms, runner) VALUES (:id, :room, 5, 200, :t, 'upload', :ref, :name,"
+                " :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT', 200,"
+                " :t, '')"
+            ),
+            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
+             "owner": old.p1.owner},
+        )
+    await migrations.upgrade(engine)
+    repo = SqlArenaRepository(engine)
+    stored = await repo.get_match(old.id)
+    assert stored is not None and stored.result == DRAW and stored.p1 == old.p1
+    assert await repo.match_stderr(old.id) == (b"", b"")
 
 
 async def test_the_migrated_schema_is_the_models(url, engines) -> None:
@@ -577,15 +658,15 @@ async def test_two_instances_migrating_at_once(new_url, engines) -> None:
     both = [create_engine(target) for _ in range(3)]
     engines.extend(both)
     await asyncio.gather(*(migrations.upgrade(engine) for engine in both))
-    assert {await migrations.current_revision(e) for e in both} == {"0001"}
+    assert {await migrations.current_revision(e) for e in both} == {HEAD}
 
 
 BROKEN_REVISION = """
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0999"
+down_revision = "%s"
 branch_labels = None
 depends_on = None
 
@@ -609,12 +690,13 @@ async def test_a_failed_migration_leaves_nothing_behind(
     await migrations.upgrade(engine)
     versions = tmp_path / "versions"
     versions.mkdir()
-    shutil.copy(migrations.VERSIONS / "0001_initial.py", versions)
-    (versions / "0002_broken.py").write_text(BROKEN_REVISION)
+    for revision in migrations.VERSIONS.glob("0*.py"):
+        shutil.copy(revision, versions)
+    (versions / "0999_broken.py").write_text(BROKEN_REVISION % HEAD)
     monkeypatch.setattr(migrations, "VERSIONS", versions)
     with pytest.raises(RuntimeError, match="half-way"):
         await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
         assert await connection.run_sync(_schema_diff) == []
@@ -637,7 +719,7 @@ async def test_downgrade_and_upgrade_again(new_url, engines) -> None:
     async with engine.connect() as connection:
         assert await connection.run_sync(_tables) == {VERSION_TABLE}
     await migrations.upgrade(engine)
-    assert await migrations.current_revision(engine) == "0001"
+    assert await migrations.current_revision(engine) == HEAD
 
 
 # --- SQLite specifics, URLs and records -----------------------------------------------

@@ -37,6 +37,7 @@ from noitu.application.arena.storage import (
     BuildStatus,
     MatchRecord,
     MatchStatus,
+    kept_stderr,
     new_bot_id,
     new_owner_key,
     owner_hash,
@@ -86,10 +87,27 @@ class ScriptedBot:
     """A bot process answering each request with `answer(request)` (None: it thinks
     until `release()`, then answers with the first legal action). Records asks."""
 
-    def __init__(self, answer: Answer = first_legal) -> None:
+    def __init__(
+        self,
+        answer: Answer = first_legal,
+        *,
+        stderr: bytes = b"debug: thinking\n",
+        slow_exit: bool = False,
+        slow_start: bool = False,
+    ) -> None:
+        """`stderr`: what it wrote there. `slow_exit`: close() waits for `let_exit()`
+        (a bot using its second to exit). `slow_start`: launching it waits for
+        `let_start()` (a JVM starting, say)."""
         self.answer = answer
         self.asked: list[dict] = []
         self.closed = False
+        self.stderr = stderr
+        self.exited = asyncio.Event()
+        self.started = asyncio.Event()
+        if not slow_exit:
+            self.exited.set()
+        if not slow_start:
+            self.started.set()
         self.released = asyncio.Event()
         self.late_reply_sent = False
         self._failure: ProcessFailure | None = None
@@ -97,6 +115,12 @@ class ScriptedBot:
 
     def release(self) -> None:
         self.released.set()
+
+    def let_exit(self) -> None:
+        self.exited.set()
+
+    def let_start(self) -> None:
+        self.started.set()
 
     async def ask(self, line: str, timeout_s: float) -> Reply | ProcessFailure:
         request = json.loads(line)
@@ -122,9 +146,10 @@ class ScriptedBot:
         return self._failure
 
     def stderr_tail(self) -> bytes:
-        return b"debug: thinking\n"
+        return self.stderr
 
     async def close(self) -> None:
+        await self.exited.wait()
         self.closed = True
 
 
@@ -148,6 +173,7 @@ class ScriptedLauncher:
         queued = self.scripts.get(name)
         bot = queued.pop(0) if queued else ScriptedBot()
         self.launched.append((name, bot))
+        await bot.started.wait()
         return bot
 
 
@@ -166,6 +192,7 @@ class MemoryStores:
 
     bots: dict[str, BotRecord] = field(default_factory=dict)
     matches: dict[str, MatchRecord] = field(default_factory=dict)
+    stderr: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
 
     async def get_bot(self, bot_id: str) -> BotRecord | None:
         return self.bots.get(bot_id)
@@ -183,11 +210,17 @@ class MemoryStores:
         return True
 
     async def finish_match(
-        self, match_id: str, result: Result, finished_ms: int, replay: str | None
+        self,
+        match_id: str,
+        result: Result,
+        finished_ms: int,
+        replay: str | None,
+        stderr: tuple[bytes, bytes] = (b"", b""),
     ) -> bool:
         found = self.matches.get(match_id)
         if found is None or found.status is not MatchStatus.LIVE:
             return False
+        self.stderr[match_id] = (kept_stderr(stderr[0]), kept_stderr(stderr[1]))
         self.matches[match_id] = replace(
             found,
             status=MatchStatus.FINISHED,
@@ -199,6 +232,11 @@ class MemoryStores:
 
     async def get_match(self, match_id: str) -> MatchRecord | None:
         return self.matches.get(match_id)
+
+    async def match_stderr(self, match_id: str) -> tuple[bytes, bytes] | None:
+        if match_id not in self.matches:
+            return None
+        return self.stderr.get(match_id, (b"", b""))
 
     async def live_matches(self) -> list[MatchRecord]:
         return [m for m in self.matches.values() if m.status is MatchStatus.LIVE]

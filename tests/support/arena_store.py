@@ -83,9 +83,13 @@ class ScriptedBuilder:
         self.messages = messages
         self.error = error
         self.built: list[tuple[bytes, Language]] = []
+        self.shown_as: list[str | None] = []
 
-    async def build(self, source: Path, language: Language, into: Path) -> BuildResult:
+    async def build(
+        self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
+    ) -> BuildResult:
         self.built.append((source.read_bytes(), language))
+        self.shown_as.append(shown_as)
         if self.error is not None:
             raise self.error
         if not self.ok:

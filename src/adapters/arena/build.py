@@ -9,9 +9,11 @@
 
 Each compile runs in the sandbox with its own limits (60 s wall, 1 CPU, 1 GiB, 64 pids);
 going past one fails the build with a message naming it. The compiler's own text is kept
-(first 16 KiB) for the owner; it names the file as the sandbox sees it (`bot.cpp`,
-`Main.java`, `bot.py`), never a server path. A sandbox that cannot run at all raises
-`BuildUnavailable` (the server's problem, not the bot's).
+(first 16 KiB) for the owner, never naming a server path. The file is compiled under
+its stored name (`bot.cpp`, `Main.java` — which javac requires for `public class Main` —
+`bot.py`); where the messages name that file (`bot.cpp:3:5: error`, `File "bot.py"`,
+`Note: Main.java uses …`) they name the uploaded file instead (`shown_as`). A sandbox
+that cannot run at all raises `BuildUnavailable` (the server's problem, not the bot's).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -90,6 +93,16 @@ def _clean(output: bytes, truncated: bool) -> str:
     if truncated:
         text += "\n… (đã cắt bớt)"
     return text.strip()
+
+
+def name_the_upload(messages: str, compiled_as: str, shown_as: str | None) -> str:
+    """`messages` where they name the compiled file `compiled_as` as a place (followed
+    by `:` or `"`, or after javac's `Note: `) naming `shown_as` instead."""
+    if not shown_as or shown_as == compiled_as:
+        return messages
+    name = re.escape(compiled_as)
+    place = re.compile(rf'(?<![\w./\\-]){name}(?=[:"])|(?<=Note: ){name}(?![\w.])')
+    return place.sub(lambda _: shown_as, messages)
 
 
 def _refuse(message: str) -> BuildResult:
@@ -196,7 +209,9 @@ class SandboxBuilder:
         """Let the compiler's user write `path`."""
         self.sandbox.give_to_run_as(path)
 
-    async def build(self, source: Path, language: Language, into: Path) -> BuildResult:
+    async def build(
+        self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
+    ) -> BuildResult:
         cap = MAX_JAR_BYTES if language is Language.JAR else MAX_SOURCE_BYTES
         try:
             size = source.stat().st_size
@@ -228,7 +243,7 @@ class SandboxBuilder:
                 options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
                 command = [tools.javac, *JAVAC_FLAGS, *options, name]
             code, output, truncated, limit = await self._run(command, work)
-            messages = _clean(output, truncated)
+            messages = name_the_upload(_clean(output, truncated), name, shown_as)
             if limit is not None:
                 text = _limit_message(limit, self.limits)
                 return BuildResult(False, None, f"{text}\n{messages}".strip(), limit)

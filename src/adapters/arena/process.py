@@ -11,6 +11,11 @@ decides what every stdout byte is:
   reply in the same read are held back until `ask()` has handed that reply over (and
   before the next request is written they are looked at first), so the caller can judge
   and apply the reply before learning of them;
+- what arrived before a request is written is never its reply, however late the reader
+  gets to it: at the instant of writing, `ask()` counts the bytes nobody has judged yet
+  (the stream's buffer and, by FIONREAD, the pipe) and any is EXTRA_OUTPUT. So the
+  verdict depends only on when the bytes arrived, not on how the event loop (asyncio's
+  or uvloop's, whose pipes are socket pairs) scheduled the reader;
 - the end of stdout (or the process's exit) is RESOURCE_LIMIT when the cgroup's OOM
   counter moved, INCOMPLETE_LINE when part of a reply was pending, EXITED otherwise.
 
@@ -20,13 +25,16 @@ is ignored.
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import select
 import shutil
 import signal
+import termios
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,11 +208,8 @@ class PipeBotProcess:
         self._tasks: list[asyncio.Task[None]] = []
         self._watch_pid()
         self._reader = asyncio.create_task(self._read_stdout())
-        self._tasks += [
-            self._reader,
-            asyncio.create_task(self._read_stderr()),
-            asyncio.create_task(self._watch_exit()),
-        ]
+        self._stderr_reader = asyncio.create_task(self._read_stderr())
+        self._tasks += [self._reader, self._stderr_reader, asyncio.create_task(self._watch_exit())]
 
     @property
     def pid(self) -> int:
@@ -226,6 +231,8 @@ class PipeBotProcess:
         # Whatever the bot wrote before this request must be judged as such.
         self._take_leftover()
         await self._settle()
+        if self.unread_stdout() > 0 and not self._failed.done():
+            self._extra_output()  # it arrived before this request: never its reply
         failure = self.pending_failure()
         if failure is not None:
             return failure
@@ -261,6 +268,19 @@ class PipeBotProcess:
             self._take_leftover()
         return self._failed.result() if self._failed.done() else None
 
+    def unread_stdout(self) -> int:
+        """How many bytes the bot wrote to stdout that were not judged yet (in the
+        stream's buffer, or still in the pipe)."""
+        buffered = len(getattr(self._process.stdout, "_buffer", b""))
+        if self._stdout_fd is None:
+            return buffered
+        size = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._stdout_fd, termios.FIONREAD, size, True)
+        except OSError:
+            return buffered
+        return buffered + size[0]
+
     def stderr_tail(self) -> bytes:
         return bytes(self._stderr[-STDERR_TAIL_BYTES:])
 
@@ -277,12 +297,18 @@ class PipeBotProcess:
     # ------------------------------------------------------------ internals
 
     def _pipe_fd(self, number: int) -> int | None:
+        """The descriptor our end of the child's pipe `number` reads: asyncio's pipe
+        transports name it "pipe", uvloop's (a socket pair) "socket"."""
         try:
             transport = self._process._transport  # type: ignore[attr-defined]
-            pipe = transport.get_pipe_transport(number).get_extra_info("pipe")
-            return pipe.fileno() if pipe is not None else None
+            pipe = transport.get_pipe_transport(number)
+            for key in ("pipe", "socket"):
+                end = pipe.get_extra_info(key)
+                if end is not None:
+                    return int(end.fileno())
         except Exception:
             return None
+        return None
 
     def _stdout_waiting(self) -> bool:
         """Bytes (or the end) sit in the pipe or the stream buffer, not yet judged."""
@@ -353,7 +379,14 @@ class PipeBotProcess:
         points = self._points + code_points(piece)
         if points > MAX_REPLY_CODE_POINTS:
             self._line = bytearray()
-            self._fail(FailureCode.REPLY_TOO_LONG, "Dòng trả lời dài quá 65.536 ký tự.")
+            detail = "Dòng trả lời dài quá 65.536 ký tự."
+            if self._asked == 1:
+                # A bot that prints as it starts, after its first request was written.
+                detail += (
+                    " Mọi thứ in ra stdout sau khi được hỏi lần đầu đều thuộc dòng trả lời"
+                    " này (log hãy ghi ra stderr)."
+                )
+            self._fail(FailureCode.REPLY_TOO_LONG, detail)
             return
         self._line += piece
         self._points = points
@@ -474,7 +507,10 @@ class PipeBotProcess:
         if self._ending:
             return
         self._ending = True
-        await self._exited(EXIT_STATUS_WAIT_S)
+        if await self._exited(EXIT_STATUS_WAIT_S):
+            # What it wrote to stderr before it went (a traceback, say) is read before
+            # its failure ends the match, so the stderr tail taken then has it.
+            await asyncio.wait({self._stderr_reader}, timeout=STDOUT_AFTER_EXIT_S)
         if self._closing or self._failed.done():
             return
         if self._containment.oom_killed():

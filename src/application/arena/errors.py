@@ -53,7 +53,7 @@ class TooManyBots(GameError):
 
 class BotNotBuilt(GameError):
     code = "bot_not_built"
-    default_message = "Bot này chưa biên dịch được, nên chưa thể công khai."
+    default_message = "Bot này biên dịch bị lỗi nên không công khai được."
 
 
 class BotInMatch(GameError):

@@ -17,8 +17,12 @@ MAX_JAR_BYTES = 16 * MIB
 UPLOADS_PER_WINDOW = 6
 UPLOAD_WINDOW_MS = 60_000
 
-#: Bots one owner may keep stored (failed builds included: the owner deletes them).
+#: Bots one owner may keep stored. Only bots that built count: a failed build is kept
+#: for its compiler messages `FAILED_BUILD_KEPT_MS`, then removed, and only the owner's
+#: newest `MAX_FAILED_BUILDS_PER_OWNER` of them are kept.
 MAX_BOTS_PER_OWNER = 20
+FAILED_BUILD_KEPT_MS = 24 * 3_600_000
+MAX_FAILED_BUILDS_PER_OWNER = 20
 
 #: Matches one owner may have live at once (their bots' or their own seats).
 MAX_LIVE_MATCHES_PER_OWNER = 3

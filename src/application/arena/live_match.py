@@ -82,6 +82,10 @@ class LiveMatch:
         #: When the turn of the person to move ends (ms since the epoch), if one is to move.
         self.deadline_ms: int | None = None
         self.last: Played | None = None
+        #: The last bytes each bot wrote to stderr (P1, P2), taken the moment the match
+        #: ended, before anyone is told it did: whoever sees the result can read them.
+        self.stderr: tuple[bytes, bytes] = (b"", b"")
+        self._stderr_source: Callable[[], tuple[bytes, bytes]] | None = None
         self._pulse = asyncio.Event()
         self._ended = asyncio.Event()
         self._setup_written = False
@@ -106,12 +110,19 @@ class LiveMatch:
 
     # -- announcing ----------------------------------------------------------------
 
+    def read_stderr_from(self, source: Callable[[], tuple[bytes, bytes]]) -> None:
+        """Where the bots' stderr tails are read from (the runner's processes, P1 and
+        P2); read once, at the end."""
+        self._stderr_source = source
+
     def changed(self) -> None:
         """Announce a change (the LiveMatch's own methods call it)."""
         pulse, self._pulse = self._pulse, asyncio.Event()
         if self.over:
             self.thinking = None
             self.deadline_ms = None
+            if not self._ended.is_set() and self._stderr_source is not None:
+                self.stderr = self._stderr_source()
             self._ended.set()
         pulse.set()
         self._on_change()

@@ -97,9 +97,13 @@ class SandboxStatus:
 
 
 class BotBuilder(Protocol):
-    async def build(self, source: Path, language: Language, into: Path) -> BuildResult:
+    async def build(
+        self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
+    ) -> BuildResult:
         """Compile or check `source` (an upload of `language`) in the sandbox and, when
-        it is good, put the artefact into the directory `into` (created if missing)."""
+        it is good, put the artefact into the directory `into` (created if missing).
+        The messages name the file `shown_as` (the name it was uploaded under) wherever
+        the compiler names the file it compiled."""
         ...
 
 

@@ -19,7 +19,7 @@ turn writes `applied` alone (there is no line to or from a person), and last `en
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -113,10 +113,17 @@ class RunMatch:
         return await self.play(LiveMatch(match, events), command.seats, stderr)
 
     async def play(
-        self, live: LiveMatch, seats: Sequence[MatchSeat], stderr: StderrSink | None = None
+        self,
+        live: LiveMatch,
+        seats: Sequence[MatchSeat],
+        stderr: StderrSink | None = None,
+        *,
+        when_over: Callable[[], Awaitable[None]] | None = None,
     ) -> MatchOutcome:
-        """Play `live`'s match (PLAYING, both sides placed and ready) to its end;
-        `stderr`, when given, gets each bot's whole stderr as it arrives."""
+        """Play `live`'s match (PLAYING, both sides placed and ready) to its end.
+        `stderr`, when given, gets each bot's whole stderr as it arrives. `when_over` is
+        awaited once the match is over and before the bots' processes are closed (which
+        may take them a second): the room archives the result then."""
         if tuple(seat.player.side for seat in seats) != SIDES:
             raise ValueError("the seats are P1 then P2")
         persons = {seat.player.side for seat in seats if isinstance(seat, PersonSeat)}
@@ -130,15 +137,19 @@ class RunMatch:
         try:
             launched = await asyncio.gather(*(self._launch(seat) for seat in seats))
             for side, started in zip(SIDES, launched):
-                if isinstance(started, ProcessFailure):
-                    live.fail(side, started.code, started.detail)
-                elif started is not None:
+                if started is not None and not isinstance(started, ProcessFailure):
                     processes[side.number] = started
                     if stderr is not None:
                         started.on_stderr(_for_side(stderr, side))
+            live.read_stderr_from(lambda: (_tail(processes[0]), _tail(processes[1])))
+            for side, started in zip(SIDES, launched):
+                if isinstance(started, ProcessFailure):
+                    live.fail(side, started.code, started.detail)
             if match.phase is Phase.PLAYING:
                 live.begin()
                 await self._play(live, processes)
+            if when_over is not None:
+                await when_over()
         finally:
             await asyncio.gather(*(p.close() for p in processes if p is not None))
         assert match.result is not None

@@ -28,7 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from noitu.application.arena.ports import Language
+from noitu.application.arena.ports import STDERR_TAIL_BYTES, Language
 from noitu.application.arena.replay import MatchEvents, SeatKind
 from noitu.domain.arena.match import Result
 
@@ -117,6 +117,11 @@ def bot_display_name(raw: str) -> str:
         name = name[1:].lstrip()
     name = name[:MAX_BOT_NAME].rstrip()
     return name or DEFAULT_BOT_NAME
+
+
+def kept_stderr(tail: bytes) -> bytes:
+    """What a store keeps of a bot's stderr: its last `STDERR_TAIL_BYTES`."""
+    return bytes(tail[-STDERR_TAIL_BYTES:])
 
 
 def _require(condition: bool, message: str) -> None:
@@ -286,8 +291,8 @@ class BotCatalogue(Protocol):
 
     async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
         """Store a new bot (creating its owner when new). With `max_bots`, atomically
-        refuse (False, nothing stored) when the owner has that many bots already.
-        Raises AlreadyStored when the id is taken."""
+        refuse (False, nothing stored) when the owner has that many bots that built
+        already. Raises AlreadyStored when the id is taken."""
         ...
 
     async def get_bot(self, bot_id: str) -> BotRecord | None: ...
@@ -296,7 +301,13 @@ class BotCatalogue(Protocol):
         """The owner's bots, newest first."""
         ...
 
-    async def count_bots(self, owner: str) -> int: ...
+    async def count_bots(self, owner: str) -> int:
+        """How many of the owner's bots built (failed builds do not count)."""
+        ...
+
+    async def failed_builds(self, owner: str | None = None) -> list[BotRecord]:
+        """The bots whose build failed (the owner's, or everyone's), newest first."""
+        ...
 
     async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
         """Public bots, newest first: at most `limit`, those after `before`."""
@@ -324,10 +335,22 @@ class MatchArchive(Protocol):
         ...
 
     async def finish_match(
-        self, match_id: str, result: Result, finished_ms: int, replay: str | None
+        self,
+        match_id: str,
+        result: Result,
+        finished_ms: int,
+        replay: str | None,
+        stderr: tuple[bytes, bytes] = (b"", b""),
     ) -> bool:
-        """Finish a live match with its result and replay; False when it is not live
-        (unknown, or already finished or abandoned: the first ending stands)."""
+        """Finish a live match with its result, its replay and the last bytes each bot
+        wrote to stderr (P1, P2; at most `STDERR_TAIL_BYTES` each are kept), all in one
+        write; False when it is not live (unknown, or already finished or abandoned: the
+        first ending stands, and its stderr)."""
+        ...
+
+    async def match_stderr(self, match_id: str) -> tuple[bytes, bytes] | None:
+        """The stderr tails stored with the match (P1, P2; empty for a person, a
+        built-in bot, or a match finished without them); None for an unknown match."""
         ...
 
     async def get_match(self, match_id: str) -> MatchRecord | None: ...

@@ -7,11 +7,13 @@ source, a zip archive for a JAR); the owner's stored bots; the owner's uploads i
 last minute (the upload is counted from here on, built or not). Then the source is
 stored (atomically), built in the sandbox into a scratch directory, the artefact moved
 into the store, and the record added, refusing atomically once the owner has
-`MAX_BOTS_PER_OWNER` bots.
+`MAX_BOTS_PER_OWNER` bots that built.
 
-A failed build is stored as a bot whose build failed, with the compiler's messages, so
-its owner sees them next to the bot (and may fix and upload again, or delete it); such
-a bot has no artefact and can be neither seated nor published. A refusal or an
+A failed build is stored as a bot whose build failed, with the compiler's messages
+(naming the file as it was uploaded), so its owner sees them next to the bot (and may
+fix and upload again, or delete it); such a bot has no artefact and can be neither
+seated nor published. It does not count toward the owner's bots and is removed after
+a day (`SweepFailedBuilds`, run for the owner at each upload). A refusal or an
 exception after the first write deletes every file of the new bot before it propagates:
 nothing half-stored is left (and whatever a crash leaves without a record is removed at
 the next start).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import io
 import random
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -57,10 +60,13 @@ from noitu.application.arena.storage import (
     new_owner_key,
     owner_hash,
 )
+from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.ports import Clock
 
 #: Tries at a bot id nobody has before giving up (83 random bits: one is plenty).
 ID_TRIES = 4
+#: The uploaded file's name in compiler messages, at most (code points).
+MAX_SHOWN_FILE_NAME = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +102,14 @@ def language_of(file_name: str) -> Language:
 def _base_name(file_name: str) -> str:
     """The last part of a name a browser may send with a directory (either slash)."""
     return file_name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def uploaded_file_name(file_name: str) -> str:
+    """The upload's file name as the compiler's messages show it: its last part,
+    without control characters, at most `MAX_SHOWN_FILE_NAME` code points (the end,
+    which has the extension, is kept)."""
+    base = "".join(c for c in _base_name(file_name) if unicodedata.category(c)[0] != "C")
+    return base.strip()[-MAX_SHOWN_FILE_NAME:]
 
 
 def check_content(language: Language, data: bytes) -> None:
@@ -140,6 +154,7 @@ class UploadBot:
         self._builder = builder
         self._clock = clock
         self._rng = rng
+        self._sweep = SweepFailedBuilds(catalogue, files, clock)
 
     async def __call__(self, command: UploadBotCommand) -> UploadBotResult:
         builder = self._builder
@@ -153,8 +168,10 @@ class UploadBot:
         language = language_of(command.file_name)
         check_content(language, command.data)
         name = display_name(command)
+        shown_as = uploaded_file_name(command.file_name)
 
         now_ms = self._clock.now_ms()
+        await self._sweep(owner)
         if await self._catalogue.count_bots(owner) >= MAX_BOTS_PER_OWNER:
             raise TooManyBots()
         admitted = await self._catalogue.record_upload(
@@ -166,13 +183,18 @@ class UploadBot:
         bot_id = await self._fresh_id()
         try:
             record = await self._store_and_build(
-                builder, bot_id, owner, name, language, command.data, now_ms
+                builder, bot_id, owner, name, language, command.data, now_ms, shown_as
             )
-            if not await self._catalogue.add_bot(record, max_bots=MAX_BOTS_PER_OWNER):
+            built = record.build is BuildStatus.OK
+            if not await self._catalogue.add_bot(
+                record, max_bots=MAX_BOTS_PER_OWNER if built else None
+            ):
                 raise TooManyBots()
         except BaseException:
             await self._files.delete_bot_files(bot_id)
             raise
+        if not built:
+            await self._sweep(owner)  # at most the newest failed builds are kept
         return UploadBotResult(info_of(record, owner), owner_key, new_owner)
 
     async def _fresh_id(self) -> str:
@@ -191,13 +213,17 @@ class UploadBot:
         language: Language,
         data: bytes,
         now_ms: int,
+        shown_as: str,
     ) -> BotRecord:
         source = await self._files.put_source(bot_id, language, data)
         artefact: str | None = None
         async with self._files.scratch() as scratch:
             try:
                 built = await builder.build(
-                    self._files.source_path(source), language, scratch / "artefact"
+                    self._files.source_path(source),
+                    language,
+                    scratch / "artefact",
+                    shown_as=shown_as,
                 )
             except Exception as error:  # the sandbox's failure, not the bot's
                 raise BuildUnavailable() from error

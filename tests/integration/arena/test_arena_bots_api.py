@@ -16,6 +16,7 @@ from dependency_injector import providers
 from litestar.testing import AsyncTestClient
 
 from noitu.application.arena.limits import (
+    FAILED_BUILD_KEPT_MS,
     MAX_BOTS_PER_OWNER,
     MAX_JAR_BYTES,
     MAX_SOURCE_BYTES,
@@ -114,7 +115,7 @@ async def test_a_broken_cpp_upload_is_stored_as_failed_with_the_compilers_messag
     assert answer.status_code == 201, answer.text
     bot = answer.json()["bot"]
     assert bot["build"] == "failed" and bot["language"] == "cpp" and bot["mine"] is True
-    assert "error" in bot["buildMessages"] and "bot.cpp" in bot["buildMessages"]
+    assert "error" in bot["buildMessages"] and "broken.cpp:4:" in bot["buildMessages"]
     assert "/src/" not in bot["buildMessages"] and str(apps.data_dir) not in bot["buildMessages"]
     # A failed build cannot be made public: nobody could seat it.
     refused = await client.patch(f"{API}/{bot['id']}", json={"public": True}, headers={"X-Owner-Key": KEY_A})
@@ -317,6 +318,25 @@ async def test_bots_survive_a_restart_and_files_without_a_record_do_not(apps: Ap
     source = await client.get(f"{API}/{bot['id']}/source", headers={"X-Owner-Key": KEY_A})
     assert source.content == GOOD_PY
     assert sorted(p.name for p in (apps.data_dir / "bots").iterdir()) == [bot["id"]]
+
+
+async def test_a_failed_build_is_removed_at_the_first_start_a_day_later(apps: Apps) -> None:
+    client = await apps.start(ScriptedBuilder(ok=False, messages="hỏng.cpp:1:1: error"))
+    failed = (await upload(client, "hỏng.cpp", b"int main( {}\n")).json()["bot"]
+    assert failed["build"] == "failed"
+    await apps.stop(client)
+    apps.clock.advance(FAILED_BUILD_KEPT_MS - 1)
+    client = await apps.start(ScriptedBuilder())
+    listed = (await client.get(API, headers={"X-Owner-Key": KEY_A})).json()["bots"]
+    assert [bot["id"] for bot in listed] == [failed["id"]]
+    await apps.stop(client)
+    apps.clock.advance(1)
+    client = await apps.start(ScriptedBuilder())
+    assert (await client.get(API, headers={"X-Owner-Key": KEY_A})).json()["bots"] == []
+    assert not (apps.data_dir / "bots" / failed["id"]).exists()
+    # The contract says how long, from the same number.
+    contract = (Path(__file__).parents[3] / "docs" / "arena-api.md").read_text()
+    assert f"kept {FAILED_BUILD_KEPT_MS // 3_600_000} hours" in contract
 
 
 async def test_the_openapi_document_lists_the_bot_routes(apps: Apps) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -60,7 +61,13 @@ async def test_a_cpp_bot_that_does_not_compile_keeps_the_compilers_messages(
 ) -> None:
     result = await builder.build(BOTS / "broken.cpp", Language.CPP, tmp_path / "broken")
     assert not result.ok and result.artefact is None and result.limit is None
-    assert "bot.cpp:4:" in result.messages
+    assert "bot.cpp:4:" in result.messages  # no uploaded name given: the stored one
+    named = await builder.build(
+        BOTS / "broken.cpp", Language.CPP, tmp_path / "named", shown_as="alpha beta.cpp"
+    )
+    # The messages name the file its author uploaded, wherever g++ names the file.
+    assert "alpha beta.cpp:4:" in named.messages and "alpha beta.cpp: In function" in named.messages
+    assert re.search(r"(?<![\w ])bot\.cpp", named.messages) is None, named.messages
     assert "error" in result.messages and "undeclared_variable" in result.messages
     assert_no_server_paths(result, BOTS, tmp_path)
     assert not (tmp_path / "broken").exists()
@@ -162,6 +169,18 @@ async def test_a_python_bot_with_a_syntax_error_is_refused(builder: SandboxBuild
     assert not result.ok
     assert 'File "bot.py", line 3' in result.messages and "SyntaxError" in result.messages
     assert_no_server_paths(result, tmp_path)
+    named = await builder.build(source, Language.PYTHON, tmp_path / "py", shown_as="mine.py")
+    assert 'File "mine.py", line 3' in named.messages and "bot.py" not in named.messages
+
+
+async def test_a_java_compile_error_names_the_uploaded_file(
+    builder: SandboxBuilder, tmp_path: Path
+) -> None:
+    source = tmp_path / "upload.java"
+    source.write_text("public class Main {\n    int x = ;\n}\n")
+    result = await builder.build(source, Language.JAVA, tmp_path / "java", shown_as="Bot1.java")
+    assert not result.ok and "Bot1.java:2: error:" in result.messages, result.messages
+    assert "Main.java" not in result.messages
 
 
 async def test_a_good_python_bot_is_kept_and_runs(builder: SandboxBuilder, arena_sandbox: Sandbox, tmp_path: Path) -> None:

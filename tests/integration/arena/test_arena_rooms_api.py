@@ -270,6 +270,29 @@ async def test_failure_details_are_the_bots_owners_alone(
     assert (nobody.status_code, nobody.json()["error"]) == (400, "bad_owner_key")
 
 
+async def test_the_stderr_is_there_with_the_result_and_after_a_restart(
+    arena_data_dir: Path, arena_probe: ProbedOnce
+) -> None:
+    require(arena_probe.status)
+    async with serving(build(arena_data_dir, arena_probe)) as served:
+        bot = await upload(served, "crash_with_trace", KEY_A)
+        created = await served.create({"kind": "upload", "ref": bot}, builtin("random"), key=KEY_A)
+        code = created.json()["room"]["code"]
+        room = await served.until(code, lambda r: r["phase"] == "FINISHED")
+        url = f"/arena/api/matches/{room['matchId']}/failure"
+        # As soon as the result shows, whether or not the bots are closed yet.
+        [own] = (await served.http.get(url, headers={"X-Owner-Key": KEY_A})).json()["bots"]
+        assert own["failureCode"] == "EXITED"
+        assert "suy nghĩ về lượt đầu" in own["stderr"]
+        assert own["stderr"].rstrip().endswith("ValueError: lỗi thử nghiệm")
+        await served.until(code, finished)
+    async with serving(build(arena_data_dir, arena_probe)) as again:
+        answer = await again.http.get(url, headers={"X-Owner-Key": KEY_A})
+        assert answer.status_code == 200, answer.text
+        [kept] = answer.json()["bots"]
+        assert kept == own
+
+
 # --- every error code ------------------------------------------------------------------------
 
 

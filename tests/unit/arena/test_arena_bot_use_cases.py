@@ -33,7 +33,9 @@ from noitu.application.arena.errors import (
     UploadsUnavailable,
 )
 from noitu.application.arena.limits import (
+    FAILED_BUILD_KEPT_MS,
     MAX_BOTS_PER_OWNER,
+    MAX_FAILED_BUILDS_PER_OWNER,
     MAX_JAR_BYTES,
     MAX_SOURCE_BYTES,
     UPLOAD_WINDOW_MS,
@@ -51,6 +53,7 @@ from noitu.application.arena.storage import (
     is_owner_key,
     owner_hash,
 )
+from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.domain.arena.match import EndReason, Result
 from support.arena_store import ScriptedBuilder, fresh_data_dir, migrated_template
@@ -221,6 +224,53 @@ async def test_bots_stored_are_limited_per_owner(world: World):
     await world.upload(key=KEY_B)
 
 
+async def test_a_failed_build_does_not_count_and_is_kept_a_day(world: World):
+    for n in range(MAX_BOTS_PER_OWNER - 1):
+        world.clock.advance(UPLOAD_WINDOW_MS)
+        await world.upload(f"b{n}.py")
+    world.builder.ok, world.builder.messages = False, "hỏng.py:1: lỗi"
+    world.clock.advance(UPLOAD_WINDOW_MS)
+    failed = (await world.upload("hỏng.py")).bot
+    assert failed.build is BuildStatus.FAILED and world.builder.shown_as[-1] == "hỏng.py"
+    # It does not count: the 20th bot that builds is taken, then the cap holds.
+    world.builder.ok = True
+    world.clock.advance(UPLOAD_WINDOW_MS)
+    assert (await world.upload("b19.py")).compiled
+    world.clock.advance(UPLOAD_WINDOW_MS)
+    with pytest.raises(TooManyBots):
+        await world.upload("c.py")
+    mine = await MyBots(world.repository)(KEY_A)
+    assert len(mine) == MAX_BOTS_PER_OWNER + 1  # listed with the others, marked failed
+    assert [b.id for b in mine if b.build is BuildStatus.FAILED] == [failed.id]
+    # A day after its upload it is gone, row and files, at the owner's next upload.
+    world.clock.advance(FAILED_BUILD_KEPT_MS - 2 * UPLOAD_WINDOW_MS - 1)
+    with pytest.raises(TooManyBots):
+        await world.upload("c.py")
+    assert await world.repository.get_bot(failed.id) is not None
+    world.clock.advance(1)
+    with pytest.raises(TooManyBots):
+        await world.upload("c.py")
+    assert await world.repository.get_bot(failed.id) is None
+    assert failed.id not in world.stored_ids() and len(world.stored_ids()) == MAX_BOTS_PER_OWNER
+
+
+async def test_failed_builds_are_swept_at_start_up_and_only_the_newest_are_kept(world: World):
+    world.builder.ok = False
+    sweep = SweepFailedBuilds(world.repository, world.files, world.clock)
+    ids = []
+    for n in range(MAX_FAILED_BUILDS_PER_OWNER + 2):
+        world.clock.advance(UPLOAD_WINDOW_MS)
+        ids.append((await world.upload(f"f{n}.cpp")).bot.id)
+    kept = [b.id for b in await world.repository.failed_builds()]
+    assert kept == ids[::-1][:MAX_FAILED_BUILDS_PER_OWNER]  # the two oldest went
+    assert sorted(world.stored_ids()) == sorted(kept)
+    other = (await world.upload("g.cpp", key=KEY_B)).bot
+    assert await sweep() == 0
+    world.clock.advance(FAILED_BUILD_KEPT_MS)
+    assert await sweep() == MAX_FAILED_BUILDS_PER_OWNER + 1  # everyone's, as at start-up
+    assert await world.repository.get_bot(other.id) is None and world.stored_ids() == []
+
+
 class RacingCatalogue:
     """The repository, but `count_bots` answers 0 as if another upload came in between."""
 
@@ -353,7 +403,7 @@ async def test_publishing_is_the_owners_and_needs_a_good_build(world: World):
     world.builder.ok = False
     world.clock.advance(UPLOAD_WINDOW_MS)
     broken = (await world.upload("broken.cpp")).bot
-    with pytest.raises(BotNotBuilt):
+    with pytest.raises(BotNotBuilt, match="biên dịch bị lỗi"):
         await publish(PublishBotCommand(broken.id, True, KEY_A))
     assert not (await publish(PublishBotCommand(broken.id, False, KEY_A))).public
 

@@ -23,6 +23,7 @@ from noitu.application.arena.errors import (
     TimeUp,
     WrongRoomPhase,
 )
+from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.failure_details import FailureDetailsCommand
 from noitu.application.arena.rooms.get_replay import GetReplayCommand
 from noitu.application.arena.rooms.get_room import GetRoomCommand
@@ -102,7 +103,7 @@ async def test_bot_against_bot_to_the_end_with_its_replay_and_archive(arena):
     end = await arena.until_room(created.code, over)
     assert end.phase == "FINISHED" and end.result.reason == "TURN_LIMIT" and end.turn == 200
     assert end.result.turns == 200 and end.pieces_left.p1 + end.pieces_left.p2 > 0
-    assert p1.closed and p2.closed
+    await arena.until(lambda: p1.closed and p2.closed, "the bots closed after the archive")
     assert p1.asked[0]["sequence"] == 40 and p2.asked[0]["sequence"] == 41  # B1
     record = arena.stores.matches[end.match_id]
     assert record.status is MatchStatus.FINISHED and record.room == created.code
@@ -186,6 +187,39 @@ async def test_a_persons_whole_match_against_a_bot(arena):
     assert events[-1]["event"] == "end"
     with pytest.raises(WrongRoomPhase):
         await act(arena, code, lan, ActionInput("PASS"))
+
+
+async def test_a_room_plays_only_once_a_side_is_to_move(arena):
+    starting = ScriptedBot(slow_start=True)  # a JVM, say, that takes its time
+    lan = new_owner()
+    arena.launcher.script("tactical", starting)
+    room = await arena.create(lan, person("Lan"), builtin("tactical"))
+    feed = await arena.watch_room(GetRoomCommand(room.code))
+    watching = asyncio.ensure_future(collect(feed))
+    await place(arena, room.code, lan, "RANDOM_PLACEMENT")
+    await place(arena, room.code, lan, "READY")
+    await arena.until(lambda: arena.launcher.launched, "the bot's launch")
+    # Everyone is ready, the slot is taken, the bot is starting: not PLAYING yet.
+    waiting = await arena.room(room.code, lan)
+    assert waiting.phase == "PLACEMENT" and waiting.seats[0].ready and waiting.seats[1].ready
+    assert (waiting.current_player, waiting.queue_place, waiting.deadline_ms) == (None, 0, None)
+    assert waiting.placement_deadline_ms is None
+    with pytest.raises(WrongRoomPhase, match="chưa bắt đầu"):
+        await act(arena, room.code, lan, ActionInput("PASS"))
+    arena.clock.advance(20_000)  # however long it takes, the person's 60 s have not begun
+    starting.let_start()
+    playing = await arena.until_room(room.code, lambda s: s.phase == "PLAYING", lan)
+    assert playing.current_player == "P1" and playing.legal_actions
+    assert playing.deadline_ms == arena.clock.now_ms() + 60_000
+    legal = arena.registry.get(room.code).live.match.legal_actions()
+    done = await act(arena, room.code, lan, move_of(legal[0]))
+    assert done.last_action.player == "P1" and done.phase == "PLAYING"
+    await arena.surrender(SurrenderCommand(room.code, lan))
+    seen = await asyncio.wait_for(watching, 5)
+    assert seen[-1].phase == "FINISHED"
+    # Never PLAYING with nobody to move: every PLAYING snapshot names the side to move.
+    assert all(s.current_player for s in seen if s.phase == "PLAYING")
+    assert [s.phase for s in seen if s.phase != "WAITING"][0] == "PLACEMENT"
 
 
 async def test_the_placement_time_places_the_rest_and_readies_everyone(arena):
@@ -293,7 +327,7 @@ async def test_a_bots_owner_surrenders_while_it_thinks_and_its_late_reply_is_dro
     await arena.surrender(SurrenderCommand(room.code, lan))
     end = await arena.until_room(room.code, over)
     assert (end.result.winner, end.result.reason, end.result.turns) == ("P2", "SURRENDER", 0)
-    assert thinking.closed
+    await arena.until(lambda: thinking.closed, "the bot closed")
     thinking.release()  # the reply comes too late: nothing is judged or written
     await asyncio.sleep(0.01)
     events = replay_events(arena, end.match_id)
@@ -342,7 +376,7 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     assert playing.queue_place == 0
     await arena.surrender(SurrenderCommand(codes[2], owners[2]))
     await arena.until_room(codes[2], over)
-    assert (arena.queue.playing, arena.queue.waiting) == (0, 0)
+    await arena.until(lambda: (arena.queue.playing, arena.queue.waiting) == (0, 0), "the queue")
     started = [arena.stores.matches[(await arena.room(c)).match_id].started_ms for c in codes]
     assert started[0] is not None and started[1] is None and started[2] is not None
 
@@ -366,10 +400,53 @@ async def test_a_failed_bot_shows_its_code_to_all_and_its_detail_to_its_owner(ar
         await arena.failure_details(FailureDetailsCommand(end.match_id, new_owner()))
     with pytest.raises(MatchNotFound):
         await arena.failure_details(FailureDetailsCommand("00000000", lan))
-    # Once the room is forgotten the archive still has the detail (not the stderr).
+    # Once the room is forgotten the archive has them both (so has it after a restart).
     arena.registry.remove(room.code)
     (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
-    assert bot.detail and bot.stderr == ""
+    assert bot.detail and bot.stderr == "debug: thinking\n"
+
+
+async def test_the_owner_reads_the_stderr_as_soon_as_the_result_shows(arena):
+    lan = new_owner()
+    mine = arena.add_bot(lan)
+    crashing = ScriptedBot(lambda r: b"Traceback ...", stderr=b"ValueError: oops\n", slow_exit=True)
+    arena.launcher.script(mine.id, crashing)
+    room = await arena.create(lan, upload(mine), builtin("random"))
+    feed = await arena.watch_room(GetRoomCommand(room.code))
+    watching = asyncio.ensure_future(collect(feed))
+    end = await arena.until_room(room.code, lambda s: s.phase == "FINISHED")
+    # Whoever sees the result can read the tails: in the room at once...
+    (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
+    assert (bot.failure_code, bot.stderr) == ("BAD_JSON", "ValueError: oops\n")
+    # ...and in the archive, written with the result while the bot still takes its
+    # time to exit; the feed (what other instances show) tells the result only then.
+    await arena.until_room(room.code, over)
+    assert not crashing.closed
+    assert arena.stores.stderr[end.match_id] == (b"ValueError: oops\n", b"debug: thinking\n")
+    arena.registry.remove(room.code)  # as another instance, or after a restart
+    (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
+    assert bot.stderr == "ValueError: oops\n"
+    crashing.let_exit()
+    seen = await asyncio.wait_for(watching, 5)
+    assert all(s.replay_ready for s in seen if s.result is not None)
+
+
+async def test_shutdown_waits_for_the_bots_of_a_match_that_just_ended(arena):
+    lan = new_owner()
+    mine = arena.add_bot(lan)
+    slow = ScriptedBot(lambda request: None, slow_exit=True)  # thinks on, exits slowly
+    arena.launcher.script(mine.id, slow)
+    room = await arena.create(lan, upload(mine), builtin("random"))
+    await arena.until_room(room.code, lambda s: s.thinking == "P1")
+    await arena.surrender(SurrenderCommand(room.code, lan))
+    await arena.until_room(room.code, over)  # archived; the bot takes its time to exit
+    closing = asyncio.ensure_future(CloseRooms(arena.host)(timeout_s=10))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not closing.done() and not slow.closed
+    slow.let_exit()
+    assert await asyncio.wait_for(closing, 10) == 0  # nothing left to abandon
+    assert slow.closed and arena.registry.get(room.code).feed_closed
 
 
 async def test_a_replay_is_there_only_once_the_match_is_finished(arena):

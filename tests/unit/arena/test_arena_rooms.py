@@ -109,7 +109,7 @@ async def test_seats_are_checked(arena):
     # did not compile cannot sit.
     with pytest.raises(BotNotFound):
         await arena.join(created.code, minh, upload(private))
-    with pytest.raises(BotNotBuilt):
+    with pytest.raises(BotNotBuilt, match="biên dịch bị lỗi"):
         await arena.join(created.code, minh, upload(arena.add_bot(minh, built=False)))
     room = await arena.room(created.code)
     assert room.seats[1] is None and room.phase == "WAITING"  # nothing changed

@@ -7,7 +7,9 @@ these; a contract test compares the two on SQLite and PostgreSQL.
 - `arena_upload_events`: one row per admitted upload, for the per-owner rate limit (a
   bot deleted right after its upload still counts, and so does a refused build).
 - `arena_matches`: matches live and finished, the two seats as columns. Seats do not
-  reference bots: history outlives a deleted bot, and keeps the name it had.
+  reference bots: history outlives a deleted bot, and keeps the name it had. The last
+  8 KiB of each bot's stderr (`p1_stderr`, `p2_stderr`, bytes as read) are written by
+  the same UPDATE that finishes the match; NULL while it is live.
 
 Times are integers of milliseconds since the epoch (BIGINT), like every time in the
 code; enumerations are short strings with a CHECK.
@@ -23,6 +25,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -132,6 +135,8 @@ matches = Table(
     Column("failure_detail", Text, nullable=True),
     Column("replay", String(64), nullable=True),
     Column("runner", String(64), nullable=False, server_default=""),
+    Column("p1_stderr", LargeBinary, nullable=True),
+    Column("p2_stderr", LargeBinary, nullable=True),
     CheckConstraint(f"p1_kind IN {_SEAT_KINDS}", name="p1_kind"),
     CheckConstraint(f"p2_kind IN {_SEAT_KINDS}", name="p2_kind"),
     CheckConstraint("status IN ('live', 'finished')", name="status"),

@@ -37,12 +37,20 @@ from noitu.application.arena.storage import (
     Owner,
     Seat,
     StorageUnavailable,
+    kept_stderr,
 )
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
 
 Row = Mapping[str, Any]
+
+#: The bots that count toward an owner's cap: those that built.
+_BUILT = bots.c.build_status == BuildStatus.OK.value
+
+#: The stderr tails are read only by `match_stderr`: lists and records never carry them.
+_STDERR_COLUMNS = (matches.c.p1_stderr, matches.c.p2_stderr)
+_RECORD_COLUMNS = tuple(column for column in matches.c if column not in _STDERR_COLUMNS)
 
 
 class SqlArenaRepository:
@@ -144,7 +152,9 @@ class SqlArenaRepository:
             await self._lock_owner(connection, bot.owner, bot.created_ms)
             if max_bots is not None:
                 stored = await connection.scalar(
-                    select(func.count()).select_from(bots).where(bots.c.owner == bot.owner)
+                    select(func.count())
+                    .select_from(bots)
+                    .where(bots.c.owner == bot.owner, _BUILT)
                 )
                 if (stored or 0) >= max_bots:
                     return False
@@ -167,9 +177,15 @@ class SqlArenaRepository:
     async def count_bots(self, owner: str) -> int:
         async with self._read() as connection:
             count = await connection.scalar(
-                select(func.count()).select_from(bots).where(bots.c.owner == owner)
+                select(func.count()).select_from(bots).where(bots.c.owner == owner, _BUILT)
             )
         return int(count or 0)
+
+    async def failed_builds(self, owner: str | None = None) -> list[BotRecord]:
+        query = select(bots).where(bots.c.build_status == BuildStatus.FAILED.value)
+        if owner is not None:
+            query = query.where(bots.c.owner == owner)
+        return await self._bots(query.order_by(bots.c.created_ms.desc(), bots.c.id.desc()))
 
     async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
         query = select(bots).where(bots.c.public.is_(True))
@@ -224,12 +240,19 @@ class SqlArenaRepository:
         return bool(result.rowcount)
 
     async def finish_match(
-        self, match_id: str, result: Result, finished_ms: int, replay: str | None
+        self,
+        match_id: str,
+        result: Result,
+        finished_ms: int,
+        replay: str | None,
+        stderr: tuple[bytes, bytes] = (b"", b""),
     ) -> bool:
         values = {
             "status": MatchStatus.FINISHED.value,
             "finished_ms": finished_ms,
             "replay": replay,
+            "p1_stderr": kept_stderr(stderr[0]),
+            "p2_stderr": kept_stderr(stderr[1]),
             **_result_row(result),
         }
         async with self._write() as connection:
@@ -243,14 +266,23 @@ class SqlArenaRepository:
     async def get_match(self, match_id: str) -> MatchRecord | None:
         async with self._read() as connection:
             row = (
-                await connection.execute(select(matches).where(matches.c.id == match_id))
+                await connection.execute(select(*_RECORD_COLUMNS).where(matches.c.id == match_id))
             ).first()
         return None if row is None else _match_of(row._mapping)
+
+    async def match_stderr(self, match_id: str) -> tuple[bytes, bytes] | None:
+        async with self._read() as connection:
+            row = (
+                await connection.execute(select(*_STDERR_COLUMNS).where(matches.c.id == match_id))
+            ).first()
+        if row is None:
+            return None
+        return (bytes(row.p1_stderr or b""), bytes(row.p2_stderr or b""))
 
     async def finished_matches(
         self, limit: int, before: MatchCursor | None = None, owner: str | None = None
     ) -> list[MatchRecord]:
-        query = select(matches).where(matches.c.status == MatchStatus.FINISHED.value)
+        query = select(*_RECORD_COLUMNS).where(matches.c.status == MatchStatus.FINISHED.value)
         if before is not None:
             query = query.where(
                 or_(
@@ -270,7 +302,7 @@ class SqlArenaRepository:
 
     async def live_matches(self) -> list[MatchRecord]:
         query = (
-            select(matches)
+            select(*_RECORD_COLUMNS)
             .where(matches.c.status == MatchStatus.LIVE.value)
             .order_by(matches.c.created_ms, matches.c.id)
         )

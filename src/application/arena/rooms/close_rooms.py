@@ -1,8 +1,8 @@
 """CloseRooms: the server stops (spec B4). Every match not over ends as ABANDONED
 (nobody wins; its bots' processes are stopped by the runner as at any end), rooms
-still waiting for a player close, and the call returns once every match is archived
-and every room's last snapshot is out, so that viewers get the end and nothing is left
-running."""
+still waiting for a player close, and the call returns once every match is archived,
+its bots closed, and every room's last snapshot is out, so that viewers get the end and
+nothing is left running (a match that just ended may still be closing its bots)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class CloseRooms:
 
 
 def _done(room: Room) -> bool:
-    """Nothing of the room is still running: its match is archived (or it had none) and
-    its feed has sent everything."""
-    finished = room.live is None or room.archived
-    return finished and not room.sending and not room.outbox
+    """Nothing of the room is still running: its feed has sent everything and is closed,
+    which comes after its match is archived and its bots' processes are closed (or it
+    had no match)."""
+    return room.feed_closed and not room.sending and not room.outbox

@@ -2,8 +2,9 @@
 B5): why it failed (the B3 code and its detail) and the last 8 KiB of its stderr. The
 page shows everybody else BOT_FAILED and the code alone.
 
-The stderr is kept with the live room (until it is forgotten, 30 minutes after the
-end); the failure and its detail stay in the archive for good."""
+The stderr tails are in the room from the moment its result is (taken as the match
+ended), and in the archive from the write that finished the match: they survive the
+room (forgotten 30 minutes after the end) and a restart, like the failure's detail."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ class BotDetails(msgspec.Struct, frozen=True, rename="camel"):
     bot_id: str
     failure_code: str | None  # set when this bot lost by failing
     detail: str | None
-    stderr: str  # the last bytes it wrote to stderr ("" once the room is forgotten)
+    stderr: str  # the last bytes it wrote to stderr while the match lasted
 
 
 class FailureDetailsResult(msgspec.Struct, frozen=True, rename="camel"):
@@ -57,7 +58,8 @@ class FailureDetails:
             record = await self._archive.get_match(match_id)
             if record is None:
                 raise MatchNotFound()
-            seats, result, stderr = list(record.seats), record.result, (b"", b"")
+            seats, result = list(record.seats), record.result
+            stderr = await self._archive.match_stderr(match_id) or (b"", b"")
         failure = None if result is None else result.failure
         mine = tuple(
             BotDetails(

@@ -82,8 +82,15 @@ class RoomHost:
         self._send(room)
 
     def on_change_of(self, room: Room) -> Callable[[], None]:
-        """What a room's LiveMatch calls at each change."""
-        return lambda: self.changed(room)
+        """What a room's LiveMatch calls at each change. The change that ends the match
+        is published once the match is archived (`StartMatch` then calls `changed`), so
+        no viewer learns the result before the archive has it, its stderr tails with it."""
+
+        def announce() -> None:
+            if room.result is None or room.archived:
+                self.changed(room)
+
+        return announce
 
     def close(self, room: Room) -> None:
         """End the room's feed once what it has to publish is out."""

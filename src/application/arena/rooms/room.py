@@ -4,7 +4,8 @@ match in the `MatchArchive` and its replay in `ArenaFiles`.
 
 Phases: WAITING (a seat is empty, or the match is being recorded) → PLACEMENT (people
 place; bots are placed and ready at once; a match whose sides are all ready waits here
-for a slot of the match queue) → PLAYING → FINISHED. ABANDONED: everybody left before
+for a slot of the match queue, then for its bots to start) → PLAYING (a side is to
+move) → FINISHED. ABANDONED: everybody left before
 the match began, a waiting room expired, or the server could not go on with the match.
 """
 
@@ -95,14 +96,11 @@ class Room:
     #: Waiting for a slot of the match queue (all sides ready), and the place there.
     queued: bool = False
     queue_place: int = 0
-    #: Play has begun (the room is PLAYING until the match is over).
-    playing: bool = False
     #: Closed before any match (everybody left, or nobody came).
     closed: bool = False
-    #: After the end: the replay's name once archived, the bots' stderr (P1, P2).
+    #: After the end: the replay's name once archived.
     replay: str | None = None
     archived: bool = False
-    stderr: tuple[bytes, bytes] = (b"", b"")
     finished_ms: int | None = None
     #: The version of what the room shows: +1 at every change.
     version: int = 0
@@ -120,6 +118,11 @@ class Room:
         return None if self.live is None else self.live.match.result
 
     @property
+    def stderr(self) -> tuple[bytes, bytes]:
+        """The bots' stderr tails (P1, P2), there from the moment the match ended."""
+        return (b"", b"") if self.live is None else self.live.stderr
+
+    @property
     def phase(self) -> RoomPhase:
         if self.closed:
             return RoomPhase.ABANDONED
@@ -131,7 +134,9 @@ class Room:
             if result is not None and result.reason is EndReason.ABANDONED:
                 return RoomPhase.ABANDONED
             return RoomPhase.FINISHED
-        return RoomPhase.PLAYING if self.playing else RoomPhase.PLACEMENT
+        # PLAYING from the moment a side is to move: until the runner begins play (the
+        # match waits for a queue slot, the bots start) everyone is ready in PLACEMENT.
+        return RoomPhase.PLAYING if live.started else RoomPhase.PLACEMENT
 
     @property
     def is_over(self) -> bool:

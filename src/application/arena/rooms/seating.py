@@ -53,7 +53,7 @@ class Seating:
             if bot is None or (bot.owner != who and not bot.public):
                 raise BotNotFound()
             if bot.build is not BuildStatus.OK or bot.artefact_dir is None:
-                raise BotNotBuilt("Bot này chưa biên dịch được, nên chưa vào trận được.")
+                raise BotNotBuilt("Bot này biên dịch bị lỗi nên không vào trận được.")
             return RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), who)
         if choice.kind == SeatKind.BUILTIN.value:
             names = self._builtins.names()

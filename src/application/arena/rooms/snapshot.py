@@ -19,7 +19,7 @@ from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.room import Room, RoomPhase, RoomSeat
 from noitu.domain.arena.actions import Action, Fight, Move
 from noitu.domain.arena.board import COLS, ROWS, SIDES, Board, Side
-from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Result
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Phase, Result
 
 
 class PositionView(msgspec.Struct, frozen=True):
@@ -223,7 +223,7 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         deadline_ms=None if live is None or not playing else live.deadline_ms,
         placement_deadline_ms=(
             room.placement_deadline_ms
-            if phase is RoomPhase.PLACEMENT and match is not None and not room.queued
+            if phase is RoomPhase.PLACEMENT and match is not None and match.phase is Phase.PLACEMENT
             else None
         ),
         server_now_ms=now_ms,

@@ -10,9 +10,12 @@ end in the background (spec B1, B2, B4).
    `BotCatalogue` and `ArenaFiles`, a built-in bot's through `BuiltinArtefacts`) and
    `RunMatch.play` runs it.
 3. At the end, however it ended (a surrender in placement or in the queue too), the
-   replay is finished through the `ReplayWriter`, the match is finished in the archive
-   with the replay's name, and the room shows the result, then that its replay is
-   ready; its feed ends.
+   bots' stderr tails are taken from their processes in the step that ends the match
+   (so the room's owners can read them as soon as it shows the result); then, before
+   the bots are closed, the replay is finished through the `ReplayWriter` and the
+   match is finished in the archive with the replay's name and the stderr tails in one
+   write; only then does the feed publish the result (other instances read the
+   archive), with its replay ready. The feed ends once the bots are closed.
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
 ends the match as ABANDONED: nobody wins, nobody loses.
@@ -141,7 +144,7 @@ class StartMatch:
         try:
             await self._placement(room, live)
             if not live.over:
-                await self._queue_and_play(room, live)
+                await self._queue_and_play(room, live, writer)
         except BaseException:
             live.abandon()
             raise
@@ -157,7 +160,7 @@ class StartMatch:
                 return
             await _first(pulse.wait(), self._timer.sleep_until(deadline))
 
-    async def _queue_and_play(self, room: Room, live: LiveMatch) -> None:
+    async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
         room.queued = True
         slot = self._host.queue.slot(room.match_id)
@@ -181,11 +184,11 @@ class StartMatch:
             seats = await self._seats(room)
             if live.over:
                 return
-            room.playing = True
             await self._archive.start_match(room.match_id, self._host.clock.now_ms())
-            self._host.changed(room)
-            outcome = await self._run_match.play(live, seats)
-            room.stderr = outcome.stderr
+            self._host.changed(room)  # out of the queue: its bots start (still PLACEMENT)
+            await self._run_match.play(
+                live, seats, when_over=lambda: self._conclude(room, live, writer)
+            )
         finally:
             await slot.__aexit__(None, None, None)
 
@@ -209,7 +212,7 @@ class StartMatch:
         if bot is None or bot.artefact_dir is None:
             return ProcessFailure(FailureCode.START_FAILED, "Bot đã bị xoá nên không chạy được.")
         if bot.build is not BuildStatus.OK:
-            return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot chưa biên dịch được.")
+            return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot biên dịch bị lỗi.")
         if not await self._files.has_artefact(bot.artefact_dir):
             return await self._rebuild(bot)
         return Artefact(bot.language, self._files.artefact_path(bot.artefact_dir))
@@ -238,7 +241,16 @@ class StartMatch:
         return Artefact(bot.language, self._files.artefact_path(name))
 
     async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        await self._conclude(room, live, writer)
+        self._host.close(room)
+
+    async def _conclude(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        """Finish the replay and archive the match (once): as soon as it is over, before
+        its bots are closed, so whatever instance is asked has the result, the replay
+        and the stderr tails together."""
         assert room.match_id is not None
+        if room.archived:
+            return
         live.abandon()  # nothing happens when the match is over, as it should be
         live.write_setup(
             [
@@ -258,13 +270,12 @@ class StartMatch:
         except OSError:
             writer.discard()
         try:
-            await self._archive.finish_match(room.match_id, result, now, replay)
+            await self._archive.finish_match(room.match_id, result, now, replay, live.stderr)
         except StorageError:
             replay = None  # the archive does not know it: nobody can fetch it
         room.replay = replay
         room.archived = True
         self._host.changed(room)
-        self._host.close(room)
 
 
 async def _first(*waits: Coroutine[Any, Any, object]) -> None:
