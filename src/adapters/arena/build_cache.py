@@ -45,13 +45,15 @@ class CachedBuilder:
         digest.update(source.read_bytes())
         return f"{language.value}-{digest.hexdigest()[:32]}"
 
-    async def build(self, source: Path, language: Language, into: Path) -> BuildResult:
+    async def build(
+        self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
+    ) -> BuildResult:
         """`into` is ignored: the artefact lives in the cache (launchers only read it)."""
         kept = self._root / self.key(source, language)
         if (kept / ENTRY_NAME[language]).is_file():
             self._reused.add(kept)
             return BuildResult(True, Artefact(language, kept), "")
-        return await self._builder.build(source, language, kept)
+        return await self._builder.build(source, language, kept, shown_as=shown_as)
 
     def reused(self, artefact: Artefact) -> bool:
         """Whether `artefact` came from an earlier run's build."""

@@ -171,7 +171,7 @@ async def _artefact(run: _Run, spec: BotSpec, into: Path) -> Artefact | ProcessF
     language = language_for(spec.path.name)
     assert language is not None
     builder: BotBuilder = run.cache or container.arena_builder()
-    built = await builder.build(spec.path, language, into)
+    built = await builder.build(spec.path, language, into, shown_as=spec.path.name)
     if built.ok and built.artefact is not None:
         if run.cache is not None and run.cache.reused(built.artefact):
             say(f"{spec.text}: dùng lại bản đã biên dịch từ lần trước (mã nguồn không đổi)")

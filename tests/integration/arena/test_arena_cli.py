@@ -78,6 +78,7 @@ def test_a_bot_that_does_not_compile_loses_the_match_with_its_messages(tmp_path)
     assert (result["winner"], result["reason"], result["turns"]) == ("P1", "BOT_FAILED", 0)
     assert (result["failure"]["player"], result["failure"]["code"]) == ("P2", "COMPILE_ERROR")
     assert "SyntaxError" in done.stderr
+    assert "bot.py" not in done.stderr.replace("syntax_error.py", "")  # the author's file name
     assert [e["event"] for e in read_replay(tmp_path / "r.jsonl")] == ["setup", "end"]
 
 
