@@ -203,6 +203,9 @@ function renderStatus(room, shown) {
   } else if (room.phase === "PLAYING" && room.currentPlayer && !myTurn()) {
     const seat = seatOf(room.currentPlayer);
     thinking = T.thinkingPerson(room.currentPlayer + " " + (seat ? seat.name : ""));
+  } else if (room.phase === "PLACEMENT" && !room.queuePlace && room.seats.every((seat) => seat && seat.ready)) {
+    // Everyone is placed and ready: the bots' programs are starting (spec B4).
+    thinking = T.botsStarting;
   } else if (room.phase === "PLACEMENT" && personSide() && !placing() && !room.queuePlace) {
     thinking = T.waitOther;
   }

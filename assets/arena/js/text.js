@@ -159,6 +159,7 @@ export const T = {
   passOnly: "Bạn không còn nước đi nào: hãy bỏ lượt.",
   yourPlacement: "Xếp 18 quân của bạn rồi bấm Sẵn sàng.",
   waitOther: "Bạn đã sẵn sàng. Chờ bên kia…",
+  botsStarting: "Hai bên đã sẵn sàng. Bot đang khởi động…",
   placementLeft: (n) => "Còn " + n + " quân chưa xếp.",
   queue: (n) => "Đang chờ lượt: thứ " + n,
   turn: (n, limit) => "Lượt " + n + "/" + limit,

@@ -16,7 +16,9 @@ class CountingBuilder:
         self.builds = 0
         self.fail = False
 
-    async def build(self, source: Path, language: Language, into: Path) -> BuildResult:
+    async def build(
+        self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
+    ) -> BuildResult:
         self.builds += 1
         if self.fail:
             return BuildResult(False, None, "lỗi biên dịch")

@@ -381,7 +381,7 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     assert started[0] is not None and started[1] is None and started[2] is not None
 
 
-async def test_a_failed_bot_shows_its_code_to_all_and_its_detail_to_its_owner(arena):
+async def test_a_failed_bot_shows_its_code_and_detail_to_all_and_its_stderr_to_its_owner(arena):
     lan = new_owner()
     mine = arena.add_bot(lan)
     arena.launcher.script(
@@ -391,9 +391,10 @@ async def test_a_failed_bot_shows_its_code_to_all_and_its_detail_to_its_owner(ar
     end = await arena.until_room(room.code, over)
     assert (end.result.winner, end.result.reason) == ("P2", "BOT_FAILED")
     assert (end.result.failure.player, end.result.failure.code) == ("P1", "STALE_SEQUENCE")
-    assert "detail" not in json.dumps(end.result.failure.__struct_fields__)
     details = await arena.failure_details(FailureDetailsCommand(end.match_id, lan))
     (bot,) = details.bots
+    assert end.result.failure.detail == bot.detail  # public like the code (B3)
+    assert "stderr" not in json.dumps(end.result.failure.__struct_fields__)
     assert (bot.player, bot.bot_id, bot.failure_code) == ("P1", mine.id, "STALE_SEQUENCE")
     assert bot.detail and bot.stderr == "debug: thinking\n"
     with pytest.raises(NotOwner):
