@@ -31,11 +31,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
-import json
-import stat
 import struct
 import tempfile
 import zipfile
@@ -92,7 +91,10 @@ elif language == "java":
     items = [(n, os.path.join("out", n)) for n in sorted(os.listdir("out")) if n.endswith(".class")]
 sized = []
 for shown, path in items:
-    info = os.lstat(path)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        continue
     if stat.S_ISREG(info.st_mode):
         sized.append((shown, path, info.st_size))
 total = sum(size for _, _, size in sized)
@@ -384,6 +386,16 @@ def unpack_artefact(
     return header, files
 
 
+def _fill(folder: Path, source: Path, name: str, user: tuple[int, int] | None) -> None:
+    """Copy the upload into `folder` as `name`, readable by `user` alone (when set)."""
+    target = folder / name
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o400)
+    if user is not None:
+        os.chown(target, *user)
+        os.chown(folder, *user)
+
+
 @dataclass(slots=True)
 class _Ran:
     code: int | None
@@ -447,8 +459,10 @@ class SandboxBuilder:
             return await asyncio.to_thread(self._jar, source, into)
         name = SOURCE_NAME[language]
         compiler = self._compiler(language, name)
-        folder, user = await asyncio.to_thread(self._prepare, source, name)
+        folder = self._new_folder()
         try:
+            user = self._lease(folder)
+            await asyncio.to_thread(_fill, folder, source, name, user)
             ran = await self._run(compiler, folder, user, language, name)
         finally:
             await asyncio.to_thread(shutil.rmtree, folder, True)
@@ -471,23 +485,17 @@ class SandboxBuilder:
         options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
         return [tools.javac, *JAVAC_FLAGS, *options, name]
 
-    def _prepare(self, source: Path, name: str) -> tuple[Path, tuple[int, int] | None]:
-        """A private folder (0700) holding a copy of the upload, and the uid of its own
-        the compile runs as (leased until the folder is removed)."""
-        folder = self.sandbox.new_stage()
+    def _new_folder(self) -> Path:
+        """A private folder (0700) for the upload's copy, removed after the build."""
+        return self.sandbox.new_stage()
+
+    def _lease(self, folder: Path) -> tuple[int, int] | None:
+        """The uid of its own the compile runs as, leased until `folder` is removed
+        (on the event loop's thread, like every lease)."""
         try:
-            user = self.sandbox.lease_user(folder)
-            shutil.copyfile(source, folder / name)
-            os.chmod(folder / name, 0o400)
-            self.sandbox.give_to_run_as(folder / name, user)
-            self.sandbox.give_to_run_as(folder, user)
+            return self.sandbox.lease_user(folder)
         except NoFreeUser as error:
-            shutil.rmtree(folder, ignore_errors=True)
             raise BuildUnavailable(str(error)) from error
-        except BaseException:
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        return folder, user
 
     @staticmethod
     def _driver(
@@ -640,10 +648,11 @@ class DirectBuilder(SandboxBuilder):
         self.tools = SandboxTools.find(path)
         self.limits = limits or BuildLimits()
 
-    def _prepare(self, source: Path, name: str) -> tuple[Path, tuple[int, int] | None]:
-        folder = Path(tempfile.mkdtemp(prefix="noitu-build-"))
-        shutil.copyfile(source, folder / name)
-        return folder, None
+    def _new_folder(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix="noitu-build-"))
+
+    def _lease(self, folder: Path) -> tuple[int, int] | None:
+        return None
 
     async def _run(
         self,
