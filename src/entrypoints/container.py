@@ -270,7 +270,9 @@ class Container(containers.DeclarativeContainer):
     # --- the arena's storage (spec B4): metadata in SQL, files in the data directory ---
     arena_engine = providers.Singleton(create_engine, settings.provided.arena_database_url)
     arena_repository = providers.Singleton(SqlArenaRepository, arena_engine)
-    arena_files = providers.Singleton(DataDirFiles, settings.provided.data_dir)
+    arena_files = providers.Singleton(
+        DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
+    )
 
     # --- the arena's uploaded bots (B5) ---------------------------------------------
     # A Factory: the builder is picked per upload, after the start-up probe.

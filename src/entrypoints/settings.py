@@ -26,6 +26,8 @@ TELEGRAM_MODES = ("polling", "webhook", "none")
 STORES = ("memory", "redis")
 MAX_INSTANCE_NAME = 64  # the archive's `runner` column
 LOG_FORMATS = ("json", "console")
+#: The data directory's room for uploaded bots by default: 2 GiB.
+DEFAULT_ARENA_UPLOADS_MIB = 2048
 
 
 class SettingsError(ValueError):
@@ -58,6 +60,9 @@ class Settings:
     # database (a SQLAlchemy async URL; "": the SQLite file in the data directory).
     data_dir: Path = field(default_factory=lambda: _default_data_dir(os.environ))
     arena_database_url: str = ""
+    # What uploaded bots (sources and artefacts) may take in the data directory, in
+    # bytes (NOITU_ARENA_UPLOADS_MIB, in MiB); past it uploads are refused (B10).
+    arena_uploads_max_bytes: int = DEFAULT_ARENA_UPLOADS_MIB * 1024 * 1024
     # This instance's name among those sharing one arena database (NOITU_INSTANCE;
     # default: host name and port). A restart ends only its own live matches.
     instance: str = ""
@@ -287,6 +292,13 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["cache_dir"] = _cache_dir(env)
     values["data_dir"] = _data_dir(env)
     values["arena_database_url"] = _arena_database(env, values["data_dir"], problems)  # type: ignore[arg-type]
+    raw_uploads = env.get("NOITU_ARENA_UPLOADS_MIB", str(DEFAULT_ARENA_UPLOADS_MIB)).strip()
+    if raw_uploads.isdigit() and 0 < int(raw_uploads) <= 1 << 30:
+        values["arena_uploads_max_bytes"] = int(raw_uploads) * 1024 * 1024
+    else:
+        problems.append(
+            f"NOITU_ARENA_UPLOADS_MIB={raw_uploads!r}: expected a number of MiB from 1 to 1073741824"
+        )
     values["instance"] = (
         env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{values.get('port', 8080)}"
     )[:MAX_INSTANCE_NAME]

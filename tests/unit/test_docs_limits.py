@@ -75,6 +75,11 @@ LIMITS: dict[str, Fraction] = {
     "build_cpu": _exact(BUILD_LIMITS.cpu_quota_us / BUILD_LIMITS.cpu_period_us),
     "build_memory_gib": _exact(BUILD_LIMITS.memory_bytes / (1024 * MIB)),
     "build_pids": _exact(BUILD_LIMITS.pids_max),
+    "build_tmp_mib": _exact(BuildLimits().tmp_bytes / MIB),
+    # what a build may leave (B10)
+    "artefact_mib": _exact(limits.MAX_ARTEFACT_BYTES / limits.MIB),
+    "java_classes": _exact(limits.MAX_JAVA_CLASSES),
+    "jar_entries": _exact(limits.MAX_JAR_ENTRIES),
     # the protocol (B1)
     "first_sequence": _exact(FIRST_SEQUENCE_BETWEEN_BOTS),
 }

@@ -8,7 +8,18 @@
   `Main-Class` the JAR holds.
 
 Each compile runs in the sandbox with its own limits (60 s wall, 1 CPU, 1 GiB, 64 pids);
-going past one fails the build with a message naming it. The compiler's own text is kept
+going past one fails the build with a message naming it.
+
+What a compile writes stays in the sandbox (spec B10): the upload is mounted read-only
+from a private folder (0700, the compile's own uid, mounted through a descriptor), the
+compiler works in the sandbox's size-capped tmpfs (`/tmp/build`), and a small driver
+(`_DRIVER`, the system's Python) runs it, then sends what it made through a pipe: one
+JSON line, then the files' bytes. The server reads at most `MAX_ARTEFACT_BYTES` from
+that pipe and checks every name and size itself before writing anything, so neither
+the host's `/tmp` nor the data directory receives more than the capped artefact. A C++
+program or a Java build's class files together are at most `MAX_ARTEFACT_BYTES`, a Java
+build at most `MAX_JAVA_CLASSES` class files; a JAR's entries are counted from its
+central directory (`count_jar_entries`, constant memory) before any is read. The compiler's own text is kept
 (first 16 KiB) for the owner, never naming a server path. The file is compiled under
 its stored name (`bot.cpp`, `Main.java` — which javac requires for `public class Main` —
 `bot.py`); where the messages name that file (`bot.cpp:3:5: error`, `File "bot.py"`,
@@ -20,18 +31,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
-import stat
+import struct
 import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.adapters.arena.bubblewrap import HOST_ENV, Sandbox
+from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
 from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupError, CgroupLimits
 from noitu.adapters.arena.languages import SOURCE_NAME
+from noitu.application.arena.limits import (
+    MAX_ARTEFACT_BYTES,
+    MAX_JAR_ENTRIES,
+    MAX_JAVA_CLASSES,
+)
 from noitu.application.arena.ports import (
     BUILD_MESSAGES_BYTES,
     Artefact,
@@ -43,9 +60,64 @@ from noitu.application.arena.ports import (
 MAX_SOURCE_BYTES = 256 * 1024
 MAX_JAR_BYTES = 16 * MIB
 MAX_MANIFEST_BYTES = 64 * 1024
-#: A compiled binary or class file larger than this is not taken.
-MAX_OUTPUT_FILE_BYTES = 64 * MIB
-WORK_DIR = "/src"
+#: Where the upload is mounted (read-only) and where the compiler works (the tmpfs).
+SOURCE_DIR = "/src"
+WORK_DIR = "/tmp/build"
+#: The driver's JSON line on the artefact pipe, at most.
+MAX_HEADER_BYTES = 256 * 1024
+#: The C library's text for ENOSPC: the build's tmpfs is full.
+_NO_SPACE = "No space left on device"
+
+#: Runs in the sandbox as `python3 -I -S -B -c _DRIVER SOURCE WORK FD LANGUAGE NAME CAP
+#: MOST -- COMPILER...`: copies the upload into WORK, runs the compiler there, then writes
+#: to descriptor FD one JSON line ({"status", "code", "count", "bytes", "files": [[name,
+#: size], ...]}) and the files' bytes in that order. The server trusts none of it.
+_DRIVER = """\
+import json, os, shutil, stat, subprocess, sys
+source, work, fd, language, name, cap, most = sys.argv[1:8]
+cap, most = int(cap), int(most)
+os.makedirs(os.path.join(work, "out"))
+shutil.copyfile(os.path.join(source, name), os.path.join(work, name))
+os.chdir(work)
+code = subprocess.call(sys.argv[9:], stdin=subprocess.DEVNULL)
+status, found, items = "ok", 0, []
+if code != 0:
+    status = "failed"
+elif language == "cpp":
+    items = [("bot", "bot")]
+elif language == "java":
+    for _, _, names in os.walk("out"):
+        found += sum(1 for n in names if n.endswith(".class"))
+    items = [(n, os.path.join("out", n)) for n in sorted(os.listdir("out")) if n.endswith(".class")]
+sized = []
+for shown, path in items:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        continue
+    if stat.S_ISREG(info.st_mode):
+        sized.append((shown, path, info.st_size))
+total = sum(size for _, _, size in sized)
+if status == "ok" and found > most:
+    status = "too_many"
+elif status == "ok" and total > cap:
+    status = "too_big"
+send = sized if status == "ok" else []
+header = {"status": status, "code": code, "count": found, "bytes": total,
+          "files": [[shown, size] for shown, _, size in send]}
+with os.fdopen(int(fd), "wb") as out:
+    out.write(json.dumps(header).encode() + b"\\n")
+    for _, path, size in send:
+        with open(path, "rb") as handle:
+            left = size
+            while left:
+                chunk = handle.read(min(left, 1 << 20))
+                if not chunk:
+                    sys.exit("short read")
+                out.write(chunk)
+                left -= len(chunk)
+sys.exit(0 if status == "ok" else 1)
+"""
 
 _PYTHON_CHECK = """\
 import sys, traceback
@@ -89,7 +161,9 @@ def _limit_message(limit: BuildLimit, limits: BuildLimits) -> str:
 
 
 def _clean(output: bytes, truncated: bool) -> str:
-    text = output.decode("utf-8", "replace").replace(f"{WORK_DIR}/", "")
+    text = output.decode("utf-8", "replace")
+    for folder in (WORK_DIR, SOURCE_DIR):
+        text = text.replace(f"{folder}/", "")
     if truncated:
         text += "\n… (đã cắt bớt)"
     return text.strip()
@@ -162,38 +236,205 @@ def read_manifest_main_class(path: Path) -> tuple[str | None, str]:
     return main, ""
 
 
-def _copy_out(source: Path, target: Path, mode: int) -> bool:
-    """Copy a file the sandbox produced: a regular file, never through a symlink."""
-    try:
-        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_OUTPUT_FILE_BYTES:
-            return False
-        with open(target, "wb") as out:
-            shutil.copyfileobj(handle, out)
-    os.chmod(target, mode)
-    return True
+def _vi_number(value: int) -> str:
+    return f"{value:,}".replace(",", ".")
 
 
-def _install(files: list[tuple[Path, str, int]], into: Path) -> bool:
-    """Put (source, name, mode) files into the fresh directory `into`, all or nothing."""
+def _mib(size: int) -> str:
+    return f"{size / MIB:.1f}".replace(".", ",")
+
+
+def artefact_too_big(size: int | None = None) -> str:
+    made = f" ({_mib(size)} MiB)" if size else ""
+    return (
+        f"Chương trình biên dịch ra quá lớn{made}: tối đa {MAX_ARTEFACT_BYTES // MIB} MiB."
+    )
+
+
+def too_many_classes(count: int) -> str:
+    return (
+        f"Bản dựng Java tạo ra {_vi_number(count)} tệp .class: "
+        f"tối đa {_vi_number(MAX_JAVA_CLASSES)} tệp."
+    )
+
+
+def too_many_jar_entries() -> str:
+    return f"Tệp JAR có quá nhiều mục: tối đa {_vi_number(MAX_JAR_ENTRIES)} mục."
+
+
+def build_space_full(limits: BuildLimits) -> str:
+    return (
+        f"Biên dịch bị dừng: các tệp tạm của bản dựng vượt quá {limits.tmp_bytes // MIB} MiB "
+        f"(chương trình biên dịch ra tối đa {MAX_ARTEFACT_BYTES // MIB} MiB)."
+    )
+
+
+_EOCD = struct.Struct("<4s4H2LH")  # end of central directory record
+_CENTRAL = struct.Struct("<4s24x3H12x")  # a central directory header: its three lengths
+_EOCD_SIGNATURE = b"PK\x05\x06"
+_CENTRAL_SIGNATURE = b"PK\x01\x02"
+
+
+def count_jar_entries(path: Path, most: int = MAX_JAR_ENTRIES) -> int | None:
+    """The entries of the zip `path` by its central directory, reading no member and
+    holding one header at a time; counting stops past `most` (a count above `most` means
+    "too many"). None when there is no consistent central directory. The directory is
+    found where zipfile and the JVM look for it: just before the end record."""
+    with open(path, "rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        tail_length = min(size, _EOCD.size + 0xFFFF)
+        handle.seek(size - tail_length)
+        tail = handle.read(tail_length)
+        at = tail.rfind(_EOCD_SIGNATURE)
+        if at < 0 or len(tail) - at < _EOCD.size:
+            return None
+        _, _, _, _, total, cd_size, _, _ = _EOCD.unpack_from(tail, at)
+        if total == 0xFFFF:  # Zip64: 65,535 entries or more
+            return max(most + 1, total)
+        if total > most:
+            return total
+        end = size - tail_length + at
+        position = end - cd_size
+        if position < 0:
+            return None
+        count = 0
+        while position < end:
+            handle.seek(position)
+            header = handle.read(_CENTRAL.size)
+            if len(header) < _CENTRAL.size or not header.startswith(_CENTRAL_SIGNATURE):
+                return None
+            _, name, extra, comment = _CENTRAL.unpack(header)
+            position += _CENTRAL.size + name + extra + comment
+            count += 1
+            if count > most:
+                return count
+        if position != end or count != total:
+            return None
+        return count
+
+
+def _install(files: list[tuple[str, bytes | Path, int]], into: Path) -> bool:
+    """Put (name, bytes or a file to copy, mode) into the fresh directory `into`, all or
+    nothing."""
     into.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{into.name}-", dir=into.parent))
     try:
-        for source, name, mode in files:
-            if not _copy_out(source, staging / name, mode):
-                return False
+        for name, data, mode in files:
+            target = staging / name
+            if isinstance(data, Path):
+                shutil.copyfile(data, target, follow_symlinks=False)
+            else:
+                target.write_bytes(data)
+            os.chmod(target, mode)
         os.chmod(staging, 0o755)
         if into.exists():
             shutil.rmtree(into)
         os.rename(staging, into)
         return True
+    except OSError:
+        return False
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
+
+
+_CLASS_FILE = re.compile(r"[^./\\\x00-\x1f][^/\\\x00-\x1f]*\.class")
+
+
+def unpack_artefact(
+    language: Language, packed: bytes, overflow: bool
+) -> tuple[dict[str, object] | None, list[tuple[str, bytes]]]:
+    """The driver's header and files from what came through the artefact pipe, checked
+    here whatever the sandbox sent: (None, []) when it is not what the driver writes."""
+    if overflow:
+        return {"status": "too_big", "bytes": None}, []
+    line, newline, body = packed.partition(b"\n")
+    if not newline or len(line) > MAX_HEADER_BYTES:
+        return None, []
+    try:
+        header = json.loads(line)
+    except ValueError:
+        return None, []
+    if not isinstance(header, dict) or header.get("status") not in (
+        "ok", "failed", "too_big", "too_many"
+    ):
+        return None, []
+    if header["status"] != "ok":
+        return header, []
+    listed = header.get("files")
+    if not isinstance(listed, list) or len(listed) > MAX_JAVA_CLASSES:
+        return None, []
+    files: list[tuple[str, bytes]] = []
+    offset = 0
+    for item in listed:
+        if not (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], str)
+            and type(item[1]) is int
+            and 0 <= item[1] <= MAX_ARTEFACT_BYTES
+        ):
+            return None, []
+        name, size = item
+        good = name == "bot" if language is Language.CPP else bool(_CLASS_FILE.fullmatch(name))
+        if not good or len(name.encode()) > 255 or any(name == seen for seen, _ in files):
+            return None, []
+        files.append((name, body[offset : offset + size]))
+        offset += size
+    if offset != len(body) or offset > MAX_ARTEFACT_BYTES:
+        return None, []
+    return header, files
+
+
+def _fill(folder: Path, source: Path, name: str, user: tuple[int, int] | None) -> None:
+    """Copy the upload into `folder` as `name`, readable by `user` alone (when set)."""
+    target = folder / name
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o400)
+    if user is not None:
+        os.chown(target, *user)
+        os.chown(folder, *user)
+
+
+@dataclass(slots=True)
+class _Ran:
+    code: int | None
+    output: bytes
+    truncated: bool
+    limit: BuildLimit | None
+    #: What came through the artefact pipe (at most its cap), and whether more came.
+    packed: bytes
+    overflow: bool
+
+
+async def _drain(fd: int, cap: int) -> tuple[bytes, bool]:
+    """Read the pipe `fd` to its end, keeping at most `cap` bytes (then stop reading:
+    (kept, True)). Closes `fd`."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 20)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+    )
+    kept = bytearray()
+    try:
+        while chunk := await reader.read(1 << 20):
+            if len(kept) + len(chunk) > cap:
+                return bytes(kept), True
+            kept += chunk
+        return bytes(kept), False
+    finally:
+        transport.close()
+
+
+async def _collect_output(stream: asyncio.StreamReader, kept: bytearray) -> bool:
+    """Read `stream` to its end, keeping its first BUILD_MESSAGES_BYTES; True if cut."""
+    truncated = False
+    while chunk := await stream.read(64 * 1024):
+        room = BUILD_MESSAGES_BYTES - len(kept)
+        if len(chunk) > room:
+            truncated = True
+        kept.extend(chunk[: max(room, 0)])
+    return truncated
 
 
 class SandboxBuilder:
@@ -202,12 +443,7 @@ class SandboxBuilder:
     def __init__(self, sandbox: Sandbox, limits: BuildLimits | None = None) -> None:
         self.sandbox = sandbox
         self.tools = sandbox.tools
-        self.stage_root: Path | None = sandbox.stage_root
         self.limits = limits or BuildLimits()
-
-    def _own(self, path: Path) -> None:
-        """Let the compiler's user write `path`."""
-        self.sandbox.give_to_run_as(path)
 
     async def build(
         self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
@@ -221,85 +457,134 @@ class SandboxBuilder:
             return _refuse(f"Tệp quá lớn: tối đa {cap // 1024} KiB.")
         if language is Language.JAR:
             return await asyncio.to_thread(self._jar, source, into)
-        tools = self.tools
-        work = Path(tempfile.mkdtemp(prefix="build-", dir=self.stage_root))
+        name = SOURCE_NAME[language]
+        compiler = self._compiler(language, name)
+        folder = self._new_folder()
         try:
-            os.chmod(work, 0o755)
-            self._own(work)
-            name = SOURCE_NAME[language]
-            shutil.copyfile(source, work / name)
-            os.chmod(work / name, 0o644)
-            if language is Language.PYTHON:
-                command = [tools.python, "-I", "-B", "-c", _PYTHON_CHECK]
-            elif language is Language.CPP:
-                if not tools.gxx:
-                    raise BuildUnavailable("g++ is not installed")
-                command = [tools.gxx, "-std=c++17", "-O2", "-o", "bot", name]
-            else:
-                if not tools.javac:
-                    raise BuildUnavailable("javac is not installed (openjdk-17-jdk-headless)")
-                (work / "out").mkdir()
-                self._own(work / "out")
-                options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
-                command = [tools.javac, *JAVAC_FLAGS, *options, name]
-            code, output, truncated, limit = await self._run(command, work)
-            messages = name_the_upload(_clean(output, truncated), name, shown_as)
-            if limit is not None:
-                text = _limit_message(limit, self.limits)
-                return BuildResult(False, None, f"{text}\n{messages}".strip(), limit)
-            if code != 0:
-                fallback = f"Trình biên dịch dừng với mã {code}."
-                return BuildResult(False, None, messages or fallback)
-            return await asyncio.to_thread(self._collect, language, work, into, messages)
+            user = self._lease(folder)
+            await asyncio.to_thread(_fill, folder, source, name, user)
+            ran = await self._run(compiler, folder, user, language, name)
         finally:
-            await asyncio.to_thread(shutil.rmtree, work, True)
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+        messages = name_the_upload(_clean(ran.output, ran.truncated), name, shown_as)
+        if ran.limit is not None:
+            text = _limit_message(ran.limit, self.limits)
+            return BuildResult(False, None, f"{text}\n{messages}".strip(), ran.limit)
+        return await asyncio.to_thread(self._collect, language, ran, source, into, messages)
+
+    def _compiler(self, language: Language, name: str) -> list[str]:
+        tools = self.tools
+        if language is Language.PYTHON:
+            return [tools.python, "-I", "-B", "-c", _PYTHON_CHECK]
+        if language is Language.CPP:
+            if not tools.gxx:
+                raise BuildUnavailable("g++ is not installed")
+            return [tools.gxx, "-std=c++17", "-O2", "-o", "bot", name]
+        if not tools.javac:
+            raise BuildUnavailable("javac is not installed (openjdk-17-jdk-headless)")
+        options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
+        return [tools.javac, *JAVAC_FLAGS, *options, name]
+
+    def _new_folder(self) -> Path:
+        """A private folder (0700) for the upload's copy, removed after the build."""
+        return self.sandbox.new_stage()
+
+    def _lease(self, folder: Path) -> tuple[int, int] | None:
+        """The uid of its own the compile runs as, leased until `folder` is removed
+        (on the event loop's thread, like every lease)."""
+        try:
+            return self.sandbox.lease_user(folder)
+        except NoFreeUser as error:
+            raise BuildUnavailable(str(error)) from error
+
+    @staticmethod
+    def _driver(
+        compiler: list[str], source_dir: str, work_dir: str, fd: int, language: Language, name: str
+    ) -> list[str]:
+        caps = [str(MAX_ARTEFACT_BYTES), str(MAX_JAVA_CLASSES)]
+        head = ["-I", "-S", "-B", "-c", _DRIVER, source_dir, work_dir, str(fd)]
+        return [*head, language.value, name, *caps, "--", *compiler]
 
     def _jar(self, source: Path, into: Path) -> BuildResult:
+        try:
+            entries = count_jar_entries(source)
+        except OSError:
+            entries = None
+        if entries is None:
+            return _refuse("Tệp JAR bị hỏng hoặc không phải tệp zip.")
+        if entries > MAX_JAR_ENTRIES:
+            return _refuse(too_many_jar_entries())
         main, why = read_manifest_main_class(source)
         if main is None:
             return _refuse(why)
-        if not _install([(source, "bot.jar", 0o644)], into):
+        if not _install([("bot.jar", source, 0o644)], into):
             return _refuse("Không lưu được tệp JAR.")
         return BuildResult(True, Artefact(Language.JAR, into), "")
 
-    def _collect(self, language: Language, work: Path, into: Path, messages: str) -> BuildResult:
+    def _collect(
+        self, language: Language, ran: _Ran, source: Path, into: Path, messages: str
+    ) -> BuildResult:
+        header, files = unpack_artefact(language, ran.packed, ran.overflow)
+        status = header.get("status") if header is not None else None
+        if status == "too_big":
+            size = header.get("bytes") if header is not None else None
+            return _refuse(artefact_too_big(size if type(size) is int else None))
+        if status == "too_many":
+            count = header.get("count") if header is not None else None
+            return _refuse(too_many_classes(count if type(count) is int else MAX_JAVA_CLASSES + 1))
+        if status != "ok" or ran.code != 0:
+            if _NO_SPACE in messages:
+                return _refuse(f"{build_space_full(self.limits)}\n{messages}".strip())
+            return _refuse(messages or f"Trình biên dịch dừng với mã {ran.code}.")
         if language is Language.PYTHON:
-            files = [(work / "bot.py", "bot.py", 0o644)]
+            stored: list[tuple[str, bytes | Path, int]] = [("bot.py", source, 0o644)]
         elif language is Language.CPP:
-            files = [(work / "bot", "bot", 0o755)]
+            stored = [(name, data, 0o755) for name, data in files]
         else:
-            out = work / "out"
-            if not (out / "Main.class").is_file():
+            if "Main.class" not in {name for name, _ in files}:
                 return _refuse(
                     (messages + "\n" if messages else "")
                     + "Không có Main.class: tệp Java phải khai báo `public class Main` "
                     "và không có `package`."
                 )
-            files = [(p, p.name, 0o644) for p in sorted(out.iterdir()) if p.name.endswith(".class")]
-        if not _install(files, into):
+            stored = [(name, data, 0o644) for name, data in files]
+        if not stored or not _install(stored, into):
             return _refuse("Trình biên dịch không tạo ra chương trình.")
         return BuildResult(True, Artefact(language, into), messages)
 
     async def _run(
-        self, command: list[str], work: Path
-    ) -> tuple[int | None, bytes, bool, BuildLimit | None]:
+        self,
+        compiler: list[str],
+        folder: Path,
+        user: tuple[int, int] | None,
+        language: Language,
+        name: str,
+    ) -> _Ran:
         try:
             cgroup = self.sandbox.cgroups.create("build", self.limits.cgroup)
         except CgroupError as error:
             raise BuildUnavailable(str(error)) from error
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        folder_fd = -1
         try:
+            folder_fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            driver = [self.tools.python, *self._driver(
+                compiler, SOURCE_DIR, WORK_DIR, write_end, language, name
+            )]
             with self.sandbox.kernel_filter() as seccomp_fd:
                 argv = self.sandbox.argv(
                     cgroup,
                     self.sandbox.bwrap_args(
-                        command,
-                        writable=[(work, WORK_DIR)],
-                        chdir=WORK_DIR,
+                        driver,
+                        read_only=[(folder_fd, SOURCE_DIR)],
+                        chdir="/tmp",
                         tmp_bytes=self.limits.tmp_bytes,
                         seccomp_fd=seccomp_fd,
-                        java=command[0] == self.sandbox.tools.javac,
+                        java=language is Language.JAVA,
                     ),
+                    user,
                 )
+                passed = [write_end, folder_fd] + ([] if seccomp_fd is None else [seccomp_fd])
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     stdin=asyncio.subprocess.DEVNULL,
@@ -308,24 +593,20 @@ class SandboxBuilder:
                     env=dict(HOST_ENV),
                     cwd="/",
                     start_new_session=True,
-                    pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                    pass_fds=passed,
                 )
         except (OSError, RuntimeError) as error:
+            os.close(read_end)
             await cgroup.remove()
             raise BuildUnavailable(f"cannot start the compiler sandbox: {error}") from error
+        finally:
+            os.close(write_end)
+            if folder_fd >= 0:
+                os.close(folder_fd)
+        assert process.stdout is not None
         kept = bytearray()
-        truncated = False
-
-        async def collect() -> None:
-            nonlocal truncated
-            assert process.stdout is not None
-            while chunk := await process.stdout.read(64 * 1024):
-                room = BUILD_MESSAGES_BYTES - len(kept)
-                if len(chunk) > room:
-                    truncated = True
-                kept.extend(chunk[: max(room, 0)])
-
-        reader = asyncio.create_task(collect())
+        reader = asyncio.create_task(_collect_output(process.stdout, kept))
+        artefact = asyncio.create_task(_drain(read_end, MAX_HEADER_BYTES + MAX_ARTEFACT_BYTES))
         limit: BuildLimit | None = None
         try:
             await asyncio.wait_for(process.wait(), self.limits.wall_s)
@@ -338,8 +619,12 @@ class SandboxBuilder:
             await cgroup.kill_all()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), 5.0)
+            truncated = False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(reader, 2.0)
+                truncated = await asyncio.wait_for(reader, 2.0)
+            packed, overflow = b"", False
+            with contextlib.suppress(TimeoutError):
+                packed, overflow = await asyncio.wait_for(artefact, 2.0)
             oom = cgroup.oom_kills() > 0
             forks = cgroup.pids_limit_hits() > 0
             await cgroup.remove()
@@ -347,46 +632,70 @@ class SandboxBuilder:
             limit = "memory"
         if limit is None and forks and process.returncode != 0:
             limit = "pids"
-        return process.returncode, bytes(kept), truncated, limit
+        return _Ran(process.returncode, bytes(kept), truncated, limit, packed, overflow)
 
 
 class DirectBuilder(SandboxBuilder):
     """`BotBuilder` with the local compilers and no sandbox, for trusted files only: the
     repository's own samples (tools/verify-bot-examples.py) and the CLI's explicit
-    `--no-sandbox`. Same steps, same file names and messages; only the wall-clock limit
-    is enforced (there is no cgroup)."""
+    `--no-sandbox`. Same driver, steps, file names, output limits and messages; the
+    compiler works in a host temporary folder, and only the wall-clock limit is enforced
+    (there is no cgroup)."""
 
     def __init__(self, limits: BuildLimits | None = None, path: str | None = None) -> None:
         from noitu.adapters.arena.bubblewrap import SandboxTools
 
         self.tools = SandboxTools.find(path)
-        self.stage_root = None
         self.limits = limits or BuildLimits()
 
-    def _own(self, path: Path) -> None:
+    def _new_folder(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix="noitu-build-"))
+
+    def _lease(self, folder: Path) -> tuple[int, int] | None:
         return None
 
     async def _run(
-        self, command: list[str], work: Path
-    ) -> tuple[int | None, bytes, bool, BuildLimit | None]:
+        self,
+        compiler: list[str],
+        folder: Path,
+        user: tuple[int, int] | None,
+        language: Language,
+        name: str,
+    ) -> _Ran:
+        read_end, write_end = os.pipe2(os.O_CLOEXEC)
+        work = folder / "work"
+        driver = [self.tools.python, *self._driver(
+            compiler, str(folder), str(work), write_end, language, name
+        )]
         try:
             process = await asyncio.create_subprocess_exec(
-                *command,
+                *driver,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.STDOUT,
                 env=dict(HOST_ENV),
-                cwd=work,
+                cwd="/",
                 start_new_session=True,
+                pass_fds=(write_end,),
             )
         except OSError as error:
-            raise BuildUnavailable(f"cannot start {command[0]}: {error}") from error
+            os.close(read_end)
+            raise BuildUnavailable(f"cannot start {driver[0]}: {error}") from error
+        finally:
+            os.close(write_end)
+        assert process.stdout is not None
+        kept = bytearray()
+        reader = asyncio.create_task(_collect_output(process.stdout, kept))
+        artefact = asyncio.create_task(_drain(read_end, MAX_HEADER_BYTES + MAX_ARTEFACT_BYTES))
+        limit: BuildLimit | None = None
         try:
-            output, _ = await asyncio.wait_for(process.communicate(), self.limits.wall_s)
+            await asyncio.wait_for(process.wait(), self.limits.wall_s)
         except TimeoutError:
+            limit = "wall"
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, 9)
             await process.wait()
-            return process.returncode, b"", False, "wall"
-        truncated = len(output) > BUILD_MESSAGES_BYTES
-        return process.returncode, output[:BUILD_MESSAGES_BYTES], truncated, None
+        truncated = await reader
+        packed, overflow = await artefact
+        output = bytes(kept).replace(f"{work}/".encode(), b"")
+        return _Ran(process.returncode, output, truncated, limit, packed, overflow)

@@ -15,6 +15,14 @@ target's own directory, are synced, and replace the target in one rename; a read
 the old file or the new one, never half of one, and a crash leaves only a hidden
 temporary that `sweep` removes. A bot's files are deleted by renaming its directory to a
 hidden name first, so a half-deleted bot never looks whole.
+
+Uploaded bots (everything under `bots/`) may take at most `uploads_max_bytes` (spec B10,
+the operator's NOITU_ARENA_UPLOADS_MIB): a source that would pass it is refused with
+`StorageFull` before anything is written. The total is counted by walking `bots/` once,
+then kept up to date by this object's own writes and deletions, and counted again after
+`RECOUNT_S` (other instances sharing the directory write too). An artefact is written
+after its source was admitted, so the total may pass the cap by at most one artefact
+(`MAX_ARTEFACT_BYTES`) per build under way.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from noitu.adapters.arena.replay_file import ReplayFile
+from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.ports import Language
 from noitu.application.arena.storage import is_bot_id, is_match_id
 
@@ -46,6 +55,8 @@ BOTS = "bots"
 REPLAYS = "replays"
 SCRATCH = "tmp"
 ARTEFACT = "artefact"
+#: Seconds a count of the uploads' bytes is trusted before `bots/` is walked again.
+RECOUNT_S = 300.0
 _PARTIAL = ".partial"
 _DELETED = ".deleted"
 _OLD = ".old"
@@ -115,6 +126,19 @@ def _check_tree(directory: Path) -> None:
                 raise ValueError(f"an artefact holds only files and directories: {entry!r}")
 
 
+def tree_bytes(path: Path) -> int:
+    """The sizes of the regular files under `path` added up (no symlink followed; files
+    that vanish meanwhile count nothing)."""
+    total = 0
+    for root, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(root, name))
+                if stat.S_ISREG(info.st_mode):
+                    total += info.st_size
+    return total
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
@@ -143,10 +167,27 @@ class _Replay:
 class DataDirFiles:
     """The files store of one data directory (created when missing)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, uploads_max_bytes: int | None = None) -> None:
+        """`uploads_max_bytes`: what uploaded bots may take (None: no cap)."""
         self.root = Path(root).absolute()
         for folder in (BOTS, REPLAYS, SCRATCH):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
+        self.uploads_max_bytes = uploads_max_bytes
+        self._uploads_bytes: int | None = None
+        self._counted_at = 0.0
+        self._counting = asyncio.Lock()
+
+    async def uploads_bytes(self) -> int:
+        """What uploaded bots take in the store now (see the module's note)."""
+        now = time.monotonic()
+        if self._uploads_bytes is None or now - self._counted_at > RECOUNT_S:
+            self._uploads_bytes = await asyncio.to_thread(tree_bytes, self.root / BOTS)
+            self._counted_at = now
+        return self._uploads_bytes
+
+    def _counted(self, change: int) -> None:
+        if self._uploads_bytes is not None:
+            self._uploads_bytes = max(0, self._uploads_bytes + change)
 
     # --- names and paths --------------------------------------------------------------
 
@@ -180,7 +221,15 @@ class DataDirFiles:
     # --- sources and artefacts --------------------------------------------------------
 
     async def put_source(self, bot_id: str, language: Language, data: bytes) -> str:
+        """Store an upload's source; `StorageFull` (nothing written) when uploads would
+        take more than `uploads_max_bytes`."""
         name = self.source_name(bot_id, language)
+        if self.uploads_max_bytes is not None:
+            async with self._counting:
+                used = await self.uploads_bytes()
+                if used + len(data) > self.uploads_max_bytes:
+                    raise StorageFull()
+                self._counted(len(data))  # held for it before the write
         await asyncio.to_thread(write_atomically, self.root / name, data)
         return name
 
@@ -198,11 +247,14 @@ class DataDirFiles:
 
     async def put_artefact(self, bot_id: str, directory: Path) -> str:
         name = self.artefact_name(bot_id)
-        await asyncio.to_thread(self._put_artefact, self.root / name, Path(directory))
+        change = await asyncio.to_thread(self._put_artefact, self.root / name, Path(directory))
+        self._counted(change)
         return name
 
-    def _put_artefact(self, target: Path, directory: Path) -> None:
+    def _put_artefact(self, target: Path, directory: Path) -> int:
+        """Install the artefact; the bytes it adds to the store (less the old one's)."""
         _check_tree(directory)
+        change = tree_bytes(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = _hidden(target, _PARTIAL)
         try:
@@ -223,19 +275,25 @@ class DataDirFiles:
             raise
         _fsync_directory(target.parent)
         if old is not None:
+            change -= tree_bytes(old)
             shutil.rmtree(old, ignore_errors=True)
+        return change
 
     async def delete_bot_files(self, bot_id: str) -> None:
-        await asyncio.to_thread(self._delete_bot_files, self._bot_dir(bot_id))
+        freed = await asyncio.to_thread(self._delete_bot_files, self._bot_dir(bot_id))
+        self._counted(-freed)
 
     @staticmethod
-    def _delete_bot_files(directory: Path) -> None:
+    def _delete_bot_files(directory: Path) -> int:
+        """Delete a bot's files; the bytes freed."""
         doomed = _hidden(directory, _DELETED)
         try:
             os.rename(directory, doomed)
         except FileNotFoundError:
-            return
+            return 0
+        freed = tree_bytes(doomed)
         shutil.rmtree(doomed, ignore_errors=True)
+        return freed
 
     async def stored_bot_ids(self) -> set[str]:
         def scan() -> set[str]:

@@ -46,6 +46,7 @@ from noitu.application.arena.errors import (
     FileTooLarge,
     GameError,
     NotOwner,
+    StorageFull,
     TooManyBots,
     TooManyUploads,
     UnsupportedFile,
@@ -221,7 +222,7 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
         exception_handlers={HTTPException: upload_http_error, GameError: upload_game_error},
         responses=error_responses(
             BadOwnerKey, UnsupportedFile, BadFile, TooManyBots, FileTooLarge, TooManyUploads,
-            UploadsUnavailable, BuildUnavailable, Busy,
+            UploadsUnavailable, BuildUnavailable, StorageFull, Busy,
         ),
     )
     async def upload(

@@ -54,6 +54,7 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_uploads": 429,
     "uploads_unavailable": 503,
     "build_unavailable": 503,
+    "storage_full": 507,
     # the arena's rooms and matches
     "room_not_found": 404,
     "room_full": 409,

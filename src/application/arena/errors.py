@@ -71,10 +71,15 @@ class BuildUnavailable(GameError):
     default_message = "Máy chủ chưa biên dịch được bot lúc này. Bạn thử lại sau nhé."
 
 
+class StorageFull(GameError):
+    code = "storage_full"
+    default_message = "Máy chủ đã hết chỗ lưu bot tải lên. Bạn thử lại sau nhé."
+
+
 BOT_ERRORS: tuple[type[GameError], ...] = (
     BadOwnerKey, NotOwner, BotNotFound, UnsupportedFile, FileTooLarge, BadFile,
     TooManyUploads, TooManyBots, BotNotBuilt, BotInMatch, UploadsUnavailable,
-    BuildUnavailable,
+    BuildUnavailable, StorageFull,
 )
 
 

@@ -13,6 +13,14 @@ MIB = 1024 * KIB
 MAX_SOURCE_BYTES = 256 * KIB
 MAX_JAR_BYTES = 16 * MIB
 
+#: What one build may leave (B10): the artefact (a C++ program; a Java build's class
+#: files together) at most `MAX_ARTEFACT_BYTES`, a Java build at most
+#: `MAX_JAVA_CLASSES` class files, an uploaded JAR at most `MAX_JAR_ENTRIES` entries
+#: (counted from its central directory before any is read).
+MAX_ARTEFACT_BYTES = 16 * MIB
+MAX_JAVA_CLASSES = 500
+MAX_JAR_ENTRIES = 10_000
+
 #: Uploads one owner may make in a sliding window of one minute.
 UPLOADS_PER_WINDOW = 6
 UPLOAD_WINDOW_MS = 60_000

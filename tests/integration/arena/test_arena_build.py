@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import stat
+import struct
+import threading
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -13,6 +19,7 @@ from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.build import BuildLimits, SandboxBuilder, read_manifest_main_class
 from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.languages import language_for
+from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_ENTRIES, MAX_JAVA_CLASSES
 from noitu.application.arena.ports import Artefact, BuildResult, Language, ProcessFailure, Reply
 
 
@@ -195,3 +202,167 @@ async def test_an_upload_over_the_size_cap_is_refused(builder: SandboxBuilder, t
     source.write_bytes(b"#" * (256 * 1024 + 1))
     result = await builder.build(source, Language.PYTHON, tmp_path / "out")
     assert not result.ok and "tối đa 256 KiB" in result.messages
+
+
+class GrowthWatch:
+    """The largest total size (apparent or allocated, whichever is larger) of the files
+    under some folders, sampled every few milliseconds in a thread while it runs."""
+
+    def __init__(self, *folders: Path) -> None:
+        self.folders = folders
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _total(self) -> int:
+        total = 0
+        for folder in self.folders:
+            for root, _, names in os.walk(folder):
+                for name in names:
+                    with contextlib.suppress(OSError):
+                        info = os.lstat(os.path.join(root, name))
+                        total += max(info.st_size, info.st_blocks * 512)
+        return total
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._total())
+            self._stop.wait(0.005)
+
+    def __enter__(self) -> GrowthWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._total())
+
+
+async def test_a_source_whose_program_is_huge_writes_nothing_big_on_the_host(
+    builder: SandboxBuilder, arena_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    # The linker would write hundreds of MiB: all of it stays in the build's capped
+    # tmpfs; neither the stage root (the host's /tmp here) nor the data directory grows.
+    assert arena_sandbox.stage_root is not None
+    data = tmp_path / "data"
+    data.mkdir()
+    with GrowthWatch(arena_sandbox.stage_root, data) as watch:
+        result = await builder.build(BOTS / "aligned_section.cpp", Language.CPP, data / "artefact")
+    assert watch.peak < MAX_ARTEFACT_BYTES, watch.peak
+    assert not result.ok and result.artefact is None
+    assert "16 MiB" in result.messages, result.messages
+    assert not (data / "artefact").exists()
+
+
+async def test_a_program_over_the_artefact_cap_is_refused(builder: SandboxBuilder, tmp_path: Path) -> None:
+    with GrowthWatch(tmp_path) as watch:
+        result = await builder.build(BOTS / "big_data.cpp", Language.CPP, tmp_path / "big")
+    assert not result.ok
+    assert "Chương trình biên dịch ra quá lớn (20," in result.messages, result.messages
+    assert "tối đa 16 MiB" in result.messages
+    assert watch.peak < MAX_ARTEFACT_BYTES
+    assert not (tmp_path / "big").exists()
+
+
+def _many_classes(count: int) -> str:
+    others = "".join(f"class C{i} {{ int v = {i}; }}\n" for i in range(1, count))
+    return "public class Main { public static void main(String[] args) {} }\n" + others
+
+
+async def test_a_java_build_over_the_class_file_cap_is_refused(builder: SandboxBuilder, tmp_path: Path) -> None:
+    source = tmp_path / "Many.java"
+    source.write_text(_many_classes(MAX_JAVA_CLASSES + 100))
+    result = await builder.build(source, Language.JAVA, tmp_path / "many")
+    assert not result.ok
+    assert result.messages == "Bản dựng Java tạo ra 600 tệp .class: tối đa 500 tệp.", result.messages
+    assert not (tmp_path / "many").exists()
+    source.write_text(_many_classes(MAX_JAVA_CLASSES))
+    exactly = await builder.build(source, Language.JAVA, tmp_path / "exactly")
+    assert exactly.ok, exactly.messages
+    assert len(list((tmp_path / "exactly").glob("*.class"))) == MAX_JAVA_CLASSES
+
+
+def _many_entry_jar(path: Path, entries: int, *, declared: int | None = None) -> Path:
+    """A JAR of `entries` empty classes whose members cannot be read (every local header
+    is broken), and whose end record says `declared` entries when given."""
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nMain-Class: Main\n")
+        archive.writestr("Main.class", b"")
+        for i in range(entries - 2):
+            archive.writestr(f"c{i}.class", b"")
+    data = bytearray(path.read_bytes().replace(b"PK\x03\x04", b"PK\x03\x07"))
+    if declared is not None:
+        end = data.rfind(b"PK\x05\x06")
+        data[end + 8 : end + 12] = struct.pack("<2H", declared, declared)
+    path.write_bytes(bytes(data))
+    return path
+
+
+async def test_a_jar_over_the_entry_cap_is_refused_before_any_member_is_read(
+    builder: SandboxBuilder, tmp_path: Path
+) -> None:
+    refusal = "Tệp JAR có quá nhiều mục: tối đa 10.000 mục."
+    jar = _many_entry_jar(tmp_path / "many.jar", MAX_JAR_ENTRIES + 1)
+    result = await builder.build(jar, Language.JAR, tmp_path / "out")
+    # Reading the manifest would have found the broken local headers ("bị hỏng").
+    assert not result.ok and result.messages == refusal, result.messages
+    # An end record that understates the entries does not help: they are counted.
+    lying = _many_entry_jar(tmp_path / "lying.jar", 60_000, declared=5)
+    tracemalloc.start()
+    try:
+        result = await builder.build(lying, Language.JAR, tmp_path / "out")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert not result.ok and result.messages == refusal, result.messages
+    assert peak < MIB, peak  # one header at a time, not the whole directory
+    assert not (tmp_path / "out").exists()
+
+
+async def test_a_compile_runs_as_a_uid_of_its_own_in_a_private_folder_named_nowhere(
+    builder: SandboxBuilder, arena_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    assert arena_sandbox.stage_root is not None and arena_sandbox.users is not None
+    root = arena_sandbox.stage_root
+    seen: dict[str, tuple[int, int]] = {}  # folder -> (mode, owner)
+    uids: set[int] = set()
+    named: list[str] = []
+    stop = threading.Event()
+    before = set(os.listdir(root))  # stages other tests may have left
+
+    def watch() -> None:
+        while not stop.is_set():
+            for entry in os.scandir(root):
+                if entry.name in before:
+                    continue
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    seen[entry.path] = (stat.S_IMODE(info.st_mode), info.st_uid)
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                with contextlib.suppress(OSError):
+                    with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                        cmdline = handle.read().decode("utf-8", "replace")
+                    if any(folder in cmdline for folder in seen):
+                        named.append(cmdline)
+                    with open(f"/proc/{pid}/comm") as handle:
+                        if handle.read().strip() == "javac":  # the compiler itself
+                            uids.add(os.stat(f"/proc/{pid}").st_uid)
+            stop.wait(0.005)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    try:
+        result = await builder.build(BOTS / "Main.java", Language.JAVA, tmp_path / "java")
+    finally:
+        stop.set()
+        thread.join()
+    assert result.ok, result.messages
+    assert seen, "the compile's folder was never seen"
+    for mode, owner in seen.values():
+        assert mode == 0o700, oct(mode)
+        assert owner in arena_sandbox.users.uids and owner != 65534, owner
+    # The compiler ran as the folder's uid (other javac processes of the machine aside).
+    assert {owner for _, owner in seen.values()} <= uids, (uids, seen)
+    assert not named, named
+    assert not any(os.path.lexists(folder) for folder in seen)  # removed: the uid is free again

@@ -1,0 +1,4 @@
+// A tiny source whose program is huge: one byte aligned to 2^28 makes the linker
+// write a file of hundreds of MiB (issue 19's attack on the build's output).
+__attribute__((aligned(1 << 28))) char big[1] = {1};
+int main() { return big[0]; }
