@@ -339,34 +339,41 @@ class BubblewrapLauncher:
         java = tools.java or "java"
         return run_command(artefact.language, BOT_DIR, python=tools.python, java=java)
 
-    def _stage(self, artefact: Artefact) -> tuple[Path, tuple[int, int] | None] | None:
-        """A private copy of the artefact, and the identity that alone may read it."""
+    def _stage(self, artefact: Artefact, stage: Path, user: tuple[int, int] | None) -> bool:
+        """Copy the artefact into `stage`, readable by `user` alone (False: not there)."""
         try:
             names = artefact_files(artefact.language, artefact.directory)
         except OSError:
-            return None
+            return False
         sources = [artefact.directory / name for name in names]
         if not names or not all(s.is_file() and not s.is_symlink() for s in sources):
-            return None
-        stage = self.sandbox.new_stage()
+            return False
         try:
-            user = self.sandbox.lease_user(stage)
             for source in sources:
                 target = stage / source.name
                 shutil.copyfile(source, target)
                 os.chmod(target, 0o500 if source.name == "bot" else 0o400)
                 self.sandbox.give_to_run_as(target, user)
             self.sandbox.give_to_run_as(stage, user)
-        except (OSError, NoFreeUser):
-            shutil.rmtree(stage, ignore_errors=True)
-            return None
-        return stage, user
+        except OSError:
+            return False
+        return True
 
     async def launch(self, artefact: Artefact) -> BotProcess | ProcessFailure:
-        staged = await asyncio.to_thread(self._stage, artefact)
-        if staged is None:
+        # The stage and its uid are made on the event loop's thread (the lease's
+        # bookkeeping is not shared with worker threads); only the copy runs in one.
+        try:
+            stage = self.sandbox.new_stage()
+        except OSError:
+            return _start_failed("Không chuẩn bị được chỗ chạy cho bot.")
+        try:
+            user = self.sandbox.lease_user(stage)
+        except NoFreeUser:
+            shutil.rmtree(stage, ignore_errors=True)
+            return _start_failed("Máy chủ đang chạy quá nhiều bot cùng lúc.")
+        if not await asyncio.to_thread(self._stage, artefact, stage, user):
+            await asyncio.to_thread(shutil.rmtree, stage, True)
             return _start_failed("Không tìm thấy chương trình đã biên dịch của bot.")
-        stage, user = staged
         try:
             cgroup = self.sandbox.cgroups.create("bot", self.limits)
         except CgroupError:
