@@ -47,6 +47,13 @@ class Settings:
     grace_ms: int = TurnClock().grace_ms
     host: str = ""
     port: int = 8080
+    # The server's own connections (spec B10; docs/operating.md): a WebSocket message
+    # from a client larger than this closes the socket with 1009; a connection that has
+    # not sent a whole request head this long after it opened (or after its last
+    # answer) is closed; beyond this many open connections a new one is refused at once.
+    ws_max_message_bytes: int = 4096
+    head_timeout_s: float = 10.0
+    max_connections: int = 1000
     log_format: str = ""
     log_level: str = "INFO"
     access_log: bool = True
@@ -157,6 +164,42 @@ def _seconds_to_ms(name: str, raw: str, minimum: float, problems: list[str]) -> 
     return round(value * 1000)
 
 
+def _whole(name: str, raw: str, low: int, high: int, problems: list[str]) -> int | None:
+    raw = raw.strip()
+    if raw.isdigit() and low <= int(raw) <= high:
+        return int(raw)
+    problems.append(f"{name}={raw!r}: expected a whole number from {low} to {high}")
+    return None
+
+
+def _server_io(env: Mapping[str, str], values: dict[str, object], problems: list[str]) -> None:
+    """The bounds on the server's own connections (spec B10)."""
+    default = Settings()
+    for key, value in (
+        ("ws_max_message_bytes", _whole(
+            "NOITU_WS_MAX_MESSAGE_BYTES",
+            env.get("NOITU_WS_MAX_MESSAGE_BYTES", str(default.ws_max_message_bytes)),
+            128, 16 * 1024 * 1024, problems,
+        )),
+        ("max_connections", _whole(
+            "NOITU_MAX_CONNECTIONS",
+            env.get("NOITU_MAX_CONNECTIONS", str(default.max_connections)),
+            1, 1_000_000, problems,
+        )),
+    ):
+        if value is not None:
+            values[key] = value
+    raw = env.get("NOITU_HEAD_TIMEOUT_SECONDS", f"{default.head_timeout_s:g}").strip()
+    try:
+        timeout = float(raw)
+    except ValueError:
+        timeout = -1.0
+    if 0.1 <= timeout <= 3600:
+        values["head_timeout_s"] = timeout
+    else:
+        problems.append(f"NOITU_HEAD_TIMEOUT_SECONDS={raw!r}: expected 0.1 to 3600 seconds")
+
+
 def _choice(name: str, raw: str, options: tuple[str, ...], problems: list[str]) -> str:
     value = raw.strip().lower()
     if value not in options:
@@ -256,6 +299,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         values["port"] = int(raw_port)
     else:
         problems.append(f"NOITU_PORT={raw_port!r}: expected a port number from 1 to 65535")
+
+    _server_io(env, values, problems)
 
     raw_format = env.get("NOITU_LOG_FORMAT", "")
     values["log_format"] = _choice("NOITU_LOG_FORMAT", raw_format, LOG_FORMATS, problems) if raw_format else ""

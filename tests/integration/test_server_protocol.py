@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import socket
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
-from noitu.adapters.http.server_protocol import CoalescingHttpToolsProtocol, CoalescingTransport
+from noitu.adapters.http.server_protocol import (
+    BoundedHttpToolsProtocol,
+    CoalescingHttpToolsProtocol,
+    CoalescingTransport,
+    ConnectionLimits,
+)
 
 
 class FakeTransport:
@@ -87,7 +95,7 @@ async def app(scope, receive, send) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(protocol: type) -> AsyncIterator[str]:
+async def running(protocol: Any) -> AsyncIterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -106,8 +114,12 @@ async def running(protocol: type) -> AsyncIterator[str]:
         await task
 
 
-async def test_a_real_server_answers_every_kind_of_response_whole() -> None:
-    async with running(CoalescingHttpToolsProtocol) as base, httpx.AsyncClient(
+BOUNDED = functools.partial(BoundedHttpToolsProtocol, limits=ConnectionLimits(1000, 10.0))
+
+
+@pytest.mark.parametrize("protocol", [CoalescingHttpToolsProtocol, BOUNDED], ids=["coalescing", "bounded"])
+async def test_a_real_server_answers_every_kind_of_response_whole(protocol: Any) -> None:
+    async with running(protocol) as base, httpx.AsyncClient(
         base_url=base
     ) as client:
         for n in range(5):  # one keep-alive connection, answer after answer

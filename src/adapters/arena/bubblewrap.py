@@ -398,7 +398,7 @@ class BubblewrapLauncher:
                     user,
                 )
                 passed = [write_end, stage_fd] + ([] if seccomp_fd is None else [seccomp_fd])
-                process = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=passed)
+                spawned = await spawn(argv, cwd="/", env=dict(HOST_ENV), pass_fds=passed)
         except (OSError, RuntimeError):
             os.close(read_end)
             await cgroup.remove()
@@ -409,8 +409,9 @@ class BubblewrapLauncher:
             if stage_fd >= 0:
                 os.close(stage_fd)
         memory_mb = self.limits.memory_bytes // MIB
+        process = spawned.process
         tree = ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, staging=stage)
-        bot = PipeBotProcess(process, tree)
+        bot = PipeBotProcess(process, tree, spawned.stderr_fd)
         info = await read_all(read_end, START_TIMEOUT_S)
         try:
             init_pid = int(json.loads(info)["child-pid"])

@@ -89,12 +89,15 @@ class DirectLauncher:
         argv = joined(cgroup.procs_files if cgroup else (), [*await self.death_signal(), *command])
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.home), "LANG": "C.UTF-8"}
         try:
-            process = await spawn(argv, cwd=artefact.directory, env=env)
+            spawned = await spawn(argv, cwd=artefact.directory, env=env)
         except OSError:
             if cgroup is not None:
                 await cgroup.remove()
             return _start_failed("Không khởi động được bot.")
         memory_mb = self.limits.memory_bytes // MIB if cgroup else None
+        process = spawned.process
         return PipeBotProcess(
-            process, ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, kill_group=True)
+            process,
+            ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, kill_group=True),
+            spawned.stderr_fd,
         )

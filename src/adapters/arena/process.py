@@ -35,7 +35,7 @@ import select
 import shutil
 import signal
 import termios
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -52,6 +52,18 @@ from noitu.domain.arena.failure import FailureCode
 _log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
+#: stderr is read at most this much at a time (spec B2) ...
+STDERR_READ_BYTES = 64 * 1024
+#: ... and at most once per this interval, however often the bot writes: a bot that
+#: writes faster (a flood, or a million one-byte writes) waits on its own full pipe,
+#: while the server wakes about 20 times a second for it (~0.5% of a core measured,
+#: docs/performance.md). 64 KiB per 50 ms is 1.25 MiB/s, far more than an author reads.
+STDERR_READ_INTERVAL_S = 0.05
+#: What one catch-up takes at most, read at once: when the tail is taken at the end of
+#: a match, and when the process exited (its last words, a traceback say, are waiting
+#: in the pipe). A pipe holds 64 KiB unless the bot grew it (1 MiB at most, Linux's
+#: pipe-max-size for an unprivileged process).
+STDERR_CATCH_UP_BYTES = 1024 * 1024
 #: How long a process gets to exit after its stdin was closed (B2).
 CLOSE_GRACE_S = 1.0
 #: After stdout ended, how long to wait for the exit status (and a final OOM count).
@@ -60,6 +72,10 @@ EXIT_STATUS_WAIT_S = 0.5
 STDOUT_AFTER_EXIT_S = 0.5
 
 _CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+async def _stderr_pause() -> None:
+    await asyncio.sleep(STDERR_READ_INTERVAL_S)
 
 #: `sh -c` wrapper: write our pid to every file up to "--", then exec the rest. The pid
 #: of the shell is the pid of what it execs, so the bot is in its cgroups before any of
@@ -85,21 +101,109 @@ def _seconds(value: float) -> str:
     return f"{value:g}".replace(".", ",")
 
 
+@dataclass(frozen=True, slots=True)
+class Spawned:
+    """A started process and the read end of its stderr pipe (non-blocking, ours to
+    close: `PipeBotProcess` reads it at a bounded rate, not through asyncio's pipe
+    transport, which would read as eagerly as the bot writes)."""
+
+    process: asyncio.subprocess.Process
+    stderr_fd: int
+
+
 async def spawn(
     argv: Sequence[str], *, cwd: str | Path, env: dict[str, str], pass_fds: Sequence[int] = ()
-) -> asyncio.subprocess.Process:
+) -> Spawned:
     """Start `argv` with three pipes in a new session (so it never shares our process
     group); the server's other file descriptors are not inherited."""
-    return await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=str(cwd),
-        env=env,
-        pass_fds=tuple(pass_fds),
-        start_new_session=True,
-    )
+    read_end, write_end = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    os.set_blocking(write_end, True)  # the bot's end: a full pipe makes it wait
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=write_end,
+            cwd=str(cwd),
+            env=env,
+            pass_fds=tuple(pass_fds),
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)
+    return Spawned(process, read_end)
+
+
+class StderrReader:
+    """A bot's stderr, read in chunks of at most `STDERR_READ_BYTES` with a pause of
+    `STDERR_READ_INTERVAL_S` after each read (spec B2): only the last
+    `STDERR_TAIL_BYTES` are kept, and listeners get every byte, in order.
+
+    `read(n)` returns at most n bytes, b"" at the end, None when nothing is waiting;
+    `readable()` returns once something (or the end) is waiting; `pause()` is the wait
+    between two reads."""
+
+    def __init__(
+        self,
+        read: Callable[[int], bytes | None],
+        readable: Callable[[], Awaitable[None]],
+        pause: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._read = read
+        self._readable = readable
+        self._pause = pause
+        self._kept = bytearray()
+        self._trimmed = False
+        self._listeners: list[Callable[[bytes], None]] = []
+        self.ended = False
+
+    def tail(self) -> bytes:
+        return bytes(self._kept[-STDERR_TAIL_BYTES:])
+
+    def listen(self, listener: Callable[[bytes], None]) -> None:
+        if self._kept and not self._trimmed:
+            listener(bytes(self._kept))  # what came before the listener
+        self._listeners.append(listener)
+
+    async def run(self) -> None:
+        """Read until the end (every holder of the pipe's write end is gone)."""
+        while not self.ended:
+            # Read first: while a bot floods, its pipe is never empty, and waiting for
+            # it to be readable would cost a wake-up (and two epoll calls) per read.
+            if self._take(STDERR_READ_BYTES):
+                await self._pause()
+            elif not self.ended:
+                await self._readable()
+
+    def catch_up(self, budget: int = STDERR_CATCH_UP_BYTES) -> None:
+        """Read what is waiting now, up to `budget` bytes, without waiting."""
+        while budget > 0 and not self.ended:
+            taken = self._take(min(STDERR_READ_BYTES, budget))
+            if not taken:
+                return
+            budget -= taken
+
+    def _take(self, size: int) -> int:
+        """One read of at most `size` bytes; how many came (0: none waiting, or the end)."""
+        try:
+            chunk = self._read(size)
+        except OSError:
+            chunk = b""
+        if chunk is None:
+            return 0
+        if not chunk:
+            self.ended = True
+            return 0
+        self._kept += chunk
+        for listener in self._listeners:
+            listener(chunk)
+        if len(self._kept) > 2 * STDERR_TAIL_BYTES:
+            del self._kept[:-STDERR_TAIL_BYTES]
+            self._trimmed = True
+        return len(chunk)
 
 
 class Containment(Protocol):
@@ -183,8 +287,12 @@ class _Request:
 class PipeBotProcess:
     """`BotProcess` over a subprocess's stdin/stdout/stderr pipes."""
 
-    def __init__(self, process: asyncio.subprocess.Process, containment: Containment) -> None:
-        assert process.stdin and process.stdout and process.stderr
+    def __init__(
+        self, process: asyncio.subprocess.Process, containment: Containment, stderr_fd: int
+    ) -> None:
+        """`stderr_fd`: the read end of the process's stderr pipe (non-blocking), now
+        owned by this object (closed by `close()`)."""
+        assert process.stdin and process.stdout
         self._process = process
         self._containment = containment
         self._loop = asyncio.get_running_loop()
@@ -195,9 +303,8 @@ class PipeBotProcess:
         self._resume = asyncio.Event()
         self._failed: asyncio.Future[ProcessFailure] = self._loop.create_future()
         self._asked = 0
-        self._stderr = bytearray()
-        self._stderr_listeners: list[Callable[[bytes], None]] = []
-        self._stderr_trimmed = False
+        self._stderr_fd: int | None = stderr_fd
+        self._stderr = StderrReader(self._read_stderr_fd, self._stderr_readable, _stderr_pause)
         self._stdout_done = False
         self._ending = False
         self._closing = False
@@ -208,7 +315,7 @@ class PipeBotProcess:
         self._tasks: list[asyncio.Task[None]] = []
         self._watch_pid()
         self._reader = asyncio.create_task(self._read_stdout())
-        self._stderr_reader = asyncio.create_task(self._read_stderr())
+        self._stderr_reader = asyncio.create_task(self._stderr.run())
         self._tasks += [self._reader, self._stderr_reader, asyncio.create_task(self._watch_exit())]
 
     @property
@@ -282,12 +389,14 @@ class PipeBotProcess:
         return buffered + size[0]
 
     def stderr_tail(self) -> bytes:
-        return bytes(self._stderr[-STDERR_TAIL_BYTES:])
+        """The last bytes of stderr, including what waits in the pipe now (read at once,
+        1 MiB at most): taken at the end of a match, it ends with what the bot wrote
+        before, even though a flooding bot's reader lags behind it."""
+        self._stderr.catch_up()
+        return self._stderr.tail()
 
     def on_stderr(self, listener: Callable[[bytes], None]) -> None:
-        if self._stderr and not self._stderr_trimmed:
-            listener(bytes(self._stderr))  # what came before the listener
-        self._stderr_listeners.append(listener)
+        self._stderr.listen(listener)
 
     async def close(self) -> None:
         if self._close_task is None:
@@ -429,20 +538,36 @@ class PipeBotProcess:
             self._stdout_done = True
         await self._ended()
 
-    async def _read_stderr(self) -> None:
-        stderr = self._process.stderr
-        assert stderr is not None
-        with contextlib.suppress(OSError, ValueError):
-            while True:
-                chunk = await stderr.read(READ_SIZE)
-                if not chunk:
-                    return
-                self._stderr += chunk
-                for listener in self._stderr_listeners:
-                    listener(chunk)
-                if len(self._stderr) > 2 * STDERR_TAIL_BYTES:
-                    del self._stderr[:-STDERR_TAIL_BYTES]
-                    self._stderr_trimmed = True
+    def _read_stderr_fd(self, size: int) -> bytes | None:
+        if self._stderr_fd is None:
+            return b""
+        try:
+            return os.read(self._stderr_fd, size)
+        except BlockingIOError:
+            return None
+
+    async def _stderr_readable(self) -> None:
+        fd = self._stderr_fd
+        if fd is None:
+            return
+        ready: asyncio.Future[None] = self._loop.create_future()
+
+        def on_readable() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        self._loop.add_reader(fd, on_readable)
+        try:
+            await ready
+        finally:
+            self._loop.remove_reader(fd)
+
+    def _close_stderr(self) -> None:
+        if self._stderr_fd is not None:
+            with contextlib.suppress(Exception):
+                self._loop.remove_reader(self._stderr_fd)
+            os.close(self._stderr_fd)
+            self._stderr_fd = None
 
     def _watch_pid(self) -> None:
         """Resolve `_exit` the moment the process exits. (asyncio's wait() also waits
@@ -510,7 +635,7 @@ class PipeBotProcess:
         if await self._exited(EXIT_STATUS_WAIT_S):
             # What it wrote to stderr before it went (a traceback, say) is read before
             # its failure ends the match, so the stderr tail taken then has it.
-            await asyncio.wait({self._stderr_reader}, timeout=STDOUT_AFTER_EXIT_S)
+            self._stderr.catch_up()
         if self._closing or self._failed.done():
             return
         if self._containment.oom_killed():
@@ -560,4 +685,6 @@ class PipeBotProcess:
         for task in pending:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        self._stderr.catch_up()
+        self._close_stderr()
         await self._containment.release()

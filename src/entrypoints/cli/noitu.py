@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import resource
 import sys
 import textwrap
 import time
@@ -76,10 +78,32 @@ def arena_link(host: str, port: int) -> str:
     return f"http://{_shown_host(host)}:{port}{ARENA_PATH}/"
 
 
+#: Descriptors kept for everything but client connections: bots' pipes, stages and
+#: cgroups, the database, Redis, logs.
+SPARE_DESCRIPTORS = 512
+
+
+def descriptor_limit(soft: int, hard: int, max_connections: int) -> tuple[int, str]:
+    """The soft RLIMIT_NOFILE `noitu serve` runs with, and a warning when even that
+    leaves too few descriptors beyond `max_connections` (then a flood of connections,
+    though capped, starves the bots and the database: issue 19)."""
+    needed = max_connections + SPARE_DESCRIPTORS
+    if soft == resource.RLIM_INFINITY or soft >= needed:
+        return soft, ""
+    limit = needed if hard == resource.RLIM_INFINITY else max(soft, min(hard, needed))
+    if limit < needed:
+        return limit, (
+            f"the descriptor limit ({limit}) leaves fewer than {SPARE_DESCRIPTORS} beyond"
+            f" NOITU_MAX_CONNECTIONS={max_connections}: raise it (LimitNOFILE=) or lower"
+            " NOITU_MAX_CONNECTIONS"
+        )
+    return limit, ""
+
+
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
-    from noitu.adapters.http.server_protocol import CoalescingHttpToolsProtocol
+    from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
     from noitu.adapters.log_setup import configure_logging
     from noitu.entrypoints.app import create_app
 
@@ -88,6 +112,12 @@ def serve(args: argparse.Namespace) -> None:
     log = structlog.get_logger("noitu")
     for warning in settings.warnings:
         log.warning("settings", problem=warning)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    files, problem = descriptor_limit(soft, hard, settings.max_connections)
+    if files != soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
+    if problem:
+        log.warning("settings", problem=problem)
     container = build_container(settings)
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
@@ -122,7 +152,14 @@ def serve(args: argparse.Namespace) -> None:
         asgi = CpuByRoute(app)
     uvicorn.run(
         asgi, host=host, port=port, log_config=None, access_log=False, server_header=False,
-        lifespan="on", http=CoalescingHttpToolsProtocol,  # each answer in one write
+        lifespan="on",
+        # Each answer in one write; connections capped, and a timer on the request head.
+        http=functools.partial(BoundedHttpToolsProtocol, limits=ConnectionLimits(
+            settings.max_connections, settings.head_timeout_s
+        )),
+        # The room WebSocket reads nothing from clients: uvicorn's 16 MiB per message
+        # let 40 frames take 1.3 GB (issue 19). A larger one closes the socket (1009).
+        ws_max_size=settings.ws_max_message_bytes, ws_max_queue=4,
         # Nothing reads the client's address (limits go by Telegram user, the access log
         # records paths only): no X-Forwarded-For parsing on every request.
         proxy_headers=False,

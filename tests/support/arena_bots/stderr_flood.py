@@ -1,9 +1,10 @@
-"""Writes 10 MB to stderr, then answers in time; repeats for every request."""
+"""Writes 2 MiB to stderr (32 times what its pipe holds), then answers; repeats for
+every request. The server reads it at a bounded rate (1.25 MiB/s): slowed, never stuck."""
 import sys
 
 chunk = b"x" * 1023 + b"\n"
 for line in sys.stdin:
-    for _ in range(10 * 1024):
+    for _ in range(2 * 1024):
         sys.stderr.buffer.write(chunk)
     sys.stderr.buffer.write(b"END-OF-FLOOD\n")
     sys.stderr.flush()
