@@ -54,6 +54,10 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_uploads": 429,
     "uploads_unavailable": 503,
     "build_unavailable": 503,
+    # per client address, whatever the owner keys (B10)
+    "address_too_many_keys": 429,
+    "address_too_many_uploads": 429,
+    "address_too_many_rooms": 429,
     # the arena's rooms and matches
     "room_not_found": 404,
     "room_full": 409,
@@ -68,6 +72,7 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_matches": 429,
     "match_not_found": 404,
     "replay_not_ready": 409,
+    "one_spectacle": 429,
 }
 
 
@@ -82,6 +87,7 @@ RETRY_AFTER = "Retry-After"
 RETRY_AFTER_MS: dict[str, int] = {
     "too_many_uploads": 60_000,
     "too_many_matches": 10_000,
+    "one_spectacle": 10_000,
 }
 
 
