@@ -127,6 +127,7 @@ export const T = {
   building: "Đã gửi xong, máy chủ đang biên dịch…",
   buildOk: "Biên dịch xong: bot sẵn sàng vào trận!",
   buildFailed: "Biên dịch lỗi. Xem thông báo của trình biên dịch bên dưới.",
+  buildWaited: (seconds) => `Máy chủ đang bận biên dịch bot khác nên bot của bạn đã chờ ${seconds} giây đến lượt.`,
   public: "Công khai",
   private: "Riêng tư",
   makePublic: "Cho mọi người dùng",
