@@ -124,7 +124,7 @@ export const T = {
   tryAgain: "Có lỗi, thử lại sau giây lát nhé.",
   chooseFile: "Hãy chọn một tệp bot trước đã.",
   uploading: "Đang gửi tệp…",
-  building: "Đã gửi xong, máy chủ đang biên dịch…",
+  building: "Đã gửi xong, máy chủ đang biên dịch (nếu máy chủ bận, bot chờ đến lượt)…",
   buildOk: "Biên dịch xong: bot sẵn sàng vào trận!",
   buildFailed: "Biên dịch lỗi. Xem thông báo của trình biên dịch bên dưới.",
   buildWaited: (seconds) => `Máy chủ đang bận biên dịch bot khác nên bot của bạn đã chờ ${seconds} giây đến lượt.`,
