@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
+from noitu.adapters.arena.address_limiter import InMemoryAddressLimiter
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, BubblewrapProbe
 from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
@@ -27,6 +28,7 @@ from noitu.adapters.arena.sql.engine import create_engine
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
+from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
 from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.memory_repository import InMemorySessionRepository
@@ -39,7 +41,9 @@ from noitu.adapters.token_signer import (
     HmacTokenSigner,
     key_from_bot_token,
 )
+from noitu.application.arena.admission import Admission, AddressLimits
 from noitu.application.arena.bot_details import BotDetails
+from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
@@ -79,6 +83,7 @@ from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
     from noitu.adapters.redis.client import RedisLink
+    from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
@@ -123,6 +128,17 @@ def redis_room_feed(link: RedisLink) -> RedisRoomFeed:
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
 
     return RedisRoomFeed(link)
+
+
+def redis_address_limiter(link: RedisLink, limits: AddressLimits) -> RedisAddressLimiter:
+    from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
+
+    return RedisAddressLimiter(link, limits)
+
+
+def build_slots() -> int:
+    """Builds at once on this machine: one per core (spec B10)."""
+    return os.cpu_count() or 1
 
 
 def match_slots() -> int:
@@ -274,6 +290,16 @@ class Container(containers.DeclarativeContainer):
         DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
     )
 
+    # --- admission control (B10): per client address, and builds at once ---------------
+    client_addresses = providers.Singleton(ClientAddresses, settings.provided.trusted_proxies)
+    address_limiter = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryAddressLimiter, settings.provided.address_limits),
+        redis=providers.Singleton(redis_address_limiter, redis, settings.provided.address_limits),
+    )
+    admission = providers.Singleton(Admission, address_limiter, clock)
+    build_queue = providers.Singleton(BuildQueue, providers.Callable(build_slots), clock)
+
     # --- the arena's uploaded bots (B5) ---------------------------------------------
     # A Factory: the builder is picked per upload, after the start-up probe.
     upload_bot = providers.Factory(
@@ -283,6 +309,8 @@ class Container(containers.DeclarativeContainer):
         builder=upload_builder,
         clock=clock,
         rng=id_source,
+        admission=admission,
+        build_queue=build_queue,
     )
     my_bots = providers.Singleton(MyBots, arena_repository)
     public_bots = providers.Singleton(PublicBots, arena_repository)
@@ -323,9 +351,12 @@ class Container(containers.DeclarativeContainer):
         id_source,
         runner=settings.provided.instance,
         builder=upload_builder,
+        build_queue=build_queue,
     )
-    owner_keys = providers.Singleton(OwnerKeys, id_source)
-    create_room = providers.Singleton(CreateRoom, room_host, seating, start_match, id_source)
+    owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
+    create_room = providers.Singleton(
+        CreateRoom, room_host, seating, start_match, id_source, admission
+    )
     join_room = providers.Singleton(JoinRoom, room_host, seating, start_match)
     leave_room = providers.Singleton(LeaveRoom, room_host)
     place_pieces = providers.Singleton(PlacePieces, room_host)

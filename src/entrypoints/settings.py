@@ -7,6 +7,7 @@ disable the game, with a warning, while the bot keeps answering /noitu.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import socket
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from noitu.adapters.http.paths import WEBHOOK_PATH
 from noitu.adapters.token_signer import MIN_SECRET_BYTES
+from noitu.application.arena.admission import AddressLimits
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 BASE_URL_PATTERN = re.compile(
@@ -76,6 +78,11 @@ class Settings:
     # Benchmark only (NOITU_BENCH_CPU=1): `noitu serve` counts its CPU per route and
     # answers GET /_bench/cpu with the totals (noitu.bench.server_cpu). Off by default.
     bench_cpu: bool = False
+    # Admission control per client address (arena, spec B10): owner keys made, uploads
+    # and rooms opened per minute; and the reverse proxies whose X-Forwarded-For's last
+    # hop names the client (none: the header is ignored, the socket's peer counts).
+    address_limits: AddressLimits = field(default_factory=AddressLimits)
+    trusted_proxies: frozenset[str] = frozenset()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
     @property
@@ -252,6 +259,25 @@ def _arena_database(env: Mapping[str, str], data_dir: Path, problems: list[str])
         return ""
 
 
+def _per_minute(env: Mapping[str, str], name: str, default: int, problems: list[str]) -> int:
+    raw = env.get(name, str(default)).strip()
+    if raw.isdigit() and 1 <= int(raw) <= 100_000:
+        return int(raw)
+    problems.append(f"{name}={raw!r}: expected a number from 1 to 100000 (per minute)")
+    return default
+
+
+def _trusted_proxies(raw: str, problems: list[str]) -> frozenset[str]:
+    """NOITU_TRUSTED_PROXY: IP addresses, separated by commas or spaces."""
+    proxies = set()
+    for part in raw.replace(",", " ").split():
+        try:
+            proxies.add(str(ipaddress.ip_address(part)))
+        except ValueError:
+            problems.append(f"NOITU_TRUSTED_PROXY: {part[:60]!r} is not an IP address")
+    return frozenset(proxies)
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     problems: list[str] = []
@@ -347,6 +373,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["instance"] = (
         env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{values.get('port', 8080)}"
     )[:MAX_INSTANCE_NAME]
+    values["address_limits"] = AddressLimits(
+        owner_keys=_per_minute(env, "NOITU_ARENA_KEYS_PER_MINUTE", AddressLimits().owner_keys, problems),
+        uploads=_per_minute(env, "NOITU_ARENA_UPLOADS_PER_MINUTE", AddressLimits().uploads, problems),
+        rooms=_per_minute(env, "NOITU_ARENA_ROOMS_PER_MINUTE", AddressLimits().rooms, problems),
+    )
+    values["trusted_proxies"] = _trusted_proxies(env.get("NOITU_TRUSTED_PROXY", ""), problems)
     bench_cpu = env.get("NOITU_BENCH_CPU", "0").strip().lower()
     if bench_cpu not in ("0", "1"):
         problems.append(f"NOITU_BENCH_CPU={bench_cpu!r}: expected 1 or 0 (benchmark only)")

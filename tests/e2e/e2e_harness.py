@@ -59,6 +59,11 @@ def server_env(directory: Path, **extra: str) -> dict[str, str]:
         "TELEGRAM_BOT_TOKEN": "",
         "GAME_BASE_URL": "",
         "MODULES": "",
+        # Every page of a test module comes from 127.0.0.1, each browser context a new
+        # owner: the per-address limits (B10) would refuse a module's steady stream.
+        "NOITU_ARENA_KEYS_PER_MINUTE": "1000",
+        "NOITU_ARENA_UPLOADS_PER_MINUTE": "1000",
+        "NOITU_ARENA_ROOMS_PER_MINUTE": "1000",
         **extra,
     }
 

@@ -11,6 +11,7 @@ repository.
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
@@ -53,8 +54,21 @@ OVERFLOW = """
 """
 
 
+@pytest.fixture(scope="module")
+def server_settings() -> dict[str, str]:
+    """Each page is a client of its own address (B10): the server trusts this machine as
+    its proxy, and every browser context sends its own X-Forwarded-For."""
+    return {"NOITU_TRUSTED_PROXY": "127.0.0.1"}
+
+
+CLIENTS = itertools.count(1)
+
+
 def arena(open_page, server: ServerProcess, viewport=PHONE, **options) -> ArenaPage:
     opened: OpenPage = open_page(viewport, **options)
+    number = next(CLIENTS)
+    address = f"198.51.{number // 250}.{number % 250 + 1}"
+    opened.page.context.set_extra_http_headers({"X-Forwarded-For": address})
     return ArenaPage(opened.page, server.base)
 
 
@@ -191,6 +205,30 @@ def test_a_broken_cpp_file_shows_the_compilers_messages(open_page, server: Serve
     failed_id = failed.first.get_attribute("data-bot-id")
     assert page.page.locator(f'#seat-select option[value="upload:{failed_id}"]').count() == 0
     page.shot("phone-compile-error")
+
+
+def test_the_verdict_says_how_long_the_build_waited_for_its_turn(
+    open_page, server: ServerProcess
+) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    is_upload = lambda r: r.url.endswith("/arena/api/bots") and r.request.method == "POST"  # noqa: E731
+    with page.page.expect_response(is_upload) as uploaded:
+        expect(page.upload(MINIMAL_BOT)).to_have_attribute("data-build", "ok")
+    answer = uploaded.value.json()
+    assert answer["buildWaitMs"] < 1000  # nothing else builds here
+    expect(page.by_id("upload-waited")).to_be_hidden()  # no wait: nothing said
+
+    # The same answer, as if the build had waited 7.4 s behind others (the server's
+    # queue itself is tested in tests/unit and over HTTP).
+    page.page.route(
+        re.compile(r".*/arena/api/bots$"),
+        lambda route: route.fulfill(status=201, json={**answer, "buildWaitMs": 7_400})
+        if route.request.method == "POST" else route.continue_(),
+    )
+    expect(page.upload(MINIMAL_BOT)).to_have_attribute("data-build", "ok")
+    expect(page.by_id("upload-waited")).to_be_visible()
+    expect(page.by_id("upload-waited")).to_contain_text("đã chờ 7 giây")
 
 
 def test_my_bots_made_public_downloaded_and_deleted(open_page, server: ServerProcess) -> None:

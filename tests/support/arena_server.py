@@ -94,6 +94,7 @@ async def serving(container: Container) -> AsyncIterator[Served]:
     config = uvicorn.Config(
         create_app(container), host="127.0.0.1", port=port, lifespan="on", log_config=None,
         access_log=False, timeout_graceful_shutdown=20,
+        proxy_headers=False,  # as `noitu serve`: the app alone reads X-Forwarded-For (B10)
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())

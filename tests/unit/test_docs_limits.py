@@ -17,6 +17,7 @@ from noitu.adapters.arena.cgroups import BOT_LIMITS, BUILD_LIMITS, MIB
 from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
 from noitu.application.arena import limits
+from noitu.application.arena.admission import ADDRESS_WINDOW_MS, AddressLimits
 from noitu.application.arena.live_match import PERSON_TURN_MS, PLACEMENT_MS
 from noitu.application.arena.ports import (
     FIRST_REQUEST_TIMEOUT_S,
@@ -51,6 +52,10 @@ LIMITS: dict[str, Fraction] = {
     "matches_at_once": _exact(limits.MAX_LIVE_MATCHES_PER_OWNER),
     "source_kib": _exact(limits.MAX_SOURCE_BYTES / limits.KIB),
     "jar_mib": _exact(limits.MAX_JAR_BYTES / limits.MIB),
+    # per client address, whatever the owner keys (B10; the operator's settings' defaults)
+    "address_keys_per_minute": _exact(AddressLimits().owner_keys * 60_000 / ADDRESS_WINDOW_MS),
+    "address_uploads_per_minute": _exact(AddressLimits().uploads * 60_000 / ADDRESS_WINDOW_MS),
+    "address_rooms_per_minute": _exact(AddressLimits().rooms * 60_000 / ADDRESS_WINDOW_MS),
     # the clock (A6, B2, B4)
     "first_reply_s": _exact(FIRST_REQUEST_TIMEOUT_S),
     "reply_s": _exact(REQUEST_TIMEOUT_S),

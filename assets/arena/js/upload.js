@@ -1,7 +1,8 @@
 /*
  * upload.js — "Tải bot lên": sends the file with a progress bar, then shows the
  * build's verdict at once (ok, or the compiler's messages in a scrollable block),
- * refreshes the bot lists and picks the new bot for the next room.
+ * says how long the build waited for its turn (one build per core at once on the
+ * server), refreshes the bot lists and picks the new bot for the next room.
  */
 
 import { uploadBot } from "./api.js";
@@ -16,7 +17,7 @@ function status(text) {
   $("upload-status").textContent = text;
 }
 
-function verdict(bot) {
+function verdict(bot, waitedMs) {
   const ok = bot.build === "ok";
   $("upload-verdict").hidden = false;
   $("upload-verdict").setAttribute("data-build", bot.build);
@@ -25,6 +26,9 @@ function verdict(bot) {
   const messages = $("upload-messages");
   messages.textContent = bot.buildMessages || "";
   messages.hidden = ok || !bot.buildMessages;
+  const seconds = Math.round((waitedMs || 0) / 1000);
+  $("upload-waited").textContent = seconds >= 1 ? T.buildWaited(seconds) : "";
+  $("upload-waited").hidden = seconds < 1;
 }
 
 function done() {
@@ -58,7 +62,7 @@ export function submitUpload(event) {
   }).then((answer) => {
     done();
     status("");
-    verdict(answer.bot);
+    verdict(answer.bot, answer.buildWaitMs);
     return loadBots().then(() => {
       if (answer.bot.build === "ok") {
         $("seat-select").value = "upload:" + answer.bot.id;

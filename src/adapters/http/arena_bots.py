@@ -23,6 +23,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
 from litestar.params import Body, FromPath, HeaderParameter, Parameter
 
+from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import (
     ERROR_STATUS,
     ErrorBody,
@@ -36,6 +37,8 @@ from noitu.application.arena.bot_info import BotInfo
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.errors import (
+    AddressTooManyKeys,
+    AddressTooManyUploads,
     BadFile,
     BadOwnerKey,
     BotInMatch,
@@ -94,6 +97,8 @@ class BotView(msgspec.Struct, frozen=True, rename="camel"):
 class UploadedView(msgspec.Struct, frozen=True, rename="camel"):
     bot: BotView
     owner_key: str
+    #: How long the build waited for a free place in the server's build queue (ms).
+    build_wait_ms: int
 
 
 class BotListView(msgspec.Struct, frozen=True):
@@ -155,6 +160,7 @@ class ArenaBotUseCases(Protocol):
     one (the composition root's providers fit)."""
 
     upload_bot: Callable[[], UploadBot]
+    client_addresses: Callable[[], ClientAddresses]
     my_bots: Callable[[], MyBots]
     public_bots: Callable[[], PublicBots]
     bot_details: Callable[[], BotDetails]
@@ -215,17 +221,20 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
         summary="Upload a bot: one .py, .cpp/.cc/.cxx, .java or .jar file, built at once",
         description=(
             "The build's verdict and the compiler's messages are in the answer's bot"
-            " (`build`, `buildMessages`). Without an owner key a new one is made and"
-            " returned: keep it."
+            " (`build`, `buildMessages`); `buildWaitMs` is how long the build waited for"
+            " a free place (one build per core at once). Without an owner key a new one"
+            " is made and returned: keep it."
         ),
         request_max_body_size=MAX_UPLOAD_BODY_BYTES,
         exception_handlers={HTTPException: upload_http_error, GameError: upload_game_error},
         responses=error_responses(
             BadOwnerKey, UnsupportedFile, BadFile, TooManyBots, FileTooLarge, TooManyUploads,
-            UploadsUnavailable, BuildUnavailable, StorageFull, Busy,
+            UploadsUnavailable, BuildUnavailable, StorageFull, Busy, AddressTooManyKeys,
+            AddressTooManyUploads,
         ),
     )
     async def upload(
+        request: Request,
         data: Annotated[UploadForm, Body(media_type=RequestEncodingType.MULTI_PART)],
         owner_key: OwnerKey = None,
     ) -> UploadedView:
@@ -237,9 +246,10 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
             data=content,
             name=data.name,
             owner_key=owner_key,
+            address=use_cases.client_addresses().of(request),
         )
         result = await use_cases.upload_bot()(command)
-        return UploadedView(bot_view(result.bot), result.owner_key)
+        return UploadedView(bot_view(result.bot), result.owner_key, result.build_wait_ms)
 
     @get(
         "/",

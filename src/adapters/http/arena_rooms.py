@@ -16,16 +16,19 @@ from typing import Annotated, Any, Literal, Protocol, get_args
 
 import anyio.to_thread
 import msgspec
-from litestar import MediaType, Response, Router, get, post
+from litestar import MediaType, Request, Response, Router, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.http.arena_bots import OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.errors import (
+    AddressTooManyKeys,
+    AddressTooManyRooms,
     AlreadySeated,
     BadOwnerKey,
     BotNotBuilt,
@@ -36,6 +39,7 @@ from noitu.application.arena.errors import (
     NotOwner,
     NotSeated,
     NotYourTurn,
+    OneSpectacle,
     PlacementRefused,
     ReplayNotReady,
     RoomFull,
@@ -84,6 +88,7 @@ class ArenaRoomUseCases(Protocol):
     request, so a provider overridden after the app was built is still the one used."""
 
     owner_keys: Callable[[], OwnerKeys]
+    client_addresses: Callable[[], ClientAddresses]
     create_room: Callable[[], CreateRoom]
     open_rooms: Callable[[], OpenRooms]
     get_room: Callable[[], GetRoom]
@@ -254,15 +259,17 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
         summary="Create a room; the creator's seat is P1 (a P2 given at once starts the match)",
         description="Without an owner key a new one is made and returned: keep it.",
         responses=error_responses(
-            BadOwnerKey, BotNotFound, BotNotBuilt, AlreadySeated, TooManyMatches, Busy
+            BadOwnerKey, BotNotFound, BotNotBuilt, AlreadySeated, TooManyMatches, Busy,
+            AddressTooManyKeys, AddressTooManyRooms, OneSpectacle,
         ),
     )
     async def create(
-        data: Annotated[CreateRoomBody, JsonBody], owner_key: OwnerKey = None
+        request: Request, data: Annotated[CreateRoomBody, JsonBody], owner_key: OwnerKey = None
     ) -> RoomAnswer:
-        caller = use_cases.owner_keys().caller(owner_key, create=True)
+        address = use_cases.client_addresses().of(request)
+        caller = await use_cases.owner_keys().seating_caller(owner_key, address)
         opponent = None if data.opponent is None else seat_choice(data.opponent)
-        command = CreateRoomCommand(caller.owner, seat_choice(data.seat), opponent)
+        command = CreateRoomCommand(caller.owner, seat_choice(data.seat), opponent, address)
         return RoomAnswer(await use_cases.create_room()(command), caller.key)
 
     @get("/rooms", summary="The lobby: rooms waiting for a player, and rooms to watch")
@@ -285,14 +292,20 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
         description="Without an owner key a new one is made and returned: keep it.",
         responses=error_responses(
             BadOwnerKey, RoomNotFound, RoomFull, SeatTaken, AlreadySeated, WrongRoomPhase,
-            BotNotFound, BotNotBuilt, TooManyMatches, Busy,
+            BotNotFound, BotNotBuilt, TooManyMatches, Busy, AddressTooManyKeys, OneSpectacle,
         ),
     )
     async def join(
-        code: FromPath[str], data: Annotated[JoinRoomBody, JsonBody], owner_key: OwnerKey = None
+        request: Request,
+        code: FromPath[str],
+        data: Annotated[JoinRoomBody, JsonBody],
+        owner_key: OwnerKey = None,
     ) -> RoomAnswer:
-        caller = use_cases.owner_keys().caller(owner_key, create=True)
-        command = JoinRoomCommand(code, caller.owner, seat_choice(data.seat), data.side)
+        address = use_cases.client_addresses().of(request)
+        caller = await use_cases.owner_keys().seating_caller(owner_key, address)
+        command = JoinRoomCommand(
+            code, caller.owner, seat_choice(data.seat), data.side, address
+        )
         return RoomAnswer(await use_cases.join_room()(command), caller.key)
 
     @post(

@@ -55,6 +55,10 @@ ERROR_STATUS: dict[str, int] = {
     "uploads_unavailable": 503,
     "build_unavailable": 503,
     "storage_full": 507,
+    # per client address, whatever the owner keys (B10)
+    "address_too_many_keys": 429,
+    "address_too_many_uploads": 429,
+    "address_too_many_rooms": 429,
     # the arena's rooms and matches
     "room_not_found": 404,
     "room_full": 409,
@@ -69,6 +73,7 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_matches": 429,
     "match_not_found": 404,
     "replay_not_ready": 409,
+    "one_spectacle": 429,
 }
 
 
@@ -83,6 +88,7 @@ RETRY_AFTER = "Retry-After"
 RETRY_AFTER_MS: dict[str, int] = {
     "too_many_uploads": 60_000,
     "too_many_matches": 10_000,
+    "one_spectacle": 10_000,
 }
 
 

@@ -76,12 +76,35 @@ class StorageFull(GameError):
     default_message = "Máy chủ đã hết chỗ lưu bot tải lên. Bạn thử lại sau nhé."
 
 
+# --- per client address (B10) ---------------------------------------------------------
+
+
+class AddressTooManyKeys(GameError):
+    code = "address_too_many_keys"
+    default_message = (
+        "Địa chỉ mạng của bạn vừa tạo quá nhiều mã chủ bot mới. Chờ một lát rồi thử lại nhé."
+    )
+
+
+class AddressTooManyUploads(GameError):
+    code = "address_too_many_uploads"
+    default_message = (
+        "Địa chỉ mạng của bạn tải lên hơi nhiều trong một phút. Chờ một lát rồi thử lại nhé."
+    )
+
+
+class AddressTooManyRooms(GameError):
+    code = "address_too_many_rooms"
+    default_message = (
+        "Địa chỉ mạng của bạn mở hơi nhiều phòng trong một phút. Chờ một lát rồi thử lại nhé."
+    )
+
+
 BOT_ERRORS: tuple[type[GameError], ...] = (
     BadOwnerKey, NotOwner, BotNotFound, UnsupportedFile, FileTooLarge, BadFile,
     TooManyUploads, TooManyBots, BotNotBuilt, BotInMatch, UploadsUnavailable,
-    BuildUnavailable, StorageFull,
+    BuildUnavailable, StorageFull, AddressTooManyKeys, AddressTooManyUploads, AddressTooManyRooms,
 )
-
 
 
 # --- rooms and matches (B4) -----------------------------------------------------------
@@ -152,10 +175,18 @@ class ReplayNotReady(GameError):
     default_message = "Trận chưa kết thúc nên chưa có bản ghi."
 
 
+class OneSpectacle(GameError):
+    code = "one_spectacle"
+    default_message = (
+        "Mỗi địa chỉ mạng chỉ cho hai bot có sẵn đấu nhau một trận một lúc."
+        " Chờ trận đang diễn ra kết thúc rồi mở trận mới nhé."
+    )
+
+
 ROOM_ERRORS: tuple[type[GameError], ...] = (
     RoomNotFound, RoomFull, SeatTaken, AlreadySeated, NotSeated, WrongRoomPhase,
     NotYourTurn, IllegalAction, PlacementRefused, TimeUp, TooManyMatches, MatchNotFound,
-    ReplayNotReady,
+    ReplayNotReady, OneSpectacle,
 )
 
 ARENA_ERRORS: tuple[type[GameError], ...] = (*SHARED_ERRORS, *BOT_ERRORS, *ROOM_ERRORS)

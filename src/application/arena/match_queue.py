@@ -3,8 +3,17 @@
 A match has one side thinking at a time, and a thinking bot may use 0.5 CPU, so a match
 needs about half a core. The queue lets at most `slots` matches play at once — by
 default twice the cores, less one half-core pair for the server itself — and the others
-wait in order, each able to read its place. A bot can then never lose on time because
+wait, each able to read its place. A bot can then never lose on time because
 the server ran more matches than the machine's cores can honour.
+
+The waiting order is fair (spec B10): owner keys and client addresses are free or
+cheap, so a match comes with its tags (the owner keys and addresses of who seated its
+sides) and, when it starts to wait, takes a rank: how many matches sharing one of its
+tags are playing or waiting then (the most over its tags). Matches wait by rank, then
+by arrival: one match per owner and per address ahead of others', the second behind
+all of theirs, and so on — a client who queues many matches at once, under many keys
+from one address, has its second wait behind a person who came later. A spectacle (two
+built-in bots) waits behind every other match: none starts while a person's waits.
 """
 
 from __future__ import annotations
@@ -12,6 +21,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from itertools import count
 
 CPU_PER_THINKING_BOT = 0.5
 
@@ -22,13 +33,23 @@ def default_slots(cores: int) -> int:
     return max(1, int(cores / CPU_PER_THINKING_BOT) - 2)
 
 
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    match_id: str
+    tags: frozenset[str]
+    spectacle: bool
+    rank: int
+    arrival: int
+
+
 class MatchQueue:
     def __init__(self, slots: int) -> None:
         if slots < 1:
             raise ValueError("a match queue needs at least one slot")
         self.slots = slots
-        self._playing: set[str] = set()
-        self._waiting: list[str] = []  # match ids, first come first served
+        self._playing: dict[str, Waiting] = {}
+        self._waiting: list[Waiting] = []  # in the order they came
+        self._arrivals = count()
         self._changed = asyncio.Condition()
         self._listeners: list[Callable[[], None]] = []
 
@@ -39,10 +60,23 @@ class MatchQueue:
 
     def place(self, match_id: str) -> int:
         """0 while the match plays (or is unknown), else its place in the queue from 1."""
-        try:
-            return self._waiting.index(match_id) + 1
-        except ValueError:
+        for place, waiting in enumerate(self._order(), start=1):
+            if waiting.match_id == match_id:
+                return place
+        return 0
+
+    def _order(self) -> list[Waiting]:
+        """The waiting matches in the order they will play: spectacles last, then by
+        rank, then by arrival."""
+        return sorted(self._waiting, key=lambda w: (w.spectacle, w.rank, w.arrival))
+
+    def _rank(self, tags: frozenset[str]) -> int:
+        """How many matches sharing a tag with `tags` play or wait now (the most over
+        the tags)."""
+        if not tags:
             return 0
+        active = [*self._playing.values(), *self._waiting]
+        return max(sum(1 for other in active if tag in other.tags) for tag in tags)
 
     @property
     def playing(self) -> int:
@@ -57,29 +91,35 @@ class MatchQueue:
             listener()
 
     @asynccontextmanager
-    async def slot(self, match_id: str) -> AsyncIterator[None]:
-        """Wait for a free slot in order, hold it while the body plays the match. A match
-        whose waiter is cancelled (its room closed) leaves the queue."""
+    async def slot(
+        self, match_id: str, tags: frozenset[str] = frozenset(), spectacle: bool = False
+    ) -> AsyncIterator[None]:
+        """Wait for a free slot in the fair order, hold it while the body plays the
+        match. `tags` name who seated its sides (owner key hashes, client addresses);
+        `spectacle`: two built-in bots. A match whose waiter is cancelled (its room
+        closed) leaves the queue."""
         async with self._changed:
-            self._waiting.append(match_id)
+            entry = Waiting(match_id, tags, spectacle, self._rank(tags), next(self._arrivals))
+            self._waiting.append(entry)
+            self._changed.notify_all()
             self._notify()
             try:
                 await self._changed.wait_for(
-                    lambda: len(self._playing) < self.slots and self._waiting[0] == match_id
+                    lambda: len(self._playing) < self.slots and self._order()[0] is entry
                 )
             except BaseException:
-                self._waiting.remove(match_id)
+                self._waiting.remove(entry)
                 self._changed.notify_all()
                 self._notify()
                 raise
-            self._waiting.pop(0)
-            self._playing.add(match_id)
+            self._waiting.remove(entry)
+            self._playing[match_id] = entry
             self._changed.notify_all()
             self._notify()
         try:
             yield
         finally:
             async with self._changed:
-                self._playing.discard(match_id)
+                self._playing.pop(match_id, None)
                 self._changed.notify_all()
             self._notify()

@@ -3,11 +3,14 @@
 In this order, cheapest refusal first: the sandbox can build uploads at all; the owner
 key (none: a fresh one is made and handed back); the file's language, by its name's
 extension; its size; its content fits the language (UTF-8 text without NUL bytes for a
-source, a zip archive for a JAR); the owner's stored bots; the owner's uploads in the
-last minute (the upload is counted from here on, built or not). Then the source is
-stored (atomically), built in the sandbox into a scratch directory, the artefact moved
-into the store, and the record added, refusing atomically once the owner has
-`MAX_BOTS_PER_OWNER` bots that built.
+source, a zip archive for a JAR); the owner's stored bots; the client address's new
+owner keys (when one is made) and uploads in the last minute (spec B10: limits that
+hold whatever keys are sent); the owner's uploads in the last minute (the upload is
+counted from here on, built or not). Then the source is stored (atomically), built in
+the sandbox into a scratch directory — once the global `BuildQueue` gives it a turn,
+and the answer says how long it waited —, the artefact moved into the store, and the
+record added, refusing atomically once the owner has `MAX_BOTS_PER_OWNER` bots that
+built.
 
 A failed build is stored as a bot whose build failed, with the compiler's messages
 (naming the file as it was uploaded), so its owner sees them next to the bot (and may
@@ -25,10 +28,13 @@ import io
 import random
 import unicodedata
 import zipfile
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from noitu.application.arena.admission import Admission, AddressAction
 from noitu.application.arena.bot_info import BotInfo, info_of
+from noitu.application.arena.build_queue import BuildQueue, BuildTurn
 from noitu.application.arena.errors import (
     BadFile,
     BadOwnerKey,
@@ -77,6 +83,8 @@ class UploadBotCommand:
     name: str | None = None
     #: The owner key the page keeps; None on a first upload.
     owner_key: str | None = None
+    #: The client's address (B10); "": not a network client, not limited by address.
+    address: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +93,8 @@ class UploadBotResult:
     #: The key the bot belongs to: the one sent, or the one just made.
     owner_key: str
     new_owner: bool
+    #: How long the build waited for its turn in the global build queue (ms).
+    build_wait_ms: int = 0
 
     @property
     def compiled(self) -> bool:
@@ -147,13 +157,19 @@ class UploadBot:
         builder: BotBuilder | None,
         clock: Clock,
         rng: random.Random,
+        admission: Admission | None = None,
+        build_queue: BuildQueue | None = None,
     ) -> None:
-        """`builder` is the sandboxed one, or None when no sandbox runs here."""
+        """`builder` is the sandboxed one, or None when no sandbox runs here;
+        `admission` holds the per-address limits and `build_queue` the global cap on
+        builds at once (spec B10)."""
         self._catalogue = catalogue
         self._files = files
         self._builder = builder
         self._clock = clock
         self._rng = rng
+        self._admission = admission
+        self._build_queue = build_queue
         self._sweep = SweepFailedBuilds(catalogue, files, clock)
 
     async def __call__(self, command: UploadBotCommand) -> UploadBotResult:
@@ -174,6 +190,10 @@ class UploadBot:
         await self._sweep(owner)
         if await self._catalogue.count_bots(owner) >= MAX_BOTS_PER_OWNER:
             raise TooManyBots()
+        if self._admission is not None:
+            if new_owner:
+                await self._admission.admit(AddressAction.OWNER_KEY, command.address)
+            await self._admission.admit(AddressAction.UPLOAD, command.address)
         admitted = await self._catalogue.record_upload(
             owner, now_ms, window_ms=UPLOAD_WINDOW_MS, limit=UPLOADS_PER_WINDOW
         )
@@ -182,7 +202,7 @@ class UploadBot:
 
         bot_id = await self._fresh_id()
         try:
-            record = await self._store_and_build(
+            record, waited_ms = await self._store_and_build(
                 builder, bot_id, owner, name, language, command.data, now_ms, shown_as
             )
             built = record.build is BuildStatus.OK
@@ -195,7 +215,12 @@ class UploadBot:
             raise
         if not built:
             await self._sweep(owner)  # at most the newest failed builds are kept
-        return UploadBotResult(info_of(record, owner), owner_key, new_owner)
+        return UploadBotResult(info_of(record, owner), owner_key, new_owner, waited_ms)
+
+    def _turn(self) -> AbstractAsyncContextManager[BuildTurn]:
+        if self._build_queue is None:
+            return nullcontext(BuildTurn())
+        return self._build_queue.turn()
 
     async def _fresh_id(self) -> str:
         for _ in range(ID_TRIES):
@@ -214,10 +239,11 @@ class UploadBot:
         data: bytes,
         now_ms: int,
         shown_as: str,
-    ) -> BotRecord:
+    ) -> tuple[BotRecord, int]:
+        """The record, and how long the build waited for its turn (ms)."""
         source = await self._files.put_source(bot_id, language, data)
         artefact: str | None = None
-        async with self._files.scratch() as scratch:
+        async with self._files.scratch() as scratch, self._turn() as turn:
             try:
                 built = await builder.build(
                     self._files.source_path(source),
@@ -229,7 +255,7 @@ class UploadBot:
                 raise BuildUnavailable() from error
             if built.ok and built.artefact is not None:
                 artefact = await self._files.put_artefact(bot_id, built.artefact.directory)
-        return BotRecord(
+        record = BotRecord(
             id=bot_id,
             owner=owner,
             name=name,
@@ -242,3 +268,4 @@ class UploadBot:
             source_file=source,
             artefact_dir=artefact,
         )
+        return record, turn.waited_ms

@@ -160,8 +160,9 @@ def serve(args: argparse.Namespace) -> None:
         # The room WebSocket reads nothing from clients: uvicorn's 16 MiB per message
         # let 40 frames take 1.3 GB (issue 19). A larger one closes the socket (1009).
         ws_max_size=settings.ws_max_message_bytes, ws_max_queue=4,
-        # Nothing reads the client's address (limits go by Telegram user, the access log
-        # records paths only): no X-Forwarded-For parsing on every request.
+        # uvicorn must not rewrite the peer from X-Forwarded-For: the arena's limits per
+        # client address read that header themselves, and only from a proxy the operator
+        # trusts (NOITU_TRUSTED_PROXY, adapters/http/client_address.py).
         proxy_headers=False,
     )
 

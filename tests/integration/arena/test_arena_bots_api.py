@@ -4,6 +4,7 @@ survive a restart on the same data directory."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import random
 import zipfile
@@ -15,6 +16,8 @@ import pytest
 from dependency_injector import providers
 from litestar.testing import AsyncTestClient
 
+from noitu.application.arena.admission import AddressLimits
+from noitu.application.arena.errors import AddressTooManyKeys
 from noitu.application.arena.limits import (
     FAILED_BUILD_KEPT_MS,
     MAX_BOTS_PER_OWNER,
@@ -27,6 +30,7 @@ from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
 from support.arena_bots import BOTS, require
+from support.arena_server import Served, build, serving
 from support.arena_store import NoSandbox, ProbedOnce, ScriptedBuilder
 from support.fakes import FakeClock
 
@@ -363,3 +367,105 @@ async def test_publishing_with_a_wrong_type_is_refused_and_changes_nothing(apps:
         assert (answer.status_code, answer.json()["error"]) == (400, "bad_request"), wrong
     assert (await client.get(url, headers=owner)).json()["public"] is False
     assert (await client.get(f"{API}/public")).json()["bots"] == []
+
+
+# --- per client address, whatever the owner keys (spec B10) -----------------------------
+# A real server on loopback: the socket's peer is 127.0.0.1, which counts like any other.
+
+
+@contextlib.asynccontextmanager
+async def real_server(
+    data_dir: Path, clock: FakeClock, env: dict[str, str] | None = None
+) -> AsyncIterator[Served]:
+    container = build(data_dir, NoSandbox(), clock, env)
+    container.upload_builder.override(providers.Object(ScriptedBuilder()))
+    async with serving(container) as served:
+        yield served
+
+
+async def post_bot(
+    served: Served, name: str, key: str | None, forwarded: str | None = None
+) -> Any:
+    headers = {} if key is None else {"X-Owner-Key": key}
+    if forwarded is not None:
+        headers["X-Forwarded-For"] = forwarded
+    files = {"file": (name, GOOD_PY, "text/x-python")}
+    return await served.http.post(f"{API}/", files=files, headers=headers)
+
+
+def fresh_key(n: int) -> str:
+    return f"{n:032x}"
+
+
+async def test_keyless_uploads_from_one_address_make_at_most_ten_owner_keys_a_minute(
+    arena_data_dir: Path, clock: FakeClock
+) -> None:
+    async with real_server(arena_data_dir, clock) as served:
+        keys = set()
+        for n in range(AddressLimits().owner_keys):
+            answer = await post_bot(served, f"b{n}.py", None)
+            assert answer.status_code == 201, answer.text
+            keys.add(answer.json()["ownerKey"])
+        assert len(keys) == AddressLimits().owner_keys
+        refused = await post_bot(served, "late.py", None)
+        assert (refused.status_code, refused.json()["error"]) == (429, "address_too_many_keys")
+        assert refused.headers["retry-after"] == "60"
+        assert refused.json()["message"] == AddressTooManyKeys.default_message
+        # A kept key still uploads; a minute later new keys are made again.
+        assert (await post_bot(served, "kept.py", keys.pop())).status_code == 201
+        clock.advance(60_000)
+        assert (await post_bot(served, "new.py", None)).status_code == 201
+
+
+async def test_uploads_under_fresh_keys_from_one_address_are_limited_to_twelve_a_minute(
+    arena_data_dir: Path, clock: FakeClock
+) -> None:
+    async with real_server(arena_data_dir, clock) as served:
+        for n in range(AddressLimits().uploads):
+            assert (await post_bot(served, f"b{n}.py", fresh_key(n))).status_code == 201
+            clock.advance(1_000)
+        refused = await post_bot(served, "late.py", fresh_key(99))
+        assert (refused.status_code, refused.json()["error"]) == (429, "address_too_many_uploads")
+        # The first upload leaves the window 60 s after it came: 48 s from now.
+        assert refused.headers["retry-after"] == str(60 - AddressLimits().uploads)
+        # Nothing of the refused upload was kept.
+        mine = await served.http.get(f"{API}/", headers={"X-Owner-Key": fresh_key(99)})
+        assert mine.json()["bots"] == []
+        clock.advance(60_000)
+        assert (await post_bot(served, "later.py", fresh_key(99))).status_code == 201
+
+
+async def test_without_a_trusted_proxy_x_forwarded_for_changes_nothing(
+    arena_data_dir: Path, clock: FakeClock
+) -> None:
+    async with real_server(arena_data_dir, clock) as served:
+        for n in range(AddressLimits().uploads):
+            answer = await post_bot(served, f"b{n}.py", fresh_key(n), forwarded=f"10.0.0.{n}")
+            assert answer.status_code == 201
+        refused = await post_bot(served, "late.py", fresh_key(99), forwarded="10.9.9.9")
+        assert (refused.status_code, refused.json()["error"]) == (429, "address_too_many_uploads")
+
+
+async def test_behind_a_trusted_proxy_forwarded_addresses_are_counted_apart(
+    arena_data_dir: Path, clock: FakeClock
+) -> None:
+    env = {"NOITU_TRUSTED_PROXY": "127.0.0.1"}
+    async with real_server(arena_data_dir, clock, env) as served:
+        for n in range(AddressLimits().uploads):
+            # The last hop is the client the proxy saw; earlier hops are the client's say.
+            forwarded = f"192.0.2.{n}, 10.0.0.1"
+            assert (await post_bot(served, f"b{n}.py", fresh_key(n), forwarded)).status_code == 201
+        refused = await post_bot(served, "late.py", fresh_key(98), forwarded="10.0.0.1")
+        assert (refused.status_code, refused.json()["error"]) == (429, "address_too_many_uploads")
+        other = await post_bot(served, "other.py", fresh_key(99), forwarded="10.0.0.2")
+        assert other.status_code == 201, other.text
+        # A request without the header is the proxy's own (its peer address).
+        assert (await post_bot(served, "own.py", fresh_key(97))).status_code == 201
+
+
+async def test_the_upload_answer_says_how_long_the_build_waited(
+    arena_data_dir: Path, clock: FakeClock
+) -> None:
+    async with real_server(arena_data_dir, clock) as served:
+        answer = await post_bot(served, "b.py", KEY_A)
+        assert answer.status_code == 201 and answer.json()["buildWaitMs"] == 0

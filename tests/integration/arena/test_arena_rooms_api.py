@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dependency_injector import providers
 from websockets.asyncio.client import connect
 
+from noitu.application.arena.admission import AddressLimits
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
+from noitu.application.arena.match_queue import MatchQueue
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.arena_bots import BOTS, require
 from support.arena_server import ROOMS, Served, build, serving, watch
@@ -406,3 +409,73 @@ async def test_a_viewer_on_another_instance_sees_the_match_through_redis(
             assert [room["version"] for room in after.rooms] == [last["version"]]
             assert after.close_code == 1000
             assert (await watch(second, "XXXXXX")).close_code == 4404
+
+
+# --- per client address, and the fair queue (spec B10) -----------------------------------
+
+
+def fresh_key(n: int) -> str:
+    return f"{n:032x}"
+
+
+async def test_rooms_opened_from_one_address_are_limited_whatever_the_keys(
+    people: Served, clock: FakeClock
+) -> None:
+    for n in range(AddressLimits().rooms):
+        answer = await people.create(PERSON, key=fresh_key(n))
+        assert answer.status_code == 201, answer.text
+        clock.advance(1_000)
+    refused = await people.create(PERSON, key=fresh_key(99))
+    assert await _error(refused) == (429, "address_too_many_rooms")
+    assert refused.headers["retry-after"] == str(60 - AddressLimits().rooms)
+    keyless = await people.create(PERSON)  # a key is made, counted, then the room refused
+    assert await _error(keyless) == (429, "address_too_many_rooms")
+    clock.advance(60_000)
+    assert (await people.create(PERSON, key=fresh_key(99))).status_code == 201
+
+
+@pytest.fixture
+async def one_slot(arena_data_dir: Path, clock: FakeClock) -> AsyncIterator[Served]:
+    """People on the fake clock, and a match queue of one slot."""
+    container = build(arena_data_dir, NoSandbox(), clock)
+    container.match_queue.override(providers.Singleton(MatchQueue, 1))
+    async with serving(container) as running:
+        yield running
+
+
+async def ready(served: Served, code: str, key: str) -> None:
+    for step in ({"type": "RANDOM_PLACEMENT"}, {"type": "READY"}):
+        answer = await served.post(code, "placement", step, key)
+        assert answer.status_code == 200, answer.text
+
+
+async def test_a_spectacle_is_one_per_address_and_waits_behind_peoples_matches(
+    one_slot: Served,
+) -> None:
+    served = one_slot
+    # Two people play: the only slot is taken (the fake clock never runs their turns out).
+    playing = (await served.create(PERSON, key=KEY_A)).json()["room"]["code"]
+    joined = await served.post(playing, "join", {"seat": {"kind": "person", "name": "B"}}, KEY_B)
+    assert joined.status_code == 200, joined.text
+    for key in (KEY_A, KEY_B):
+        await ready(served, playing, key)
+    await served.until(playing, lambda r: r["phase"] == "PLAYING")
+    # A spectacle waits for the slot; a second one from the same address is refused.
+    show = await served.create(builtin("random"), builtin("random"), key=fresh_key(1))
+    assert show.status_code == 201, show.text
+    spectacle = show.json()["room"]["code"]
+    await served.until(spectacle, lambda r: r["queuePlace"] == 1)
+    again = await served.create(builtin("random"), builtin("tactical"), key=fresh_key(2))
+    assert await _error(again) == (429, "one_spectacle")
+    assert again.headers["retry-after"] == "10"
+    # A person's match that comes later goes ahead of it.
+    person = (await served.create(PERSON, builtin("random"), key=fresh_key(3))).json()["room"]
+    await ready(served, person["code"], fresh_key(3))
+    await served.until(person["code"], lambda r: r["queuePlace"] == 1)
+    assert (await served.room(spectacle))["queuePlace"] == 2
+    # The slot frees: the person's match plays, the spectacle still waits.
+    assert (await served.post(playing, "surrender", None, KEY_A)).status_code == 200
+    await served.until(person["code"], lambda r: r["phase"] == "PLAYING")
+    assert (await served.room(spectacle))["queuePlace"] == 1
+    assert (await served.post(person["code"], "surrender", None, fresh_key(3))).status_code == 200
+    await served.until(spectacle, lambda r: r["queuePlace"] == 0 and r["phase"] != "PLACEMENT")

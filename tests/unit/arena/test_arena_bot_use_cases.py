@@ -3,6 +3,7 @@ directory in a temporary directory, with a scripted builder and a settable clock
 
 from __future__ import annotations
 
+import asyncio
 import io
 import random
 import zipfile
@@ -17,6 +18,7 @@ from noitu.adapters.arena.sql.engine import create_engine, default_url
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
+from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.errors import (
     BadFile,
@@ -430,3 +432,47 @@ async def test_delete_is_the_owners_removes_the_files_and_waits_for_a_live_match
     assert world.stored_ids() == [] and await world.repository.get_bot(bot.id) is None
     with pytest.raises(BotNotFound):
         await delete(bot.id, KEY_A)
+
+
+# --- the global build queue (spec B10) ----------------------------------------------------
+
+
+class HeldBuilder(ScriptedBuilder):
+    """Builds once the test lets each one go: the builds at once are counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.at_once = 0
+        self.most = 0
+
+    async def build(self, source, language, into, *, shown_as=None):  # type: ignore[no-untyped-def]
+        self.at_once += 1
+        self.most = max(self.most, self.at_once)
+        try:
+            await self.go.wait()
+            return await super().build(source, language, into, shown_as=shown_as)
+        finally:
+            self.at_once -= 1
+
+
+async def test_uploads_build_one_per_place_of_the_queue_and_say_how_long_they_waited(world: World):
+    builder = HeldBuilder()
+    queue = BuildQueue(1, world.clock)
+    use_case = UploadBot(
+        world.repository, world.files, builder, world.clock, world.rng, build_queue=queue
+    )
+    keys = ["c" * 32, "d" * 32, "e" * 32]
+    tasks = [
+        asyncio.create_task(use_case(UploadBotCommand(f"b{n}.py", SOURCE, owner_key=key)))
+        for n, key in enumerate(keys)
+    ]
+    async with asyncio.timeout(30):  # the uploads reach the queue (SQL runs in threads)
+        while queue.waiting < 2:
+            await asyncio.sleep(0.01)
+    assert builder.at_once == 1
+    world.clock.advance(4_000)
+    builder.go.set()
+    results = await asyncio.gather(*tasks)
+    assert builder.most == 1 and all(result.compiled for result in results)
+    assert sorted(result.build_wait_ms for result in results) == [0, 4_000, 4_000]

@@ -81,3 +81,112 @@ async def test_a_match_that_fails_frees_its_slot():
 def test_a_queue_needs_a_slot():
     with pytest.raises(ValueError):
         MatchQueue(0)
+
+
+# --- the fair order (spec B10) -----------------------------------------------------------
+
+
+class Line:
+    """A queue with one match playing (held until the test ends), and matches that wait
+    with their tags; `order` is the waiting line as the places say."""
+
+    def __init__(self) -> None:
+        self.queue = MatchQueue(1)
+        self.hold = asyncio.Event()
+        self.started: list[str] = []
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def add(self, name: str, *tags: str, spectacle: bool = False) -> None:
+        async def play() -> None:
+            async with self.queue.slot(name, frozenset(tags), spectacle):
+                self.started.append(name)
+                await self.hold.wait()
+
+        self.tasks.append(asyncio.create_task(play()))
+        await asyncio.sleep(0)
+
+    def order(self) -> list[str]:
+        waiting = [t for t in self.names if self.queue.place(t) > 0]
+        return sorted(waiting, key=self.queue.place)
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name in "abcdefghijklmnop"]
+
+    async def play_all(self) -> list[str]:
+        """Release the matches one at a time: the order they start in."""
+        self.hold.set()
+        await asyncio.gather(*self.tasks)
+        return self.started
+
+
+async def test_a_second_waiting_match_of_one_owner_goes_behind_every_other_owners():
+    line = Line()
+    await line.add("a")  # plays
+    for name in "bcd":
+        await line.add(name, "owner:x", "address:1")  # the attacker's next matches
+    await line.add("e", "owner:y", "address:2")  # a person comes after them
+    await line.add("f", "owner:z", "address:3")
+    assert line.order() == ["b", "e", "f", "c", "d"]
+    assert [line.queue.place(n) for n in "bcdef"] == [1, 4, 5, 2, 3]
+    assert await line.play_all() == ["a", "b", "e", "f", "c", "d"]
+
+
+async def test_fresh_owner_keys_from_one_address_are_still_one_address():
+    line = Line()
+    await line.add("a")
+    for n, name in enumerate("bcd"):
+        await line.add(name, f"owner:k{n}", "address:attacker")
+    await line.add("e", "owner:person", "address:home")
+    assert line.order() == ["b", "e", "c", "d"]
+
+
+async def test_one_owner_from_several_addresses_is_still_one_owner():
+    line = Line()
+    await line.add("a")
+    await line.add("b", "owner:x", "address:1")
+    await line.add("c", "owner:x", "address:2")
+    await line.add("d", "owner:y", "address:3")
+    assert line.order() == ["b", "d", "c"]
+
+
+async def test_spectacles_wait_behind_every_match_with_a_person_or_an_upload():
+    line = Line()
+    await line.add("a")
+    await line.add("b", "address:1", spectacle=True)
+    await line.add("c", "address:2", spectacle=True)
+    await line.add("d", "owner:y", "address:3")  # a person, later than both
+    assert line.order() == ["d", "b", "c"]
+    await line.add("e", "owner:z", "address:4")
+    assert line.order() == ["d", "e", "b", "c"]
+    assert await line.play_all() == ["a", "d", "e", "b", "c"]
+
+
+async def test_an_owners_second_match_stays_behind_a_later_person_after_its_first_started():
+    queue = MatchQueue(1)
+    release = {name: asyncio.Event() for name in "abcd"}
+    started: list[str] = []
+
+    async def play(name: str, *tags: str) -> None:
+        async with queue.slot(name, frozenset(tags)):
+            started.append(name)
+            await release[name].wait()
+
+    tasks = [asyncio.create_task(play("a", "owner:p"))]
+    await asyncio.sleep(0)
+    tasks += [asyncio.create_task(play("b", "owner:x")), asyncio.create_task(play("c", "owner:x"))]
+    await asyncio.sleep(0)
+    tasks.append(asyncio.create_task(play("d", "owner:y")))
+    await asyncio.sleep(0.01)
+    assert [queue.place(n) for n in "bcd"] == [1, 3, 2]
+    release["a"].set()
+    await asyncio.sleep(0.01)
+    # b plays, then ends: c, x's second, still waits behind d, who came later.
+    assert started == ["a", "b"] and [queue.place(n) for n in "cd"] == [2, 1]
+    release["b"].set()
+    await asyncio.sleep(0.01)
+    assert started == ["a", "b", "d"]
+    for event in release.values():
+        event.set()
+    await asyncio.gather(*tasks)
+    assert started == ["a", "b", "d", "c"]

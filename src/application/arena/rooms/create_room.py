@@ -8,7 +8,8 @@ import random
 
 import msgspec
 
-from noitu.application.arena.errors import AlreadySeated, Busy, TooManyMatches
+from noitu.application.arena.admission import Admission, AddressAction
+from noitu.application.arena.errors import AlreadySeated, Busy, OneSpectacle, TooManyMatches
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
@@ -25,16 +26,24 @@ class CreateRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
     owner: str  # the creator's owner key hash
     seat: SeatChoice  # what sits as P1
     opponent: SeatChoice | None = None  # what sits as P2 at once, if anything
+    address: str = ""  # the client's address (B10); "": not a network client
 
 
 class CreateRoom:
     def __init__(
-        self, host: RoomHost, seating: Seating, start: StartMatch, rng: random.Random
+        self,
+        host: RoomHost,
+        seating: Seating,
+        start: StartMatch,
+        rng: random.Random,
+        admission: Admission | None = None,
     ) -> None:
+        """`admission` counts the rooms opened per client address (spec B10)."""
         self._host = host
         self._seating = seating
         self._start = start
         self._rng = rng
+        self._admission = admission
 
     async def __call__(self, command: CreateRoomCommand) -> RoomSnapshot:
         who = check_owner(command.owner)
@@ -42,14 +51,19 @@ class CreateRoom:
         host.sweep()
         if host.rooms_involving(who) >= MAX_LIVE_MATCHES_PER_OWNER:
             raise TooManyMatches()
-        first = await self._seating.seat(command.seat, who)
+        first = await self._seating.seat(command.seat, who, command.address)
         second = None
         if command.opponent is not None:
-            second = await self._seating.seat(command.opponent, who)
+            second = await self._seating.seat(command.opponent, who, command.address)
             if first.seat.kind is SeatKind.PERSON and second.seat.kind is SeatKind.PERSON:
                 raise AlreadySeated(
                     "Bạn không ngồi được cả hai bên. Hãy mời một người khác vào phòng."
                 )
+            both_builtin = all(s.seat.kind is SeatKind.BUILTIN for s in (first, second))
+            if both_builtin and host.spectacles_of(command.address):
+                raise OneSpectacle()
+        if self._admission is not None:
+            await self._admission.admit(AddressAction.ROOM, command.address)
         room = self._new_room(who)
         room.seats = [first, second]
         host.changed(room)

@@ -63,6 +63,10 @@ class RoomHost:
         """Rooms not over that `who` sits in, answers for a seat of, or seated a bot in."""
         return sum(1 for room in self.registry.rooms() if not room.is_over and room.involves(who))
 
+    def spectacles_of(self, address: str) -> int:
+        """Spectacles (two built-in bots) not over that `address` seated a side of."""
+        return sum(1 for room in self.registry.rooms() if room.spectacle_of(address))
+
     def room_of_match(self, match_id: str) -> Room | None:
         for room in self.registry.rooms():
             if room.match_id == match_id:

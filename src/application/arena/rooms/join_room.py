@@ -8,6 +8,7 @@ import msgspec
 from noitu.application.arena.errors import (
     AlreadySeated,
     BadRequest,
+    OneSpectacle,
     RoomFull,
     SeatTaken,
     TooManyMatches,
@@ -28,6 +29,7 @@ class JoinRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     owner: str  # who joins: an owner key hash
     seat: SeatChoice
     side: str | None = None  # "P1" or "P2"; the empty one when not given
+    address: str = ""  # the client's address (B10); "": not a network client
 
 
 class JoinRoom:
@@ -43,8 +45,16 @@ class JoinRoom:
         side = self._side(room, command, who)
         if not room.involves(who) and host.rooms_involving(who) >= MAX_LIVE_MATCHES_PER_OWNER:
             raise TooManyMatches()
-        held = await self._seating.seat(command.seat, who)
+        held = await self._seating.seat(command.seat, who, command.address)
         side = self._side(room, command, who)  # the room may have changed meanwhile
+        other = room.seats[1 - side.number]
+        if (
+            held.seat.kind is SeatKind.BUILTIN
+            and other is not None
+            and other.seat.kind is SeatKind.BUILTIN
+            and host.spectacles_of(command.address)
+        ):
+            raise OneSpectacle()
         room.seats[side.number] = held
         host.changed(room)
         if room.full:

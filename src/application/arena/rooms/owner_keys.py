@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from noitu.application.arena.admission import Admission, AddressAction
 from noitu.application.arena.errors import BadOwnerKey
 from noitu.application.arena.storage import is_owner_key, new_owner_key, owner_hash
 
@@ -22,8 +23,17 @@ SPECTATOR = Caller("", "", False)
 
 
 class OwnerKeys:
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, admission: Admission | None = None) -> None:
+        """`admission` counts the keys made per client address (spec B10)."""
         self._rng = rng
+        self._admission = admission
+
+    async def seating_caller(self, key: str | None, address: str) -> Caller:
+        """The caller of a call that may seat someone: `caller(key, create=True)`, a key
+        made here counting against `address`'s owner keys per minute (B10)."""
+        if key is None and self._admission is not None:
+            await self._admission.admit(AddressAction.OWNER_KEY, address)
+        return self.caller(key, create=True)
 
     def caller(self, key: str | None, *, create: bool = False) -> Caller:
         """The caller of key `key` (None: not sent). Without a key: a new one when

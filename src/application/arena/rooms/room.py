@@ -70,10 +70,11 @@ def person_name(raw: str) -> str:
 @dataclass(frozen=True, slots=True)
 class RoomSeat:
     """Who holds a seat (the archive's `Seat`: kind, ref, name, owner) and who put it
-    there (an owner key's hash)."""
+    there (an owner key's hash, and the client address they asked from: spec B10)."""
 
     seat: Seat
     seated_by: str
+    address: str = ""
 
     def controlled_by(self, who: str) -> bool:
         """Whether `who` plays or answers for this seat: the person themself, or the
@@ -164,6 +165,31 @@ class Room:
             if held is not None and held.seat.kind is SeatKind.PERSON and held.seat.owner == who:
                 return side
         return None
+
+    @property
+    def spectacle(self) -> bool:
+        """Two built-in bots: a show, not a right (spec B10)."""
+        return all(held is not None and held.seat.kind is SeatKind.BUILTIN for held in self.seats)
+
+    def queue_tags(self) -> frozenset[str]:
+        """Who the match counts for in the match queue's fair order: the owners and
+        client addresses that seated its sides."""
+        tags = set()
+        for held in self.seats:
+            if held is not None:
+                tags.add(f"owner:{held.seated_by}")
+                if held.address:
+                    tags.add(f"address:{held.address}")
+        return frozenset(tags)
+
+    def spectacle_of(self, address: str) -> bool:
+        """A spectacle not over yet that `address` seated a side of."""
+        return (
+            bool(address)
+            and self.spectacle
+            and not self.is_over
+            and any(held is not None and held.address == address for held in self.seats)
+        )
 
     def involves(self, who: str) -> bool:
         """Whether `who` sits here, answers for a seat, or seated something here."""

@@ -42,26 +42,27 @@ class Seating:
         self._catalogue = catalogue
         self._builtins = builtins
 
-    async def seat(self, choice: SeatChoice, who: str) -> RoomSeat:
-        """The seat `choice` asks for, put there by `who`; BotNotFound (also for someone
-        else's private bot, so its existence is not told), BotNotBuilt, BadRequest."""
+    async def seat(self, choice: SeatChoice, who: str, address: str = "") -> RoomSeat:
+        """The seat `choice` asks for, put there by `who` from client `address`;
+        BotNotFound (also for someone else's private bot, so its existence is not
+        told), BotNotBuilt, BadRequest."""
         if choice.kind == SeatKind.PERSON.value:
             name = person_name(choice.name)
-            return RoomSeat(Seat(SeatKind.PERSON, name, name, who), who)
+            return RoomSeat(Seat(SeatKind.PERSON, name, name, who), who, address)
         if choice.kind == SeatKind.UPLOAD.value:
             bot = await self._catalogue.get_bot(choice.ref) if is_bot_id(choice.ref) else None
             if bot is None or (bot.owner != who and not bot.public):
                 raise BotNotFound()
             if bot.build is not BuildStatus.OK or bot.artefact_dir is None:
                 raise BotNotBuilt("Bot này biên dịch bị lỗi nên không vào trận được.")
-            return RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), who)
+            return RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), who, address)
         if choice.kind == SeatKind.BUILTIN.value:
             names = self._builtins.names()
             if choice.ref not in names:
                 raise BadRequest(
                     f"Không có bot sẵn tên {choice.ref[:40]!r}: chọn {', '.join(names)}."
                 )
-            return RoomSeat(Seat(SeatKind.BUILTIN, choice.ref, choice.ref), who)
+            return RoomSeat(Seat(SeatKind.BUILTIN, choice.ref, choice.ref), who, address)
         raise BadRequest(
             "Chỗ ngồi là person (bạn), upload (bot đã tải lên) hoặc builtin (bot có sẵn)."
         )

@@ -26,8 +26,10 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Coroutine
+from contextlib import nullcontext
 from typing import Any
 
+from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.live_match import PLACEMENT_MS, LiveMatch, Timer
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
@@ -69,6 +71,7 @@ class StartMatch:
         rng: random.Random,
         runner: str = "",
         builder: BotBuilder | None = None,
+        build_queue: BuildQueue | None = None,
     ) -> None:
         """`runner` names this server instance in the archive: a restart ends only its
         own live matches (several instances may share one database). `builder` (the
@@ -82,6 +85,7 @@ class StartMatch:
         self._run_match = run_match
         self._runner = runner
         self._builder = builder
+        self._build_queue = build_queue
         self._timer = timer
         self._rng = rng
 
@@ -163,7 +167,7 @@ class StartMatch:
     async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
         room.queued = True
-        slot = self._host.queue.slot(room.match_id)
+        slot = self._host.queue.slot(room.match_id, room.queue_tags(), room.spectacle)
         entering = asyncio.ensure_future(slot.__aenter__())
         ending = asyncio.ensure_future(live.ended().wait())
         try:
@@ -224,7 +228,8 @@ class StartMatch:
             return ProcessFailure(
                 FailureCode.START_FAILED, "Không dựng lại được bot: máy chủ chưa có hộp cát."
             )
-        async with self._files.scratch() as scratch:
+        turn = self._build_queue.turn() if self._build_queue is not None else nullcontext()
+        async with self._files.scratch() as scratch, turn:
             try:
                 built = await self._builder.build(
                     self._files.source_path(bot.source_file), bot.language, scratch / "artefact"

@@ -1,0 +1,76 @@
+"""The global build queue (spec B10): at most one build per core at once, whoever asks;
+the rest wait in order, and each learns how long it waited."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from noitu.application.arena.build_queue import BuildQueue
+from support.fakes import FakeClock
+
+
+async def test_builds_past_the_cap_wait_in_order_and_learn_how_long():
+    clock = FakeClock()
+    queue = BuildQueue(2, clock)
+    started: list[str] = []
+    waited: dict[str, int] = {}
+    release = {name: asyncio.Event() for name in "abcd"}
+
+    async def build(name: str) -> None:
+        async with queue.turn() as turn:
+            started.append(name)
+            waited[name] = turn.waited_ms
+            await release[name].wait()
+
+    tasks = [asyncio.create_task(build(name)) for name in "abcd"]
+    await asyncio.sleep(0.01)
+    assert started == ["a", "b"] and (queue.running, queue.waiting) == (2, 2)
+    clock.advance(7_000)
+    release["b"].set()
+    await asyncio.sleep(0.01)
+    assert started == ["a", "b", "c"] and queue.running == 2
+    clock.advance(3_000)
+    release["a"].set()
+    await asyncio.sleep(0.01)
+    assert started == ["a", "b", "c", "d"]
+    for event in release.values():
+        event.set()
+    await asyncio.gather(*tasks)
+    assert waited == {"a": 0, "b": 0, "c": 7_000, "d": 10_000}
+    assert (queue.running, queue.waiting) == (0, 0)
+
+
+async def test_a_cancelled_waiter_leaves_the_line_and_a_failed_build_frees_its_place():
+    queue = BuildQueue(1, FakeClock())
+    hold = asyncio.Event()
+    started: list[str] = []
+
+    async def build(name: str, fail: bool = False) -> None:
+        async with queue.turn():
+            started.append(name)
+            if fail:
+                raise RuntimeError("the compiler broke")
+            await hold.wait()
+
+    first = asyncio.create_task(build("a", fail=False))
+    second = asyncio.create_task(build("b"))
+    third = asyncio.create_task(build("c", fail=True))
+    await asyncio.sleep(0.01)
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    assert queue.waiting == 1
+    hold.set()
+    await first
+    with pytest.raises(RuntimeError):
+        await third
+    assert started == ["a", "c"] and (queue.running, queue.waiting) == (0, 0)
+    async with queue.turn() as turn:
+        assert turn.waited_ms == 0 and queue.running == 1
+
+
+def test_a_queue_needs_room_for_one_build():
+    with pytest.raises(ValueError):
+        BuildQueue(0, FakeClock())
