@@ -510,15 +510,19 @@ class Room:
         self, by: int, lexicon: Lexicon, clock: TurnClock, bots: BotSeat, now_ms: int,
         limits: RoomLimits,
     ) -> RoomGame:
-        self._check_host_in_lobby(by)
+        self.check_start(by, limits)
         seated = self.members[: limits.max_players]
-        if len(seated) < limits.min_players:
-            raise RoomRuleBroken(RoomRefusal.NOT_ENOUGH_PLAYERS)
         players = [
             Player(seat, m.user_id, m.name, m.bot) for seat, m in enumerate(seated, start=1)
         ]
         self.game = RoomGame.start(lexicon, clock, players, bots, now_ms)
         return self.game
+
+    def check_start(self, by: int, limits: RoomLimits) -> None:
+        """Refuse a start as `start` would, without starting."""
+        self._check_host_in_lobby(by)
+        if len(self.members[: limits.max_players]) < limits.min_players:
+            raise RoomRuleBroken(RoomRefusal.NOT_ENOUGH_PLAYERS)
 
     def leave(self, user_id: int, now_ms: int, bots: BotSeat) -> None:
         """A member leaves: their seat is freed, and in a game they are out (`left`).
