@@ -14,6 +14,7 @@ from noitu.application.noitu.rooms.ports import (
     AddRoom,
     LeaderboardEntry,
     LeaderboardRow,
+    ranked,
 )
 from noitu.application.noitu.rooms.record import MemberSeat, RoomCard, RoomRecord
 
@@ -105,11 +106,6 @@ class InMemoryRoomCards:
         return card
 
 
-def ranked(rows: list[LeaderboardRow], limit: int) -> list[LeaderboardRow]:
-    """By wins, then best score, then fewer games (then the earlier user id)."""
-    return sorted(rows, key=lambda r: (-r.wins, -r.best, r.games, r.user_id))[:limit]
-
-
 class InMemoryChatLeaderboard:
     def __init__(self) -> None:
         self._rows: dict[int, dict[int, LeaderboardRow]] = {}
@@ -137,6 +133,12 @@ class InMemoryRoomFeed:
     async def publish(self, key: str) -> None:
         for flag in self._listeners.get(key, ()):
             flag.set()
+
+    async def publish_all(self) -> None:
+        """Wake every subscriber (after changes may have been missed)."""
+        for flags in self._listeners.values():
+            for flag in flags:
+                flag.set()
 
     @asynccontextmanager
     async def subscribe(self, key: str) -> AsyncIterator[AsyncIterator[None]]:

@@ -84,6 +84,12 @@ class LeaderboardRow:
     best: int
 
 
+def ranked(rows: list[LeaderboardRow], limit: int) -> list[LeaderboardRow]:
+    """The chat leaderboard's order: by wins, then best score, then fewer games (then
+    the earlier user id, so the order is stable)."""
+    return sorted(rows, key=lambda r: (-r.wins, -r.best, r.games, r.user_id))[:limit]
+
+
 class ChatLeaderboard(Protocol):
     async def record(self, chat_id: int, entries: list[LeaderboardEntry]) -> None: ...
 
