@@ -209,6 +209,21 @@ class Container(containers.DeclarativeContainer):
         redis=providers.Singleton(redis_start_limiter, redis, limits),
     )
 
+    # The group rooms' cards and leaderboard: the bot records and reads them too (B10).
+    group_limits = providers.Singleton(RoomLimits)
+    group_cards = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRoomCards, group_limits.provided.card_keep_ms),
+        redis=providers.Singleton(
+            redis_group_adapter, "RedisRoomCards", redis, group_limits.provided.card_keep_ms
+        ),
+    )
+    group_leaderboard = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryChatLeaderboard),
+        redis=providers.Singleton(redis_group_adapter, "RedisChatLeaderboard", redis),
+    )
+
     # --- Telegram (aiogram is imported only when one of these is built) ----------------
     telegram_bot = providers.Singleton(
         telegram.make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
@@ -222,7 +237,9 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         page_path=f"{NOITU_PATH}/",
     )
-    telegram_dispatcher = providers.Singleton(telegram.make_dispatcher, game_links)
+    telegram_dispatcher = providers.Singleton(
+        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock
+    )
     webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
     seen_updates = providers.Selector(
         settings.provided.store,
@@ -271,7 +288,6 @@ class Container(containers.DeclarativeContainer):
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
-    group_limits = providers.Singleton(RoomLimits)
     group_bots = providers.Singleton(BotSeat, opponents, rng)
     group_store = providers.Selector(
         settings.provided.store,
@@ -283,18 +299,6 @@ class Container(containers.DeclarativeContainer):
         memory=providers.Singleton(InMemoryMemberCredentials),
         redis=providers.Singleton(redis_group_adapter, "RedisMemberCredentials", redis),
     )
-    group_cards = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryRoomCards, group_limits.provided.card_keep_ms),
-        redis=providers.Singleton(
-            redis_group_adapter, "RedisRoomCards", redis, group_limits.provided.card_keep_ms
-        ),
-    )
-    group_leaderboard = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryChatLeaderboard),
-        redis=providers.Singleton(redis_group_adapter, "RedisChatLeaderboard", redis),
-    )
     group_feed_channel = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemoryGroupFeed),
@@ -303,7 +307,7 @@ class Container(containers.DeclarativeContainer):
     group_announcer = providers.Selector(
         settings.provided.score_reports,
         log=providers.Singleton(LoggingRoomAnnouncer),
-        telegram=providers.Singleton(LoggingRoomAnnouncer),
+        telegram=providers.Singleton(telegram.make_room_announcer, telegram_bot),
     )
     group_unit_of_work = providers.Singleton(
         Rooms, group_store, group_credentials, group_feed_channel, background, clock,
