@@ -87,3 +87,17 @@ def test_a_broken_dictionary_names_the_line(tmp_path):
     )
     assert result.returncode == 2
     assert f"{path}:2" in result.stderr
+
+
+def test_local_play_prints_a_room_link_per_fake_player(server):
+    found = re.findall(r"Người chơi (\d): http://127\.0\.0\.1:\d+/games/noitu/\?t=(\S+)", server.output())
+    assert [number for number, _ in found] == ["1", "2", "3"], server.output()
+    with httpx.Client(base_url=server.base, timeout=5) as client:
+        members = []
+        for _, token in found:
+            joined = client.post("/games/noitu/api/room/join", json={"token": token})
+            assert joined.status_code == 200, joined.text
+            members.append(joined.json()["member"])
+        view = client.post("/games/noitu/api/room/start", json={"member": members[0]}).json()
+        assert [p["name"] for p in view["players"]] == ["Người chơi 1", "Người chơi 2", "Người chơi 3"]
+        assert view["status"] == "playing" and view["turn"] == 1
