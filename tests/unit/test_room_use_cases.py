@@ -287,3 +287,37 @@ def test_every_room_error_has_a_status_in_the_one_table():
 
     assert all(e.code in ERROR_STATUS for e in ROOM_ERRORS)
     assert ERROR_STATUS["room_link"] == ERROR_STATUS["not_a_room_link"] == 400
+
+
+async def test_a_feed_outlives_a_store_that_fails_once(world):
+    from noitu.application.noitu.rooms.follow_room import FollowRoom
+
+    host, guest = await join(world, 1, 2)
+
+    class FlakyStore:
+        """The room store, failing its next read once when told to."""
+
+        def __init__(self, store):
+            self._store = store
+            self.fail_next = False
+
+        def __getattr__(self, name):
+            return getattr(self._store, name)
+
+        async def get(self, key):
+            if self.fail_next:
+                self.fail_next = False
+                raise Busy()
+            return await self._store.get(key)
+
+    flaky = FlakyStore(world.store)
+    world.rooms.store = flaky
+    follow = FollowRoom(world.rooms, world.views, world.feed, retry_s=0)
+    views = await follow(MemberCommand(guest))
+    assert (await anext(views)).status == "lobby"
+    flaky.fail_next = True
+    world.rooms.store = world.store  # the use cases write through the real store
+    await world.start(MemberCommand(host))
+    assert (await asyncio.wait_for(anext(views), 1)).status == "playing"
+    assert not flaky.fail_next  # the failure happened, and the feed went on
+    await views.aclose()
