@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from noitu.application.noitu.rooms.commands import MemberCommand
-from noitu.application.noitu.rooms.errors import NoGame, room_rules
+from noitu.application.noitu.rooms.errors import GameError, NoGame, room_rules
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
 from noitu.domain.noitu.room import BotSeat
@@ -26,7 +26,7 @@ class GiveUpInRoom:
             try:
                 with room_rules():
                     player = game.check_alive(user)
-            except Exception:
+            except GameError:
                 if settled:
                     await work.commit()
                 raise

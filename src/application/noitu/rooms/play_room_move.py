@@ -7,10 +7,10 @@ import msgspec
 from noitu.application.noitu.errors import BadRequest, TooFast
 from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
 from noitu.application.noitu.rooms.commands import RoomMoveCommand
-from noitu.application.noitu.rooms.errors import NoGame, room_rules
+from noitu.application.noitu.rooms.errors import GameError, NoGame, room_rules
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat, RoomRuleBroken
+from noitu.domain.noitu.room import BotSeat
 from noitu.domain.noitu.rules import typed_word_too_long
 from noitu.domain.noitu.spelling import normalize
 
@@ -45,7 +45,7 @@ class PlayRoomMove:
             try:
                 with room_rules():
                     player = game.check_turn(user)
-            except Exception:
+            except GameError:
                 if settled:
                     await work.commit()
                 raise
@@ -75,5 +75,3 @@ class PlayRoomMove:
                 state,
             )
 
-
-__all__ = ["PlayRoomMove", "RoomMoveResult", "RoomMoveResultView", "RoomRuleBroken"]

@@ -6,7 +6,7 @@ import msgspec
 
 from noitu.application.noitu.rooms.record import RoomRecord
 from noitu.application.noitu.view import MeaningView, meanings_of
-from noitu.domain.noitu.room import OPENING_SEAT, RoomLimits, RoomResult
+from noitu.domain.noitu.room import RoomLimits, RoomResult
 from noitu.domain.noitu.rules import TurnClock
 
 
@@ -129,5 +129,3 @@ class RoomViews:
             score_reported=record.report.value,
         )
 
-
-__all__ = ["OPENING_SEAT", "JoinView", "RoomView", "RoomViews"]
