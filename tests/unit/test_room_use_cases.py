@@ -321,3 +321,11 @@ async def test_a_feed_outlives_a_store_that_fails_once(world):
     assert (await asyncio.wait_for(anext(views), 1)).status == "playing"
     assert not flaky.fail_next  # the failure happened, and the feed went on
     await views.aclose()
+
+
+async def test_a_room_left_to_its_bot_closes_too(world, clock):
+    (host,) = await join(world, 1)
+    await world.add_bot(AddRoomBotCommand(host, "easy"))
+    await world.leave(MemberCommand(host))
+    clock.advance(RoomLimits().idle_close_ms)
+    assert await world.close_idle() == 1

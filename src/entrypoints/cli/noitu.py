@@ -163,6 +163,9 @@ def token(args: argparse.Namespace) -> None:
     if args.user <= 0:
         print("noitu: --user must be a positive Telegram user id", file=sys.stderr)
         raise SystemExit(2)
+    if args.room and args.chat is None:
+        print("noitu: a room link names a chat message: give --chat and --message", file=sys.stderr)
+        raise SystemExit(2)
     container = build_container(settings)
     ticket = Ticket(
         user_id=args.user,
@@ -172,6 +175,7 @@ def token(args: argparse.Namespace) -> None:
             topic_id=args.topic,
         ),
         expires_at=int(time.time()) + args.ttl,
+        room=args.room,
     )
     print(container.token_signer().issue(ticket))
 
@@ -227,4 +231,6 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     token_parser.add_argument("--inline", help="inline_message_id of the game message")
     token_parser.add_argument("--topic", type=int, help="forum topic id")
     token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
+    token_parser.add_argument("--room", action="store_true",
+                              help="a room card's link (group rooms, claim r: 1)")
     token_parser.set_defaults(run=token)

@@ -39,7 +39,8 @@ class CloseIdleRooms:
         for key in await store.keys():
             async with store.lock(key):
                 record = await store.get(key)
-                if record is None or record.room.members or record.room.playing:
+                # The bot alone does not keep a room open.
+                if record is None or record.room.people or record.room.playing:
                     continue
                 if self._rooms.now_ms() - record.last_active_ms >= idle_ms:
                     await store.remove(key)
