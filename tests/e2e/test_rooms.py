@@ -103,3 +103,22 @@ def test_three_phones_play_a_room_and_a_fourth_watches(open_page, server: Server
     # Back in the lobby, the watcher has a seat at the next game.
     expect(dung.screen("room")).to_have_attribute("data-you", "4")
     expect(an.by_id("room-host")).to_be_visible()
+
+
+def test_the_lobby_and_a_started_game_pass_axe_in_the_dark(open_page, server: ServerProcess, tokens: Tokens) -> None:
+    host_token, guest_token = room_tokens(tokens, ["Hà", "Khoa"])
+    games = []
+    for token in (host_token, guest_token):
+        opened: OpenPage = open_page(color_scheme="dark")
+        game = Game(opened.page, server.base)
+        game.open(token)
+        game.expect_screen("room")
+        games.append(game)
+    host, guest = games
+    audit(host, "dark lobby, host")
+    host.by_id("room-bot-level").select_option("easy")
+    host.by_id("room-bot-button").click()
+    expect(guest.page.locator("#room-players li")).to_have_count(3)
+    host.by_id("room-start").click()
+    expect(guest.screen("room")).to_have_attribute("data-status", "playing")
+    audit(guest, "dark game, waiting for the host's word")
