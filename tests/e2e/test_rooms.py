@@ -122,3 +122,20 @@ def test_the_lobby_and_a_started_game_pass_axe_in_the_dark(open_page, server: Se
     host.by_id("room-start").click()
     expect(guest.screen("room")).to_have_attribute("data-status", "playing")
     audit(guest, "dark game, waiting for the host's word")
+
+
+def test_a_web_view_without_websockets_follows_the_room_by_event_stream(
+    open_page, server: ServerProcess, tokens: Tokens
+) -> None:
+    host_token, guest_token = room_tokens(tokens, ["Lan", "Minh"])
+    host = join(open_page, server, host_token)
+    opened: OpenPage = open_page()
+    opened.page.add_init_script("window.WebSocket = undefined;")
+    guest = Game(opened.page, server.base)
+    guest.open(guest_token)
+    guest.expect_screen("room")
+    host.by_id("room-start").click()
+    expect(guest.screen("room")).to_have_attribute("data-status", "playing")
+    send(host, "đầu tiên")
+    expect(guest.by_id("room-status")).to_have_text("Đến lượt bạn!")
+    assert opened.page.evaluate("() => typeof window.WebSocket") == "undefined"
