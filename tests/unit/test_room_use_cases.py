@@ -329,3 +329,17 @@ async def test_a_room_left_to_its_bot_closes_too(world, clock):
     await world.leave(MemberCommand(host))
     clock.advance(RoomLimits().idle_close_ms)
     assert await world.close_idle() == 1
+
+
+async def test_a_change_written_is_answered_even_when_the_feed_cannot_publish(world, clock):
+    host, guest = await join(world, 1, 2)
+
+    class DownFeed:
+        async def publish(self, key):
+            raise Busy()
+
+    world.rooms._feed = DownFeed()
+    view = await world.start(MemberCommand(host))
+    assert view.status == "playing"
+    record = await world.store.get((await world.credentials.find(host)).room_key)
+    assert record.room.playing

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from noitu.application.noitu.rooms.errors import NoMember, RoomGone
+from noitu.application.noitu.rooms.errors import Busy, NoMember, RoomGone
 from noitu.application.noitu.rooms.ports import MemberCredentials, RoomFeed, RoomStore
 from noitu.application.noitu.rooms.record import MemberSeat, RoomRecord
 from noitu.application.noitu.session import ReportState
@@ -90,7 +90,12 @@ class Rooms:
         record.last_active_ms = now_ms
         ended = self._mark_ended(record)
         await self.store.save(record, record.settle_due_ms(self.turn_clock.grace_ms))
-        await self._feed.publish(record.key)
+        try:
+            await self._feed.publish(record.key)
+        except Busy:
+            # The change is written: the request succeeded. Feeds catch up at the next
+            # change, and a page that reconnects gets the full view.
+            pass
         if ended and self._after_game is not None:
             self._background.spawn(self._after_game(record.copy()))
 
