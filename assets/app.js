@@ -26,6 +26,7 @@
  *   js/end.js       the end screen, the leaderboard note and its polling
  *   js/telegram.js  TelegramGameProxy (games.js), for sharing the score
  *   js/game.js      the actions: start, move, give up, refresh, resume
+ *   js/room.js      room mode: a group's room, driven by its live feed (see there)
  *
  * The syntax stays within what every browser with module scripts understands
  * (no optional chaining, no ??).
@@ -38,6 +39,7 @@
  *     #screen-start     rules, difficulty, start
  *     #screen-play      the game
  *     #screen-end       the result
+ *     #screen-room      room mode (its hooks are listed in js/room.js)
  *   Start:
  *     #difficulty-easy, #difficulty-medium, #difficulty-hard   radio inputs
  *     #start-button, #start-error (also the early warning about an unreadable or
@@ -80,11 +82,13 @@ import {
   continueNewer, giveUpPressed, playAgain, refreshState, resume, sendMove, startGame
 } from "./js/game.js";
 import { disarmGiveUp, onTyping } from "./js/play.js";
-import { currentScreen, onScreenChange, showScreen } from "./js/screens.js";
-import { readToken, restoreSession } from "./js/session.js";
+import { openRoom } from "./js/room.js";
+import { currentScreen, onScreenChange, showLoading, showScreen } from "./js/screens.js";
+import { currentToken, readToken, restoreSession } from "./js/session.js";
 import { goToStart, restoreDifficulty } from "./js/start.js";
 import { shareScore } from "./js/telegram.js";
 import { cancelThinking } from "./js/thinking.js";
+import { isRoomToken } from "./js/token.js";
 
 // What belongs to a screen stops when the page leaves it.
 function onLeave(name) {
@@ -161,6 +165,19 @@ function boot() {
     showScreen("notoken");
     return;
   }
+  if (isRoomToken(currentToken())) {
+    showLoading();
+    openRoom(currentToken()).then((isRoom) => {
+      if (!isRoom) {
+        soloBoot();
+      }
+    });
+    return;
+  }
+  soloBoot();
+}
+
+function soloBoot() {
   if (restoreSession()) {
     resume();
   } else {

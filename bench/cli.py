@@ -4,6 +4,7 @@ word bots' self-play tournament.
     noitu bench engine   dictionary load, move validation, bot replies per difficulty
     noitu bench memory   RSS with 2,000 live sessions of 100 words each
     noitu bench http     a load generator against a real `noitu serve` on loopback
+    noitu bench rooms    group rooms: live-update latency and CPU per move
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
 
@@ -68,6 +69,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     http.add_argument("--json", action="store_true", help="print one JSON object")
     http.set_defaults(run=run_http)
 
+    rooms = commands.add_parser("rooms", help="group rooms: live-update latency, CPU per move")
+    rooms.add_argument("--rooms", type=int, default=200, help="rooms played at once")
+    rooms.add_argument("--players", type=int, default=4, help="people per room")
+    rooms.add_argument("--moves", type=int, default=20, help="moves per room")
+    rooms.add_argument("--think", type=float, default=1.0,
+                       help="mean seconds a player thinks before a word")
+    rooms.add_argument("--store", default="memory", choices=("memory", "redis"))
+    rooms.add_argument("--instances", type=int, default=1,
+                       help="servers sharing the rooms (2 needs --store redis)")
+    rooms.add_argument("--seed", type=int, default=1, help="seed of the words and pauses")
+    rooms.add_argument("--json", action="store_true", help="print one JSON object")
+    rooms.set_defaults(run=run_rooms)
+
     bots = commands.add_parser("bots", help="the word bots' self-play tournament")
     bots.add_argument("--a", default="hard", choices=DIFFICULTIES, help="policy of side A")
     bots.add_argument("--b", default="medium", choices=DIFFICULTIES, help="policy of side B")
@@ -127,6 +141,23 @@ def run_http(args: argparse.Namespace) -> None:
         not args.no_route_cpu, max(args.jitter_ms, 0.0),
     )
     emit(report, args.json, format_http)
+
+
+def run_rooms(args: argparse.Namespace) -> None:
+    from noitu.bench.group_rooms import bench_group_rooms, format_group_rooms
+    from noitu.bench.machine import emit
+
+    instances = _positive(args.instances, "--instances")
+    if instances > 1 and args.store != "redis":
+        raise SystemExit("noitu bench: several --instances share rooms only with --store redis")
+    players = _positive(args.players, "--players")
+    if not 2 <= players <= 8:
+        raise SystemExit("noitu bench: --players must be 2 to 8 (a room's seats)")
+    report = bench_group_rooms(
+        _positive(args.rooms, "--rooms"), players, _positive(args.moves, "--moves"),
+        max(args.think, 0.0), args.store, instances, args.seed,
+    )
+    emit(report, args.json, format_group_rooms)
 
 
 def run_bots(args: argparse.Namespace) -> None:

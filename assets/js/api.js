@@ -12,7 +12,11 @@ const TOO_FAST_RETRY_MS = 350;
 
 const KNOWN_ERRORS = {
   bad_request: 1, bad_token: 1, token_expired: 1, no_session: 1,
-  game_over: 1, too_fast: 1, busy: 1
+  game_over: 1, too_fast: 1, busy: 1,
+  // room mode
+  no_member: 1, room_gone: 1, no_game: 1, watching: 1, out_of_game: 1, not_your_turn: 1,
+  room_full: 1, not_host: 1, not_enough_players: 1, game_running: 1, too_many_rooms: 1,
+  not_a_room_link: 1, room_link: 1
 };
 
 export class ApiError {

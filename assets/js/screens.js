@@ -1,7 +1,7 @@
 /*
  * screens.js — which of the four screens is showing.
  *
- * Exactly one of #screen-notoken, -start, -play, -end is visible (or, while a saved
+ * Exactly one of #screen-notoken, -start, -play, -end, -room is visible (or, while a saved
  * game is being fetched, only #loading). Other modules ask `currentScreen()`; the
  * entry module subscribes with `onScreenChange` to stop what belongs to a screen
  * that is left.
@@ -9,7 +9,7 @@
 
 import { $ } from "./dom.js";
 
-const SCREENS = ["notoken", "start", "play", "end"];
+const SCREENS = ["notoken", "start", "play", "end", "room"];
 
 let screen = "";
 const listeners = [];

@@ -78,3 +78,42 @@ export function botPointsLabel(points) {
 export function meaningOf(word) {
   return TEXT.meaning + " của “" + word + "”";
 }
+
+// Room mode (people against people in a group).
+export const ROOM_TEXT = Object.freeze({
+  you: "bạn",
+  host: "chủ phòng",
+  noName: "Người chơi",
+  opening: "Mở đầu",
+  hostLobby: "Bạn là chủ phòng. Khi đủ người (từ 2 người), bấm Bắt đầu ván.",
+  waiting: "Đang chờ chủ phòng bắt đầu ván.",
+  waitingWatcher: "Phòng đã đủ 8 người chơi. Bạn xem ván này, có chỗ trống là vào chơi.",
+  watching: "Bạn đang xem ván này. Ván sau bạn sẽ được vào chơi.",
+  yourTurn: "Đến lượt bạn!",
+  giveUp: "Chịu thua",
+  giveUpArmed: "Chắc chưa? Bấm lần nữa",
+  empty: "Hãy gõ một từ trước đã.",
+  network: "Mất kết nối với máy chủ. Kiểm tra mạng rồi thử lại nhé.",
+  gone: "Phòng này không còn nữa. Hãy mở lại phòng từ Telegram.",
+  left: "Bạn đã rời phòng. Bấm Chơi trên thẻ phòng để vào lại.",
+  watchers: (n) => "· " + n + " người xem",
+  out: (reason) => "Bạn đã bị loại" + (reason ? " (" + reason + ")" : "") + ". Xem tiếp nhé!",
+  bonus: (n) => "thưởng " + n
+});
+
+// Keyed by a player's out_reason.
+export const OUT_REASONS = Object.freeze({
+  timeout: "hết giờ",
+  no_legal_move: "hết từ để nối",
+  gave_up: "chịu thua",
+  left: "rời phòng",
+  bot_stuck: "máy bí"
+});
+
+export function turnOf(name) {
+  return "Lượt của " + name + ".";
+}
+
+export function roomWinner(name, words) {
+  return name + " thắng sau " + words + " từ!";
+}

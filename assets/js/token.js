@@ -51,3 +51,17 @@ export function tokenProblem(token, nowSeconds) {
   }
   return nowSeconds > expiry ? "expired" : "";
 }
+
+// Whether the token is a room card's link (the claim r: 1); the server still decides.
+export function isRoomToken(token) {
+  const parts = String(token || "").split(".");
+  if (parts.length !== 2) {
+    return false;
+  }
+  try {
+    const claims = JSON.parse(decodeBody(parts[0]));
+    return !!claims && typeof claims === "object" && claims.r === 1;
+  } catch (e) {
+    return false;
+  }
+}

@@ -2,7 +2,7 @@
 
 A token is base64url(JSON claims) "." base64url(HMAC-SHA256(key, first part)), both
 without padding. Claims: u user id, n first name, c+m chat and message id or i inline
-message id, t forum topic, e expiry in Unix seconds.
+message id, t forum topic, e expiry in Unix seconds, r 1 on a room card's link (B10).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS
 MAX_TOKEN_BYTES = 1024
 MIN_SECRET_BYTES = 32
 KEY_DERIVATION_LABEL = b"noitu/token/v1"
-CLAIM_KEYS = frozenset({"u", "n", "c", "m", "i", "t", "e"})
+CLAIM_KEYS = frozenset({"u", "n", "c", "m", "i", "t", "e", "r"})
+ROOM_CLAIM = 1
 
 
 def key_from_bot_token(bot_token: str) -> bytes:
@@ -53,6 +54,9 @@ def _ticket_from_claims(claims: object) -> Ticket:
         raise BadToken()
     if topic is not None and not (_is_int(topic) and topic > 0):
         raise BadToken()
+    room = claims.get("r")
+    if room is not None and not (_is_int(room) and room == ROOM_CLAIM):
+        raise BadToken()
     by_chat = chat is not None or message is not None
     if by_chat == (inline is not None):
         raise BadToken()
@@ -61,7 +65,9 @@ def _ticket_from_claims(claims: object) -> Ticket:
     if inline is not None and not (isinstance(inline, str) and 0 < len(inline) <= 256):
         raise BadToken()
     address = GameMessage(chat_id=chat, message_id=message, inline_message_id=inline, topic_id=topic)
-    return Ticket(user_id=user, first_name=name, message=address, expires_at=expiry)
+    return Ticket(
+        user_id=user, first_name=name, message=address, expires_at=expiry, room=room is not None
+    )
 
 
 class HmacTokenSigner:
@@ -87,6 +93,8 @@ class HmacTokenSigner:
         if address.topic_id:
             claims["t"] = address.topic_id
         claims["e"] = ticket.expires_at
+        if ticket.room:
+            claims["r"] = ROOM_CLAIM
         body = _b64encode(json.dumps(claims, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{body}.{_b64encode(self._mac(body))}"
 

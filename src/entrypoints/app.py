@@ -42,6 +42,7 @@ from noitu.adapters.http.errors import (
 )
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
+from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
 from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
@@ -50,6 +51,8 @@ from noitu.entrypoints.settings import Settings
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
+ROOM_SETTLE_EVERY_S = 0.5  # B10: a turn that ran out is settled within 1 s after its grace
+ROOM_CLOSE_EVERY = 120  # settle rounds between two closings of idle rooms (a minute)
 #: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
 ROOMS_SHUTDOWN_S = 10.0
 #: With a shared database (PostgreSQL, several instances) a bot's files younger than
@@ -81,16 +84,45 @@ async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) ->
             log.exception("sweep_failed")
 
 
+async def settle_rooms_forever(
+    container: Container, every_s: float = ROOM_SETTLE_EVERY_S, close_every: int = ROOM_CLOSE_EVERY
+) -> None:
+    """The group rooms' task: turns that ran out are settled within a second after their
+    grace, whether or not anyone is connected (B10); about once a minute, rooms with no
+    member and no game for 10 minutes are closed."""
+    settle, close_idle = container.group_settle(), container.group_close_idle()
+    rounds = 0
+    while True:
+        await asyncio.sleep(every_s)
+        rounds += 1
+        try:
+            await settle()
+            if rounds % close_every == 0:
+                closed = await close_idle()
+                if closed:
+                    log.info("rooms_closed", closed=closed)
+        except Busy:
+            pass
+        except Exception:
+            log.exception("room_settle_failed")
+
+
 def _noitu_lifespan(container: Container, settings: Settings) -> Lifespan:
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
-        sweeper = asyncio.get_running_loop().create_task(sweep_forever(container))
+        loop = asyncio.get_running_loop()
+        sweeper = loop.create_task(sweep_forever(container))
+        room_settler = loop.create_task(settle_rooms_forever(container))
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, room_settler):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            feed = container.group_feed_channel()
+            if hasattr(feed, "aclose"):
+                await feed.aclose()
             await container.background().drain(SHUTDOWN_REPORTS_S)
             if settings.store == "redis":
                 await container.redis().aclose()
@@ -276,6 +308,7 @@ def create_app(container: Container) -> Litestar:
         turn_seconds = max((settings.turn_ms + 500) // 1000, 1)
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
         routes += noitu_routers(assets, container)
+        routes.append(group_room_router(container))
         lifespans.append(_noitu_lifespan(container, settings))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
@@ -307,6 +340,7 @@ def create_app(container: Container) -> Litestar:
     )
     if settings.game_enabled:
         tighten_schema(app.openapi_schema)
+        tighten_group_rooms_schema(app.openapi_schema)
     if settings.arena_enabled:
         tighten_bots_schema(app.openapi_schema)
         tighten_rooms_schema(app.openapi_schema)

@@ -31,7 +31,15 @@ from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
 from noitu.adapters.logging_reporter import LoggingScoreReporter
+from noitu.adapters.logging_announcer import LoggingRoomAnnouncer
 from noitu.adapters.memory_repository import InMemorySessionRepository
+from noitu.adapters.memory_rooms import (
+    InMemoryChatLeaderboard,
+    InMemoryMemberCredentials,
+    InMemoryRoomCards,
+    InMemoryRoomStore,
+)
+from noitu.adapters.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
@@ -72,6 +80,17 @@ from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
 from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
+from noitu.application.noitu.rooms.follow_room import FollowRoom
+from noitu.application.noitu.rooms.give_up_in_room import GiveUpInRoom
+from noitu.application.noitu.rooms.join_room import JoinRoom as JoinGroupRoom
+from noitu.application.noitu.rooms.leave_room import LeaveRoom as LeaveGroupRoom
+from noitu.application.noitu.rooms.play_room_move import PlayRoomMove
+from noitu.application.noitu.rooms.report_room_game import ReportRoomGame
+from noitu.application.noitu.rooms.settle_room_turns import CloseIdleRooms, SettleRoomTurns
+from noitu.application.noitu.rooms.start_room_game import StartRoomGame
+from noitu.application.noitu.rooms.unit_of_work import Rooms
+from noitu.application.noitu.rooms.view import RoomViews
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove
 from noitu.application.noitu.settle_expired import SettleExpired
@@ -79,6 +98,7 @@ from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionViews
 from noitu.domain.noitu.bots import make_opponents
+from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -141,6 +161,24 @@ def build_slots() -> int:
     return os.cpu_count() or 1
 
 
+def redis_group_store(link: RedisLink, *args: object) -> object:
+    from noitu.adapters.redis.rooms import RedisRoomStore
+
+    return RedisRoomStore(link, *args)  # type: ignore[arg-type]
+
+
+def redis_group_adapter(name: str, link: RedisLink, *args: object) -> object:
+    """One of the group rooms' Redis adapters (credentials, cards, leaderboard, feed)."""
+    from noitu.adapters.redis import rooms
+
+    return getattr(rooms, name)(link, *args)
+
+
+def make_group_rooms(rooms: Rooms, report: ReportRoomGame) -> Rooms:
+    rooms.on_game_end(report)
+    return rooms
+
+
 def match_slots() -> int:
     """Matches played at once on this machine (the match queue's promise of B2)."""
     return default_slots(os.cpu_count() or 1)
@@ -188,6 +226,21 @@ class Container(containers.DeclarativeContainer):
         redis=providers.Singleton(redis_start_limiter, redis, limits),
     )
 
+    # The group rooms' cards and leaderboard: the bot records and reads them too (B10).
+    group_limits = providers.Singleton(RoomLimits)
+    group_cards = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRoomCards, group_limits.provided.card_keep_ms),
+        redis=providers.Singleton(
+            redis_group_adapter, "RedisRoomCards", redis, group_limits.provided.card_keep_ms
+        ),
+    )
+    group_leaderboard = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryChatLeaderboard),
+        redis=providers.Singleton(redis_group_adapter, "RedisChatLeaderboard", redis),
+    )
+
     # --- Telegram (aiogram is imported only when one of these is built) ----------------
     telegram_bot = providers.Singleton(
         telegram.make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
@@ -201,7 +254,9 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         page_path=f"{NOITU_PATH}/",
     )
-    telegram_dispatcher = providers.Singleton(telegram.make_dispatcher, game_links)
+    telegram_dispatcher = providers.Singleton(
+        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock
+    )
     webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
     seen_updates = providers.Selector(
         settings.provided.store,
@@ -248,6 +303,52 @@ class Container(containers.DeclarativeContainer):
     get_state = providers.Singleton(GetState, sessions, views)
     give_up = providers.Singleton(GiveUp, sessions, views)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
+
+    # --- nối từ's group rooms (spec B10) -----------------------------------------------
+    group_bots = providers.Singleton(BotSeat, opponents, rng)
+    group_store = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRoomStore),
+        redis=providers.Singleton(redis_group_store, redis, lexicon, turn_clock),
+    )
+    group_credentials = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryMemberCredentials),
+        redis=providers.Singleton(redis_group_adapter, "RedisMemberCredentials", redis),
+    )
+    group_feed_channel = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryGroupFeed),
+        redis=providers.Singleton(redis_group_adapter, "RedisRoomFeed", redis),
+    )
+    group_announcer = providers.Selector(
+        settings.provided.score_reports,
+        log=providers.Singleton(LoggingRoomAnnouncer),
+        telegram=providers.Singleton(telegram.make_room_announcer, telegram_bot),
+    )
+    group_unit_of_work = providers.Singleton(
+        Rooms, group_store, group_credentials, group_feed_channel, background, clock,
+        group_limits, turn_clock,
+    )
+    group_report = providers.Singleton(
+        ReportRoomGame, group_unit_of_work, score_reporter, group_announcer, group_leaderboard
+    )
+    # The unit of work with the after-game reporting hooked on (they need each other).
+    group_rooms = providers.Singleton(make_group_rooms, group_unit_of_work, group_report)
+    group_views = providers.Singleton(RoomViews, group_limits, turn_clock)
+    group_join = providers.Singleton(
+        JoinGroupRoom, group_rooms, group_views, token_signer, start_limiter, limits, id_source
+    )
+    group_start = providers.Singleton(
+        StartRoomGame, group_rooms, group_views, lexicon, group_bots, start_limiter, limits
+    )
+    group_add_bot = providers.Singleton(AddRoomBot, group_rooms, group_views)
+    group_move = providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots)
+    group_give_up = providers.Singleton(GiveUpInRoom, group_rooms, group_views, group_bots)
+    group_leave = providers.Singleton(LeaveGroupRoom, group_rooms, group_views, group_bots)
+    group_feed = providers.Singleton(FollowRoom, group_rooms, group_views, group_feed_channel)
+    group_settle = providers.Singleton(SettleRoomTurns, group_rooms, group_bots)
+    group_close_idle = providers.Singleton(CloseIdleRooms, group_rooms)
 
     # --- the bot arena ----------------------------------------------------------------
     # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots

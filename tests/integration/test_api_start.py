@@ -216,3 +216,18 @@ async def test_the_page_without_its_slash_redirects_and_keeps_the_query(harness)
     response = await harness.client.get("/games/noitu?t=abc", follow_redirects=False)
     assert response.status_code == 308
     assert response.headers["location"] == "/games/noitu/?t=abc"
+
+
+async def test_a_room_link_is_refused_by_api_start(harness):
+    signer = harness.container.token_signer()
+    body = base64.urlsafe_b64encode(
+        json.dumps({"u": 1, "n": "An", "c": -100, "m": 7, "e": harness.clock.now // 1000 + 60,
+                    "r": 1}).encode()
+    ).rstrip(b"=").decode()
+    token = f"{body}.{base64.urlsafe_b64encode(signer._mac(body)).rstrip(b'=').decode()}"
+    response = await harness.post("start", {"token": token})
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "room_link",
+        "message": "Đây là liên kết phòng chơi nhóm. Hãy mở nó ở chế độ phòng.",
+    }

@@ -87,3 +87,36 @@ def test_a_broken_dictionary_names_the_line(tmp_path):
     )
     assert result.returncode == 2
     assert f"{path}:2" in result.stderr
+
+
+def test_local_play_prints_a_room_link_per_fake_player(server):
+    found = re.findall(r"Người chơi (\d): http://127\.0\.0\.1:\d+/games/noitu/\?t=(\S+)", server.output())
+    assert [number for number, _ in found] == ["1", "2", "3"], server.output()
+    with httpx.Client(base_url=server.base, timeout=5) as client:
+        members = []
+        for _, token in found:
+            joined = client.post("/games/noitu/api/room/join", json={"token": token})
+            assert joined.status_code == 200, joined.text
+            members.append(joined.json()["member"])
+        view = client.post("/games/noitu/api/room/start", json={"member": members[0]}).json()
+        assert [p["name"] for p in view["players"]] == ["Người chơi 1", "Người chơi 2", "Người chơi 3"]
+        assert view["status"] == "playing" and view["turn"] == 1
+
+
+def test_token_command_signs_a_room_link(tmp_path):
+    import base64
+    import json
+
+    env = {"NOITU_GAME_SECRET": "z" * 32, "PATH": "/usr/bin:/bin"}
+    printed = subprocess.run(
+        [NOITU, "token", "--user", "5", "--chat", "-100", "--message", "9", "--room"],
+        env=env, capture_output=True, text=True, timeout=30,
+    )
+    assert printed.returncode == 0, printed.stderr
+    body = printed.stdout.strip().split(".")[0]
+    assert json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["r"] == 1
+    refused = subprocess.run(
+        [NOITU, "token", "--user", "5", "--inline", "abc", "--room"],
+        env=env, capture_output=True, text=True, timeout=30,
+    )
+    assert refused.returncode == 2 and "--chat" in refused.stderr

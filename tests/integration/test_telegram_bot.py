@@ -25,6 +25,8 @@ from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.adapters.telegram.runner import TelegramRunner
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
+    ROOM_COMMAND_DESCRIPTION,
+    TOP_COMMAND_DESCRIPTION,
     GAME_DISABLED,
     NO_GAME_MESSAGE,
     NO_GAMES_IN_CHANNELS,
@@ -389,7 +391,11 @@ async def test_polling_takes_updates_and_stops_cleanly(bot: Bot, session: Record
         "getUpdates"
     )
     assert session.named("setMyCommands") == [
-        {"commands": [{"command": "noitu", "description": COMMAND_DESCRIPTION}]}
+        {"commands": [
+            {"command": "noitu", "description": COMMAND_DESCRIPTION},
+            {"command": "noituphong", "description": ROOM_COMMAND_DESCRIPTION},
+            {"command": "noitutop", "description": TOP_COMMAND_DESCRIPTION},
+        ]}
     ]
     assert session.named("deleteWebhook") == [{"drop_pending_updates": False}]
 

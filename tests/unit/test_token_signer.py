@@ -88,3 +88,16 @@ def test_key_derivation_and_minimum_length():
     assert key_from_bot_token("123:abc") == expected
     with pytest.raises(ValueError):
         HmacTokenSigner(b"short")
+
+
+def test_a_room_link_carries_r_1_and_nothing_else_is_a_room_claim():
+    signer = HmacTokenSigner(KEY)
+    room = Ticket(7, "Lan", GameMessage(chat_id=-100, message_id=5), NOW + 60, room=True)
+    token = signer.issue(room)
+    body = token.split(".")[0]
+    assert json.loads(base64.urlsafe_b64decode(body + "=="))["r"] == 1
+    assert signer.verify(token, NOW) == room
+    assert not signer.verify(signed({"u": 1, "c": 1, "m": 1, "e": NOW}), NOW).room
+    for bad in (0, 2, True, "1"):
+        with pytest.raises(BadToken):
+            signer.verify(signed({"u": 1, "c": 1, "m": 1, "e": NOW, "r": bad}), NOW)

@@ -41,6 +41,18 @@ ERROR_STATUS: dict[str, int] = {
     "too_fast": 429,
     "busy": 503,
     "internal": 500,
+    # nối từ's group rooms (B10); room_full and not_your_turn are shared with the arena
+    "no_member": 404,
+    "room_gone": 404,
+    "no_game": 409,
+    "watching": 409,
+    "out_of_game": 409,
+    "not_host": 403,
+    "not_enough_players": 409,
+    "game_running": 409,
+    "too_many_rooms": 409,
+    "not_a_room_link": 400,
+    "room_link": 400,
     # the arena's uploaded bots
     "bad_owner_key": 400,
     "unsupported_file": 400,

@@ -39,6 +39,7 @@ from noitu.application.noitu.errors import (
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove, PlayMoveResult
+from noitu.application.noitu.rooms.errors import RoomLink
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.view import SessionView
 from noitu.domain.noitu.opponent import Difficulty
@@ -109,7 +110,7 @@ def api_router(use_cases: NoituUseCases) -> Router:
         "/start",
         status_code=200,
         summary="Start a game from a signed game link",
-        responses=answers(SessionView, BadToken, TokenExpired, TooFast, Busy),
+        responses=answers(SessionView, BadToken, TokenExpired, RoomLink, TooFast, Busy),
     )
     async def start(data: Annotated[StartGameCommand, JsonBody]) -> JsonAnswer:
         return JsonAnswer(await use_cases.start_game()(data))

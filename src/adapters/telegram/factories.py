@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from litestar.handlers import HTTPRouteHandler
 
     from noitu.adapters.telegram.links import GameLinks
+    from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
+    from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
+    from noitu.application.ports import Clock
     from noitu.adapters.telegram.reporter import TelegramScoreReporter
     from noitu.adapters.telegram.runner import TelegramRunner
     from noitu.adapters.telegram.webhook import SeenUpdates
@@ -37,15 +40,26 @@ def make_score_reporter(bot: Bot) -> TelegramScoreReporter:
     return TelegramScoreReporter(bot)
 
 
-def make_dispatcher(links: GameLinks) -> Dispatcher:
-    """The Dispatcher with the /noitu handlers."""
+def make_dispatcher(
+    links: GameLinks,
+    cards: RoomCards | None = None,
+    leaderboard: ChatLeaderboard | None = None,
+    clock: Clock | None = None,
+) -> Dispatcher:
+    """The Dispatcher with the /noitu handlers (and the rooms' with their ports)."""
     from aiogram import Dispatcher
 
     from noitu.adapters.telegram.handlers import noitu_router
 
     dispatcher = Dispatcher()
-    dispatcher.include_router(noitu_router(links))
+    dispatcher.include_router(noitu_router(links, cards, leaderboard, clock))
     return dispatcher
+
+
+def make_room_announcer(bot: Bot) -> TelegramRoomAnnouncer:
+    from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
+
+    return TelegramRoomAnnouncer(bot)
 
 
 def make_runner(

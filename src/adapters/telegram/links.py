@@ -10,6 +10,8 @@ from noitu.application.ports import Clock
 from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS, TOKEN_LIFETIME_S
 
 GAME_SHORT_NAME = "noitu"
+ROOM_COMMAND = "noituphong"  # a room card (spec B10)
+TOP_COMMAND = "noitutop"  # the chat's leaderboard
 
 
 @dataclass(frozen=True)
@@ -26,7 +28,10 @@ class GameLinks:
     def enabled(self) -> bool:
         return bool(self.base_url) and self.issuer is not None
 
-    def url_for(self, user_id: int, first_name: str, message: GameMessage) -> str:
+    def url_for(
+        self, user_id: int, first_name: str, message: GameMessage, *, room: bool = False
+    ) -> str:
+        """The page's link; `room` signs a room card's link (claim `r: 1`)."""
         if self.issuer is None or not self.base_url:
             raise RuntimeError("the game is disabled: no game links")
         ticket = Ticket(
@@ -34,5 +39,6 @@ class GameLinks:
             first_name=(first_name or "")[:MAX_PLAYER_NAME_CHARACTERS],
             message=message,
             expires_at=self.clock.now_ms() // 1000 + self.ttl_s,
+            room=room,
         )
         return f"{self.base_url}{self.page_path}?t={self.issuer.issue(ticket)}"

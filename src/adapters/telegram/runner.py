@@ -25,9 +25,13 @@ from aiogram import Bot, Dispatcher
 from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
-from noitu.adapters.telegram.links import GAME_SHORT_NAME
+from noitu.adapters.telegram.links import GAME_SHORT_NAME, ROOM_COMMAND, TOP_COMMAND
 from noitu.adapters.telegram.retry import describe, retry_delay
-from noitu.adapters.telegram.texts import COMMAND_DESCRIPTION
+from noitu.adapters.telegram.texts import (
+    COMMAND_DESCRIPTION,
+    ROOM_COMMAND_DESCRIPTION,
+    TOP_COMMAND_DESCRIPTION,
+)
 
 POLLING_TIMEOUT_S = 30
 STOP_POLLING_S = 5.0
@@ -110,8 +114,12 @@ class TelegramRunner:
             backoff = min(backoff * 2, self._max_retry_s)
 
     async def _set_commands(self) -> None:
-        command = BotCommand(command=GAME_SHORT_NAME, description=COMMAND_DESCRIPTION)
-        if await self._keep_trying("set_my_commands", lambda: self.bot.set_my_commands([command])):
+        commands = [
+            BotCommand(command=GAME_SHORT_NAME, description=COMMAND_DESCRIPTION),
+            BotCommand(command=ROOM_COMMAND, description=ROOM_COMMAND_DESCRIPTION),
+            BotCommand(command=TOP_COMMAND, description=TOP_COMMAND_DESCRIPTION),
+        ]
+        if await self._keep_trying("set_my_commands", lambda: self.bot.set_my_commands(commands)):
             log.info("set_my_commands_done")
 
     async def _set_webhook(self) -> None:

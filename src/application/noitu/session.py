@@ -46,6 +46,7 @@ class Ticket:
     first_name: str
     message: GameMessage
     expires_at: int  # Unix seconds
+    room: bool = False  # a room card's link (claim `r: 1`, spec B10)
 
     @property
     def owner(self) -> str:

@@ -8,6 +8,7 @@ from noitu.application.noitu.commands import StartGameCommand
 from noitu.application.noitu.errors import BadRequest, Busy, NoSession, TooFast
 from noitu.application.noitu.messages import BAD_DIFFICULTY
 from noitu.application.noitu.ports import StartRateLimiter, TokenVerifier
+from noitu.application.noitu.rooms.errors import RoomLink
 from noitu.application.noitu.session import Session, Ticket
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionView, SessionViews
@@ -56,6 +57,8 @@ class StartGame:
         difficulty = parse_difficulty(command.difficulty)
         now = self._clock.now_ms()
         ticket = self._tokens.verify(command.token, now // 1000)
+        if ticket.room:
+            raise RoomLink()
         if not await self._start_limiter.allow(ticket.user_id, now):
             # The oldest start counted leaves the sliding window within one window.
             raise TooFast(retry_after_ms=self._limits.start_window_ms)

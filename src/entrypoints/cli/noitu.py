@@ -69,6 +69,23 @@ def local_play_link(container: Container, host: str, port: int) -> str:
     return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
 
 
+# Local play's room: one card, a few fake people to try it from one machine (B10).
+LOCAL_ROOM = GameMessage(chat_id=1, message_id=2)
+LOCAL_ROOM_PLAYERS = 3
+
+
+def local_room_links(container: Container, host: str, port: int) -> list[tuple[str, str]]:
+    """(name, link) of each fake player of the local room card."""
+    expires = int(time.time()) + TOKEN_LIFETIME_S
+    links = []
+    for number in range(1, LOCAL_ROOM_PLAYERS + 1):
+        name = f"Người chơi {number}"
+        ticket = Ticket(LOCAL_PLAYER.user_id + number, name, LOCAL_ROOM, expires, room=True)
+        token = container.token_signer().issue(ticket)
+        links.append((name, f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"))
+    return links
+
+
 def _shown_host(host: str) -> str:
     """Where a browser on this machine reaches a server bound to `host`."""
     return "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
@@ -138,6 +155,8 @@ def serve(args: argparse.Namespace) -> None:
         links = []
         if settings.game_enabled:
             links.append(f"  nối từ:  {local_play_link(container, host, port)}")
+            links.append("  phòng nối từ (mở mỗi link ở một thẻ hoặc trình duyệt riêng):")
+            links += [f"    {name}: {link}" for name, link in local_room_links(container, host, port)]
         if settings.arena_enabled:
             links.append(f"  đấu bot: {arena_link(host, port)}")
         if links:
@@ -182,6 +201,9 @@ def token(args: argparse.Namespace) -> None:
     if args.user <= 0:
         print("noitu: --user must be a positive Telegram user id", file=sys.stderr)
         raise SystemExit(2)
+    if args.room and args.chat is None:
+        print("noitu: a room link names a chat message: give --chat and --message", file=sys.stderr)
+        raise SystemExit(2)
     container = build_container(settings)
     ticket = Ticket(
         user_id=args.user,
@@ -191,6 +213,7 @@ def token(args: argparse.Namespace) -> None:
             topic_id=args.topic,
         ),
         expires_at=int(time.time()) + args.ttl,
+        room=args.room,
     )
     print(container.token_signer().issue(ticket))
 
@@ -246,4 +269,6 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     token_parser.add_argument("--inline", help="inline_message_id of the game message")
     token_parser.add_argument("--topic", type=int, help="forum topic id")
     token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
+    token_parser.add_argument("--room", action="store_true",
+                              help="a room card's link (group rooms, claim r: 1)")
     token_parser.set_defaults(run=token)

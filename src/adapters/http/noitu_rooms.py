@@ -1,0 +1,322 @@
+"""Nối từ's group rooms over HTTP (spec B10): POST routes under
+`/games/noitu/api/room/`, and the live feed `GET /games/noitu/api/room/feed?member=…`,
+a WebSocket or, for a client that asks with `Accept: text/event-stream` (any plain
+GET), server-sent events. Every message of the feed is the member's full view: the
+first at once, then one after every change of the room. The credential travels in the
+query, never in the path (the request log records paths only).
+
+A feed's views are pumped by one task into a small queue, so the connection can wait
+for the next view with a time-out (a keep-alive comment for event streams, a check that
+the client is still there for sockets) without cancelling the views' generator.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Annotated, Any, Protocol
+
+import msgspec
+import structlog
+from litestar import Router, WebSocket, get, post, websocket
+from litestar.datastructures import State
+from litestar.exceptions import WebSocketDisconnect
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
+from litestar.params import QueryParameter
+from litestar.response import ServerSentEvent
+from litestar.response.sse import ServerSentEventMessage
+
+from noitu.adapters.http.errors import ERROR_STATUS, error_responses
+from noitu.adapters.http.noitu import MAX_BODY_BYTES, JsonAnswer, JsonBody, answers
+from noitu.adapters.http.paths import NOITU_API_PATH
+from noitu.application.errors import GameError
+from noitu.application.noitu.errors import BadToken, TokenExpired, TooFast
+from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
+from noitu.application.noitu.rooms.commands import (
+    AddRoomBotCommand,
+    JoinRoomCommand,
+    MemberCommand,
+    RoomMoveCommand,
+)
+from noitu.application.noitu.rooms.errors import (
+    Busy,
+    GameRunning,
+    NoGame,
+    NoMember,
+    NotARoomLink,
+    NotEnoughPlayers,
+    NotHost,
+    NotYourTurn,
+    OutOfGame,
+    RoomFull,
+    RoomGone,
+    TooManyRooms,
+    Watching,
+)
+from noitu.application.noitu.rooms.follow_room import FollowRoom
+from noitu.application.noitu.rooms.give_up_in_room import GiveUpInRoom
+from noitu.application.noitu.rooms.join_room import JoinRoom
+from noitu.application.noitu.rooms.leave_room import LeaveRoom
+from noitu.application.noitu.rooms.play_room_move import PlayRoomMove, RoomMoveResult
+from noitu.application.noitu.rooms.start_room_game import StartRoomGame
+from noitu.application.noitu.rooms.view import JoinView, RoomView
+from noitu.domain.noitu.opponent import Difficulty
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+
+log = structlog.get_logger("noitu.http")
+
+ROOM_API_PATH = f"{NOITU_API_PATH}/room"
+FEED_PATH = "/feed"
+KEEPALIVE_S = 15.0  # an event stream's comment line while nothing changes
+PUMP_QUEUE = 2  # views waiting for a slow client; older ones are dropped (each is full)
+CLOSE_NORMAL = 1000
+CLOSE_TROUBLE = 1011
+
+MemberQuery = Annotated[
+    str,
+    QueryParameter(
+        name="member",
+        description="The member credential room/join answered (32 hex digits)",
+        min_length=1,
+        max_length=64,
+    ),
+]
+
+
+class RoomUseCases(Protocol):
+    group_join: Callable[[], JoinRoom]
+    group_start: Callable[[], StartRoomGame]
+    group_add_bot: Callable[[], AddRoomBot]
+    group_move: Callable[[], PlayRoomMove]
+    group_give_up: Callable[[], GiveUpInRoom]
+    group_leave: Callable[[], LeaveRoom]
+    group_feed: Callable[[], FollowRoom]
+
+
+class FeedError(msgspec.Struct, frozen=True):
+    error: str
+    message: str
+
+
+_encode = msgspec.json.Encoder().encode
+
+MEMBER_ERRORS = (NoMember, RoomGone, Busy)
+
+
+async def _pump(views: AsyncGenerator[RoomView, None], queue: asyncio.Queue[bytes | None]) -> None:
+    """Encode each view into the queue; a full queue drops its oldest view."""
+    try:
+        async for view in views:
+            body = _encode(view)
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(body)
+    except GameError as error:  # the store went away mid-feed
+        log.warning("room_feed_ended", error=error.code)
+    finally:
+        await views.aclose()
+        if queue.full():
+            queue.get_nowait()
+        queue.put_nowait(None)
+
+
+@contextlib.asynccontextmanager
+async def pumped(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[asyncio.Queue[bytes | None]]:
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue(PUMP_QUEUE)
+    task = asyncio.ensure_future(_pump(views, queue))
+    try:
+        yield queue
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
+async def _event_stream(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[ServerSentEventMessage]:
+    async with pumped(views) as queue:
+        while True:
+            try:
+                body = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+            except TimeoutError:
+                yield ServerSentEventMessage(comment="ping", sep="\n")
+                continue
+            if body is None:
+                return
+            yield ServerSentEventMessage(data=body.decode(), sep="\n")
+
+
+async def _until_gone(socket: WebSocket[Any, Any, State]) -> None:
+    with contextlib.suppress(WebSocketDisconnect):
+        while True:
+            message = await socket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+
+
+async def _socket_stream(
+    socket: WebSocket[Any, Any, State], views: AsyncGenerator[RoomView, None]
+) -> None:
+    async def send_all() -> None:
+        async with pumped(views) as queue:
+            while (body := await queue.get()) is not None:
+                await socket.send_text(body.decode())
+
+    sending = asyncio.ensure_future(send_all())
+    listening = asyncio.ensure_future(_until_gone(socket))
+    try:
+        await asyncio.wait({sending, listening}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (sending, listening):
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(sending, listening, return_exceptions=True)
+    if listening.done() and not listening.cancelled():
+        return
+    error = None if sending.cancelled() else sending.exception()
+    if error is not None and not isinstance(error, (WebSocketDisconnect, OSError)):
+        log.error("room_feed_failed", exc_info=error)
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await socket.close(code=CLOSE_NORMAL if error is None else CLOSE_TROUBLE)
+
+
+def group_room_router(use_cases: RoomUseCases) -> Router:
+    @post(
+        "/join",
+        status_code=200,
+        summary="Join the room of a room card's link: a member credential and the view",
+        responses=answers(JoinView, BadToken, TokenExpired, NotARoomLink, TooFast, RoomFull,
+                          TooManyRooms, Busy),
+    )
+    async def join(data: Annotated[JoinRoomCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_join()(data))
+
+    @post(
+        "/start",
+        status_code=200,
+        summary="The host starts a game with the first 8 members",
+        responses=answers(RoomView, *MEMBER_ERRORS, NotHost, GameRunning, NotEnoughPlayers,
+                          TooFast),
+    )
+    async def start(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_start()(data))
+
+    @post(
+        "/add-bot",
+        status_code=200,
+        summary="The host adds the bot as a player (level easy, medium or hard; null removes it)",
+        responses=answers(RoomView, *MEMBER_ERRORS, NotHost, GameRunning, RoomFull),
+    )
+    async def add_bot(data: Annotated[AddRoomBotCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_add_bot()(data))
+
+    @post(
+        "/move",
+        status_code=200,
+        summary="Play a word on your turn",
+        responses=answers(RoomMoveResult, *MEMBER_ERRORS, NoGame, Watching, OutOfGame,
+                          NotYourTurn, TooFast),
+    )
+    async def move(data: Annotated[RoomMoveCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_move()(data))
+
+    @post(
+        "/give-up",
+        status_code=200,
+        summary="Chịu thua: leave the game being played (on your turn or not)",
+        responses=answers(RoomView, *MEMBER_ERRORS, NoGame, Watching, OutOfGame),
+    )
+    async def give_up(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_give_up()(data))
+
+    @post(
+        "/leave",
+        status_code=200,
+        summary="Leave the room (out of a game being played); the credential stops working",
+        responses=answers(RoomView, *MEMBER_ERRORS),
+    )
+    async def leave(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
+        return JsonAnswer(await use_cases.group_leave()(data))
+
+    @get(
+        FEED_PATH,
+        summary="The live feed as server-sent events (a WebSocket at the same path too)",
+        description=(
+            "Every event's data is the member's full RoomView: the first at once, then one"
+            " after every change of the room. The same path upgrades to a WebSocket whose"
+            " text frames are the same views; a refused credential is one frame"
+            " {error, message} and a close with 4000 + the error's HTTP status."
+        ),
+        media_type="text/event-stream",
+        responses={
+            200: ResponseSpec(
+                data_container=RoomView, description="text/event-stream of RoomView",
+                media_type="text/event-stream", generate_examples=False,
+            ),
+            **error_responses(*MEMBER_ERRORS),
+        },
+        cache_control=None,
+    )
+    async def feed_events(member: MemberQuery) -> ServerSentEvent:
+        views = await use_cases.group_feed()(MemberCommand(member))
+        return ServerSentEvent(_event_stream(views), headers={"Cache-Control": "no-store"})
+
+    @websocket(FEED_PATH)
+    async def feed_socket(socket: WebSocket[Any, Any, State]) -> None:
+        await socket.accept()
+        member = socket.query_params.get("member", "")
+        try:
+            views = await use_cases.group_feed()(MemberCommand(member))
+        except GameError as error:
+            frame = _encode(FeedError(error.code, error.message)).decode()
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await socket.send_text(frame)
+                await socket.close(code=4000 + ERROR_STATUS[error.code])
+            return
+        await _socket_stream(socket, views)
+
+    return Router(
+        path=ROOM_API_PATH,
+        route_handlers=[join, start, add_bot, move, give_up, leave, feed_events, feed_socket],
+        tags=["rooms"],
+        request_max_body_size=MAX_BODY_BYTES,
+    )
+
+
+ROOM_SCHEMA_CONSTRAINTS: dict[type, dict[str, dict[str, Any]]] = {
+    AddRoomBotCommand: {},
+    RoomMoveCommand: {
+        "word": {
+            "max_length": MAX_TYPED_CHARACTERS,
+            "pattern": rf"^\s*(\S+\s+){{0,{MAX_TYPED_TOKENS - 1}}}\S*\s*$",
+        }
+    },
+    JoinRoomCommand: {},
+    MemberCommand: {},
+}
+
+
+def tighten_group_rooms_schema(schema: OpenAPI) -> None:
+    """No unknown fields and the checks the use cases make, said in the document."""
+    components = (schema.components.schemas if schema.components else None) or {}
+    for command, constraints in ROOM_SCHEMA_CONSTRAINTS.items():
+        component = components.get(command.__name__)
+        if component is None:
+            raise RuntimeError(f"the OpenAPI document has no schema for {command.__name__}")
+        component.additional_properties = False
+        for field_name, values in constraints.items():
+            field_schema = (component.properties or {}).get(field_name)
+            if field_schema is None:
+                raise RuntimeError(f"{command.__name__} has no field {field_name!r}")
+            for key, value in values.items():
+                setattr(field_schema, key, value)
+    # A level, or null to remove the bot.
+    bot = components["AddRoomBotCommand"]
+    assert bot.properties is not None
+    bot.properties["level"] = Schema(
+        one_of=[
+            Schema(type=OpenAPIType.STRING, enum=[d.value for d in Difficulty]),
+            Schema(type=OpenAPIType.NULL),
+        ]
+    )

@@ -1,0 +1,113 @@
+"""The one way a room use case changes a room: open it under its lock, change it,
+commit. A commit writes the room, tells the live feed, and when the write records a
+game's end (its report moves to "pending" in the same write) starts the after-game
+reporting: only the instance that wrote the ending reports it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from noitu.application.noitu.rooms.errors import Busy, NoMember, RoomGone
+from noitu.application.noitu.rooms.ports import MemberCredentials, RoomFeed, RoomStore
+from noitu.application.noitu.rooms.record import MemberSeat, RoomRecord
+from noitu.application.noitu.session import ReportState
+from noitu.application.ports import Background, Clock
+from noitu.domain.noitu.room import Room, RoomLimits
+from noitu.domain.noitu.rules import TurnClock
+
+AfterGame = Callable[[RoomRecord], Awaitable[None]]
+
+
+class RoomWork:
+    """One room opened under its lock, the time it was opened at, and who asks."""
+
+    def __init__(self, rooms: Rooms, record: RoomRecord, now_ms: int, user_id: int) -> None:
+        self._rooms = rooms
+        self.record = record
+        self.now_ms = now_ms
+        self.user_id = user_id
+
+    @property
+    def room(self) -> Room:
+        return self.record.room
+
+    async def commit(self) -> None:
+        await self._rooms.commit(self.record, self.now_ms)
+
+
+class Rooms:
+    def __init__(
+        self,
+        store: RoomStore,
+        credentials: MemberCredentials,
+        feed: RoomFeed,
+        background: Background,
+        clock: Clock,
+        limits: RoomLimits,
+        turn_clock: TurnClock,
+    ) -> None:
+        self.store = store
+        self.credentials = credentials
+        self._feed = feed
+        self._background = background
+        self._clock = clock
+        self.limits = limits
+        self.turn_clock = turn_clock
+        self._after_game: AfterGame | None = None
+
+    def on_game_end(self, after_game: AfterGame) -> None:
+        """What runs in the background once a game's end is written (the reporting)."""
+        self._after_game = after_game
+
+    def now_ms(self) -> int:
+        return self._clock.now_ms()
+
+    async def seat_of(self, credential: str) -> MemberSeat:
+        seat = await self.credentials.find(credential) if credential else None
+        if seat is None:
+            raise NoMember()
+        return seat
+
+    @asynccontextmanager
+    async def open_as(self, credential: str) -> AsyncIterator[RoomWork]:
+        """The member's room under its lock: `no_member`, then `room_gone`."""
+        seat = await self.seat_of(credential)
+        async with self.open(seat.room_key, seat.user_id) as work:
+            if work.room.member(seat.user_id) is None:
+                raise NoMember()
+            yield work
+
+    @asynccontextmanager
+    async def open(self, key: str, user_id: int = 0) -> AsyncIterator[RoomWork]:
+        async with self.store.lock(key):
+            record = await self.store.get(key)
+            if record is None:
+                raise RoomGone()
+            yield RoomWork(self, record, self._clock.now_ms(), user_id)
+
+    async def commit(self, record: RoomRecord, now_ms: int) -> None:
+        record.last_active_ms = now_ms
+        ended = self._mark_ended(record)
+        await self.store.save(record, record.settle_due_ms(self.turn_clock.grace_ms))
+        try:
+            await self._feed.publish(record.key)
+        except Busy:
+            # The change is written: the request succeeded. Feeds catch up at the next
+            # change, and a page that reconnects gets the full view.
+            pass
+        if ended and self._after_game is not None:
+            self._background.spawn(self._after_game(record.copy()))
+
+    def _mark_ended(self, record: RoomRecord) -> bool:
+        game = record.room.game
+        if game is None or not game.over or record.report is not ReportState.NONE:
+            return False
+        result = game.result(self.limits.winner_bonus)
+        scored = result.counts and any(
+            s.total > 0 and game.player(s.seat).bot is None for s in result.standings
+        )
+        record.report = ReportState.PENDING if result.counts else ReportState.SKIPPED
+        if result.counts and not scored:
+            record.report = ReportState.SKIPPED
+        return result.counts

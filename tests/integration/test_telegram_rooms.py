@@ -1,0 +1,186 @@
+"""Group rooms through Telegram (spec B10), the Bot API faked by a recording session:
+/noituphong sends and records a room card, Play by three people answers room links,
+they play over HTTP, each person's score goes to the card with setGameScore, the
+announcement goes to the card's topic, and /noitutop answers the chat's leaderboard."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from typing import Any
+
+import pytest
+from aiogram import Bot
+from aiogram.types import Update
+from litestar.testing import AsyncTestClient
+
+from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.telegram.texts import (
+    EMPTY_LEADERBOARD,
+    LEADERBOARD_IS_FOR_GROUPS,
+    NO_GAMES_IN_CHANNELS,
+    ROOMS_ARE_FOR_GROUPS,
+)
+from noitu.application.noitu.rooms.messages import announcement
+from noitu.entrypoints.app import create_app
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import load_settings
+from support.dictionaries import LITTLE
+from support.fakes import CollectingBackground, FakeClock
+from support.telegram import RecordingSession
+
+BOT_TOKEN = "123456:TEST-token"
+BASE_URL = "https://noitu.example.com"
+FORUM = {"id": -100300, "type": "supergroup", "title": "Diễn đàn", "is_forum": True}
+GROUP = {"id": -100200, "type": "group", "title": "Nhóm"}
+PRIVATE = {"id": 42, "type": "private", "first_name": "An"}
+CHANNEL = {"id": -100400, "type": "channel", "title": "Kênh"}
+TOPIC = 77
+ROOM = "/games/noitu/api/room"
+
+
+def person(user: int) -> dict[str, Any]:
+    return {"id": user, "is_bot": False, "first_name": f"Bạn {user}"}
+
+
+class World:
+    def __init__(self, session: RecordingSession, clock: FakeClock) -> None:
+        self.session = session
+        self.clock = clock
+        self.container = Container()
+        env = {
+            "TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": BASE_URL,
+            "NOITU_GAME_SECRET": "s" * 32, "NOITU_ACCESS_LOG": "0", "MODULES": "noitu",
+            "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"],
+        }
+        self.container.settings.override(load_settings(env))
+        self.bot = Bot(BOT_TOKEN, session=session)
+        self.container.telegram_bot.override(self.bot)
+        self.container.lexicon.override(lexicon_from_lines(LITTLE.splitlines(), "little"))
+        self.container.clock.override(clock)
+        self.background = CollectingBackground()
+        self.container.background.override(self.background)
+        self.updates = 0
+
+    async def feed(self, update: dict[str, Any]) -> None:
+        self.updates += 1
+        update = {"update_id": self.updates, **update}
+        await self.container.telegram_dispatcher().feed_update(
+            self.bot, Update.model_validate(update, context={"bot": self.bot})
+        )
+
+    async def command(self, text: str, chat: dict[str, Any], user: int = 1, **extra: Any) -> None:
+        message = {
+            "message_id": 10, "date": 1, "chat": chat, "text": text,
+            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
+            **extra,
+        }
+        if chat["type"] == "channel":
+            await self.feed({"channel_post": {**message, "sender_chat": chat}})
+        else:
+            await self.feed({"message": {**message, "from": person(user)}})
+
+    async def play(self, user: int, chat: dict[str, Any], message_id: int, **extra: Any) -> str:
+        before = len(self.session.named("answerCallbackQuery"))
+        message = {"message_id": message_id, "date": 1, "chat": chat, **extra}
+        await self.feed({"callback_query": {
+            "id": f"q{self.updates}", "from": person(user), "chat_instance": "ci",
+            "game_short_name": "noitu", "message": message,
+        }})
+        answers = self.session.named("answerCallbackQuery")
+        assert len(answers) == before + 1
+        return answers[-1]["url"]
+
+
+@pytest.fixture
+def world(clock: FakeClock) -> World:
+    return World(RecordingSession(), clock)
+
+
+def claims_of(url: str) -> dict[str, Any]:
+    token = url.split("?t=", 1)[1]
+    body = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+
+
+async def test_a_group_plays_from_the_card_to_the_announcement_and_the_leaderboard(world):
+    client = AsyncTestClient(create_app(world.container))
+    async with client:
+        in_topic = {"is_topic_message": True, "message_thread_id": TOPIC}
+        await world.command("/noituphong", FORUM, **in_topic)
+        (sent,) = world.session.named("sendGame")
+        assert (sent["chat_id"], sent["game_short_name"], sent["message_thread_id"]) == (
+            FORUM["id"], "noitu", TOPIC)
+        card = 901 + next(i for i, c in enumerate(world.session.calls) if c.method == "sendGame")
+        urls = [await world.play(user, FORUM, card, **in_topic) for user in (1, 2, 3)]
+        for user, url in zip((1, 2, 3), urls, strict=True):
+            claims = claims_of(url)
+            assert (claims["u"], claims["c"], claims["m"], claims["t"], claims["r"]) == (
+                user, FORUM["id"], card, TOPIC, 1)
+        members = []
+        for url in urls:
+            answer = await client.post(f"{ROOM}/join", json={"token": url.split("?t=", 1)[1]})
+            assert answer.status_code == 200, answer.text
+            members.append(answer.json()["member"])
+        host, guest, third = members
+        assert (await client.post(f"{ROOM}/start", json={"member": host})).status_code == 200
+        world.clock.advance(1_000)
+        await client.post(f"{ROOM}/move", json={"member": host, "word": "đầu tiên"})
+        world.clock.advance(1_000)
+        await client.post(f"{ROOM}/move", json={"member": guest, "word": "tiên sinh"})
+        world.clock.advance(32_001)  # the third runs out of time, nobody connected
+        assert await world.container.group_settle()() == 1
+        world.clock.advance(1_000)
+        await client.post(f"{ROOM}/move", json={"member": host, "word": "sinh viên"})
+        world.clock.advance(1_000)
+        done = await client.post(f"{ROOM}/move", json={"member": guest, "word": "viên chức"})
+        result = done.json()["state"]["result"]
+        assert result["winner"] == 2 and result["words"] == 4
+        await world.background.settle()
+
+        totals = {s["seat"]: s["score"] for s in result["standings"]}
+        scores = world.session.named("setGameScore")
+        assert sorted((s["user_id"], s["score"], s["chat_id"], s["message_id"], s["force"])
+                      for s in scores) == [
+            (1, totals[1], FORUM["id"], card, False), (2, totals[2], FORUM["id"], card, False),
+        ]  # the third scored nothing: no report
+        texts = [m for m in world.session.named("sendMessage")]
+        assert [(m["chat_id"], m["message_thread_id"], m["text"]) for m in texts] == [
+            (FORUM["id"], TOPIC, announcement("Bạn 2", 4)),
+        ]
+        await world.command("/noitutop", FORUM, **in_topic)
+        board = world.session.named("sendMessage")[-1]
+        assert board["message_thread_id"] == TOPIC
+        lines = board["text"].splitlines()
+        assert lines[1].startswith("1. Bạn 2: 1 thắng") and lines[2].startswith("2. Bạn 1: 0 thắng")
+        assert len(lines) == 4
+
+
+async def test_where_noituphong_and_noitutop_answer(world):
+    await world.command("/noituphong", PRIVATE)
+    await world.command("/noituphong", CHANNEL)
+    await world.command("/noituphong@OtherBot", GROUP)
+    await world.command("/noitutop", PRIVATE)
+    await world.command("/noitutop", CHANNEL)
+    await world.command("/noitutop", GROUP)
+    assert world.session.named("sendGame") == []
+    assert [m["text"] for m in world.session.named("sendMessage")] == [
+        ROOMS_ARE_FOR_GROUPS, NO_GAMES_IN_CHANNELS, LEADERBOARD_IS_FOR_GROUPS,
+        LEADERBOARD_IS_FOR_GROUPS, EMPTY_LEADERBOARD,
+    ]
+
+
+async def test_play_on_a_plain_game_message_opens_the_solo_game(world):
+    await world.command("/noitu", GROUP)
+    await world.command("/noituphong", GROUP)
+    solo_id, card_id = (901 + i for i, c in enumerate(world.session.calls) if c.method == "sendGame")
+    assert "r" not in claims_of(await world.play(1, GROUP, solo_id))
+    assert claims_of(await world.play(1, GROUP, card_id))["r"] == 1
+
+
+async def test_the_commands_are_in_the_bots_command_list(world):
+    runner = world.container.telegram_runner()
+    await runner._set_commands()
+    (listed,) = world.session.named("setMyCommands")
+    assert [c["command"] for c in listed["commands"]] == ["noitu", "noituphong", "noitutop"]
