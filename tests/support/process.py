@@ -23,7 +23,10 @@ def free_port() -> int:
 class ServerProcess:
     def __init__(self, env: dict[str, str], log_path: Path) -> None:
         self.port = int(env.get("NOITU_PORT") or free_port())
-        self.env = {**os.environ, "NOITU_PORT": str(self.port), **env}
+        # Never the user's own data directory (~/.local/share/noitu): a test's server keeps
+        # its arena next to its log unless the test names one.
+        data_dir = str(log_path.parent / "noitu-data")
+        self.env = {**os.environ, "NOITU_DATA_DIR": data_dir, "NOITU_PORT": str(self.port), **env}
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
 
