@@ -19,7 +19,6 @@ from litestar import Litestar, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
-from litestar.routes import HTTPRoute
 
 from noitu.adapters.arena.files import BOTS, DataDirFiles
 from noitu.adapters.arena.sql.engine import describe, is_sqlite
@@ -40,6 +39,7 @@ from noitu.adapters.http.errors import (
     http_error_handler,
     internal_error_handler,
 )
+from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
@@ -271,27 +271,6 @@ def _log_startup(settings: Settings) -> None:
             game="enabled" if settings.game_enabled else "disabled",
             **facts,
         )
-
-
-def allow_every_method_in_options(app: Litestar) -> None:
-    """Make the automatic OPTIONS answer of a path name all of the path's methods.
-
-    Litestar 2.25 builds a path's route again for each handler it registers there, and
-    the OPTIONS handler made with the first route keeps answering `Allow` from that
-    first route only (a path with GET and POST says `GET, OPTIONS`). Pointing each
-    automatic handler at its final route fixes the header (the OpenAPI document lists
-    every method, and clients and the schema tests compare the two).
-    """
-    for route in app.routes:
-        if not isinstance(route, HTTPRoute):
-            continue
-        for handler in route.route_handlers:
-            fn = getattr(handler, "fn", None)
-            cells = getattr(fn, "__closure__", None) or ()
-            if handler.http_methods == {"OPTIONS"} and getattr(fn, "__name__", "") == "options_handler":
-                for cell in cells:
-                    if isinstance(cell.cell_contents, HTTPRoute):
-                        cell.cell_contents = route
 
 
 def create_app(container: Container) -> Litestar:

@@ -19,12 +19,8 @@ import httpx
 import pytest
 import uvicorn
 
-from noitu.adapters.http.server_protocol import (
-    BoundedHttpToolsProtocol,
-    CoalescingHttpToolsProtocol,
-    CoalescingTransport,
-    ConnectionLimits,
-)
+from noitu.adapters.http.fast_paths import CoalescingHttpToolsProtocol, CoalescingTransport
+from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
 
 
 class FakeTransport:

@@ -14,6 +14,10 @@ is no `msgspec.DecodeError`, so litestar would let it through as an unexpected f
 (a 500 and a long traceback). Every decoding failure becomes litestar's
 `SerializationException`, which the route answers as a 400 (`bad_request` through
 `errors.http_error_handler`), and logs one short line.
+
+The request reads Content-Length straight from the scope, and keeps the decoded body in
+litestar's own cache: both lean on litestar's private attributes, fenced in
+`fast_paths.py`.
 """
 
 from __future__ import annotations
@@ -23,41 +27,19 @@ from typing import Any
 
 import msgspec
 import structlog
-from litestar import Request
-from litestar.exceptions import ClientException, SerializationException
+from litestar.exceptions import SerializationException
 from litestar.types import Empty
+
+from noitu.adapters.http.fast_paths import ScopeHeaderRequest, cached_json, remember_json
 
 log = structlog.get_logger("noitu.http")
 
 REASON_CHARACTERS = 120  # the decoder's message, cut short: the log is not for bodies
 
 
-class GameRequest(Request[Any, Any, Any]):
-    @property
-    def content_length(self) -> int | None:
-        """The Content-Length header read straight from the ASGI scope, as litestar's
-        own property reads it (the first one; a malformed one is the client's error)
-        but without parsing every header into a `Headers` first: that was 4% of a
-        move's CPU under load (issue 13)."""
-        cached = self._content_length
-        if cached is not Empty:
-            return cached  # type: ignore[return-value]
-        length: int | None = None
-        for name, value in self.scope["headers"]:
-            if name == b"content-length":
-                try:
-                    length = int(value)
-                except ValueError:
-                    raise ClientException(f"Invalid content-length: {value!r}") from None
-                break
-        self._content_length = length
-        return length
-
+class GameRequest(ScopeHeaderRequest):
     async def json(self) -> Any:
-        if self._json is not Empty:
-            return self._json
-        if (decoded := self._connection_state.json) is not Empty:
-            self._json = decoded
+        if (decoded := cached_json(self)) is not Empty:
             return decoded
         body = await self.body()
         try:
@@ -67,7 +49,7 @@ class GameRequest(Request[Any, Any, Any]):
         except msgspec.MsgspecError as error:
             reason = str(error)[:REASON_CHARACTERS]
         else:
-            self._json = self._connection_state.json = value
+            remember_json(self, value)
             return value
         log.info("undecodable_body", path=self.scope["path"], reason=reason)
         raise SerializationException(reason)

@@ -1,0 +1,125 @@
+"""The fences of `noitu.adapters.http.fast_paths` (and of the uvicorn callbacks
+`server_protocol.BoundedHttpToolsProtocol` overrides): each test checks the shape of
+one private thing of litestar or uvicorn the server relies on, so an upgrade that
+changes it fails here, with what to do, instead of misbehaving in production."""
+
+from __future__ import annotations
+
+import inspect
+
+from litestar import Litestar, Request, get, post
+from litestar.connection.base import ScopeState
+from litestar.testing import TestClient
+from litestar.types import Empty
+from uvicorn.protocols.http import httptools_impl
+from uvicorn.server import ServerState
+
+from noitu.adapters.http.fast_paths import (
+    ScopeHeaderRequest,
+    allow_every_method_in_options,
+    cached_json,
+    remember_json,
+)
+from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol
+
+UPGRADE = "a litestar or uvicorn upgrade changed what fast_paths.py relies on: "
+
+
+def request() -> Request:
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": [], "query_string": b""}
+    return Request(scope)  # type: ignore[arg-type]
+
+
+def test_litestar_caches_content_length_in_a_private_slot() -> None:
+    fresh = request()
+    assert "_content_length" in Request.__slots__ and fresh._content_length is Empty, (
+        UPGRADE + "Request._content_length is gone; compare ScopeHeaderRequest.content_length "
+        "with litestar's own property and drop the override if that is fast now"
+    )
+    own = inspect.getsource(Request.content_length.fget)  # type: ignore[attr-defined]
+    assert "self._content_length" in own, (
+        UPGRADE + "litestar's content_length no longer reads _content_length; re-check "
+        "ScopeHeaderRequest against it"
+    )
+    assert isinstance(ScopeHeaderRequest.__dict__["content_length"], property)
+
+
+def test_litestar_caches_the_decoded_body_where_remember_json_writes() -> None:
+    fresh = request()
+    assert "_json" in Request.__slots__ and fresh._json is Empty, (
+        UPGRADE + "Request._json is gone; re-check cached_json/remember_json"
+    )
+    assert "json" in ScopeState.__slots__, (
+        UPGRADE + "litestar's ScopeState keeps no json; re-check cached_json/remember_json"
+    )
+    own = inspect.getsource(Request.json)
+    assert "self._json" in own and "_connection_state.json" in own, (
+        UPGRADE + "litestar's Request.json caches elsewhere; make cached_json/remember_json "
+        "read and fill that cache"
+    )
+    remember_json(fresh, {"word": "con cá"})
+    again = Request(fresh.scope)  # the same scope: litestar's later reader
+    assert cached_json(again) == {"word": "con cá"}
+
+
+@get("/path", sync_to_thread=False)
+def read_it() -> str:
+    return "read"
+
+
+@post("/path", sync_to_thread=False)
+def write_it() -> str:
+    return "written"
+
+
+def allow_header(app: Litestar) -> str:
+    with TestClient(app) as client:
+        return client.options("/path").headers["allow"]
+
+
+def test_litestar_4169_still_names_one_method_in_options() -> None:
+    assert allow_header(Litestar([read_it, write_it])) != "GET, OPTIONS, POST", (
+        "litestar fixed litestar-org/litestar#4169 (OPTIONS' Allow header names every "
+        "method): delete allow_every_method_in_options from fast_paths.py and app.py"
+    )
+
+
+def test_the_options_fix_finds_litestars_handler_and_names_every_method() -> None:
+    app = Litestar([read_it, write_it])
+    allow_every_method_in_options(app)
+    assert allow_header(app) == "GET, OPTIONS, POST", (
+        UPGRADE + "litestar's automatic OPTIONS handler is no longer `options_handler` "
+        "closing over its HTTPRoute; re-check allow_every_method_in_options"
+    )
+
+
+def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> None:
+    protocol = httptools_impl.HttpToolsProtocol
+    # CoalescingHttpToolsProtocol: the transport given to connection_made is the one
+    # every request cycle writes to.
+    assert list(inspect.signature(protocol.connection_made).parameters) == ["self", "transport"], (
+        UPGRADE + "HttpToolsProtocol.connection_made changed its parameters"
+    )
+    assert "self.transport = transport" in inspect.getsource(protocol.connection_made), (
+        UPGRADE + "HttpToolsProtocol keeps its transport elsewhere; CoalescingTransport "
+        "no longer sits under the answers"
+    )
+    headers_complete = inspect.getsource(protocol.on_headers_complete)
+    assert "transport=self.transport" in headers_complete, (
+        UPGRADE + "uvicorn's request cycle no longer writes to the protocol's transport"
+    )
+    # BoundedHttpToolsProtocol: the parser callbacks it wraps, and the state it reads.
+    for name in ("connection_lost", "data_received", "on_message_begin",
+                 "on_headers_complete", "on_response_complete"):
+        assert callable(getattr(protocol, name, None)), (
+            UPGRADE + f"HttpToolsProtocol.{name} is gone; BoundedHttpToolsProtocol's head "
+            "timer and connection cap need re-checking"
+        )
+        assert name in BoundedHttpToolsProtocol.__dict__
+    init = inspect.getsource(protocol.__init__)
+    for attribute in ("self.loop", "self.server_state", "self.cycle"):
+        assert attribute in init, UPGRADE + f"HttpToolsProtocol no longer sets {attribute}"
+    assert isinstance(ServerState().connections, set), (
+        UPGRADE + "uvicorn's ServerState.connections is no longer a set; re-check the cap"
+    )
+    assert "response_complete" in inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
