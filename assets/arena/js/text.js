@@ -5,12 +5,13 @@
 
 export const PIECE_NAMES = { ROCK: "Búa", PAPER: "Bao", SCISSORS: "Kéo" };
 export const LANGUAGES = { python: "Python", cpp: "C++", java: "Java", jar: "JAR" };
+// The built-in bots' Vietnamese names, keyed by the server's names (which come from
+// GET /arena/api/config; a test checks these keys against the server's list).
 export const BUILTIN_NAMES = {
   random: "Ngẫu nhiên (random)",
   tactical: "Chiến thuật (tactical)",
   strong: "Mạnh nhất (strong)"
 };
-export const BUILTINS = ["random", "tactical", "strong"];
 
 export const PHASES = {
   WAITING: "Đang chờ người vào chỗ trống",

@@ -1,0 +1,64 @@
+"""GET /arena/api/config serves the facts the page shows from their one home, and the
+page's words for them cover exactly those facts."""
+
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+
+from litestar.testing import AsyncTestClient
+
+from noitu.adapters.arena.builtin import BUILTIN_SOURCES
+from noitu.entrypoints.app import create_app
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import load_settings
+
+
+def client() -> AsyncTestClient:
+    container = Container()
+    env = {"NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"]}
+    container.settings.override(load_settings(env))
+    return AsyncTestClient(create_app(container))
+
+
+def page_module(name: str) -> str:
+    return (resources.files("noitu.assets") / "arena" / "js" / name).read_text("utf-8")
+
+
+def object_keys(source: str, name: str) -> set[str]:
+    """The keys of `export const NAME = { key: ..., ... };` in a page module."""
+    found = re.search(r"export const " + name + r" = \{(.*?)\n\};", source, re.S)
+    assert found, f"text.js has no {name}"
+    return set(re.findall(r"^\s*([A-Za-z_][A-Za-z0-9_]*):", found.group(1), re.M))
+
+
+async def test_the_config_names_the_servers_built_in_bots_and_may_be_cached():
+    async with client() as http:
+        answer = await http.get("/arena/api/config")
+    assert answer.status_code == 200
+    assert answer.json()["builtins"] == list(BUILTIN_SOURCES)
+    assert answer.headers["cache-control"] == "public, max-age=300"
+
+
+async def test_every_built_in_bot_a_seat_accepts_is_in_the_config():
+    async with client() as http:
+        names = (await http.get("/arena/api/config")).json()["builtins"]
+        for name in names:
+            answer = await http.post(
+                "/arena/api/rooms", json={"seat": {"kind": "builtin", "ref": name}}
+            )
+            assert answer.status_code == 201, answer.text
+        refused = await http.post(
+            "/arena/api/rooms", json={"seat": {"kind": "builtin", "ref": "nobody"}}
+        )
+    assert refused.status_code == 400
+
+
+def test_the_pages_names_for_built_in_bots_cover_exactly_the_servers():
+    assert object_keys(page_module("text.js"), "BUILTIN_NAMES") == set(BUILTIN_SOURCES)
+
+
+def test_the_page_keeps_no_list_of_built_in_bots_of_its_own():
+    for name in ("text.js", "seats.js"):
+        assert not re.search(r"\bBUILTINS\b", page_module(name))
