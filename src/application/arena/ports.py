@@ -22,9 +22,6 @@ MAX_REPLY_CODE_POINTS = 65_536
 STDERR_TAIL_BYTES = 8 * 1024
 #: How much of a compiler's own output is kept for the owner.
 BUILD_MESSAGES_BYTES = 16 * 1024
-#: Wall-clock budgets of a request (A6, B2): the first one covers start-up.
-FIRST_REQUEST_TIMEOUT_S = 25.0
-REQUEST_TIMEOUT_S = 2.0
 
 
 class Language(StrEnum):

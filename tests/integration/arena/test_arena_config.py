@@ -1,5 +1,6 @@
-"""GET /arena/api/config serves the facts the page shows from their one home, and the
-page's words for them cover exactly those facts."""
+"""GET /arena/api/config serves the facts the page shows from their one home (the
+built-in bots, the match clock, every figure an author meets), and the page keeps no
+copy of them: its words cover exactly the server's names and its numbers are filled in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from importlib import resources
 from litestar.testing import AsyncTestClient
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
+from noitu.adapters.http.arena_config import author_figures
+from noitu.application.arena.match_clock import MATCH_CLOCK
+from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
@@ -62,3 +66,31 @@ def test_the_pages_names_for_built_in_bots_cover_exactly_the_servers():
 def test_the_page_keeps_no_list_of_built_in_bots_of_its_own():
     for name in ("text.js", "seats.js"):
         assert not re.search(r"\bBUILTINS\b", page_module(name))
+
+
+async def test_the_config_serves_the_match_clock_and_every_figure_an_author_meets():
+    async with client() as http:
+        figures = (await http.get("/arena/api/config")).json()["figures"]
+    assert figures == author_figures()
+    assert figures["first_reply_s"] == MATCH_CLOCK.first_reply_s
+    assert figures["reply_s"] == MATCH_CLOCK.reply_s
+    assert figures["person_turn_s"] * 1000 == MATCH_CLOCK.person_turn_ms
+    assert figures["placement_s"] * 1000 == MATCH_CLOCK.placement_ms
+    assert figures["turn_limit"] == MATCH_CLOCK.turn_limit == DEFAULT_TURN_LIMIT
+
+
+def test_every_figure_the_page_marks_is_one_the_config_serves():
+    page = (resources.files("noitu.assets") / "arena" / "index.html").read_text("utf-8")
+    marked = re.findall(r'<span data-limit="([a-z_0-9]+)"></span>', page)
+    assert marked, "the page marks no figure"
+    assert set(marked) <= set(author_figures())
+
+
+def test_the_pages_sentences_hold_no_figure_of_their_own():
+    """A number next to a unit in the page's text is a copy of a server figure."""
+    figure = re.compile(r"\d+(?:[.,]\d+)?\s*(?:giây|MB|MiB|KiB|CPU|lượt)\b")
+    for text in (
+        (resources.files("noitu.assets") / "arena" / "index.html").read_text("utf-8"),
+        page_module("text.js"),
+    ):
+        assert figure.findall(text) == []
