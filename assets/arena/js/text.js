@@ -9,7 +9,6 @@ export function figure(value) {
 }
 
 export const PIECE_NAMES = { ROCK: "Búa", PAPER: "Bao", SCISSORS: "Kéo" };
-export const LANGUAGES = { python: "Python", cpp: "C++", java: "Java", jar: "JAR" };
 // The built-in bots' Vietnamese names, keyed by the server's names (which come from
 // GET /arena/api/config; a test checks these keys against the server's list).
 export const BUILTIN_NAMES = {
@@ -154,6 +153,9 @@ export const T = {
   iPlay: "Tôi chơi (bằng tay)",
   myBots: "Bot của tôi",
   builtinBots: "Bot có sẵn của máy chủ",
+  // "Một tệp .py, .cpp hoặc .jar.": the suffixes come from the server's languages.
+  oneFileOf: "Một tệp ",
+  or: " hoặc ",
   publicBots: "Bot công khai",
   openSeat: "Để trống: gửi mã cho bạn bè",
   badCode: "Mã phòng gồm 6 chữ và số, ví dụ 3KX9AC.",

@@ -1,6 +1,7 @@
 """`GET /arena/api/config`: the facts the page "Vào trận" shows but does not own, read
 from their one home in the server so the page never keeps a copy: the built-in bots'
-names (`adapters/arena/builtin.py`) and every figure an author meets — the match clock
+names (`adapters/arena/builtin.py`), the languages a bot may be written in
+(`application/arena/languages.py`) and every figure an author meets — the match clock
 (`application/arena/match_clock.py`), the per-owner limits
 (`application/arena/limits.py`), a bot's and a build's sandbox (`adapters/arena`).
 
@@ -26,6 +27,7 @@ from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena import limits
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS, STDERR_TAIL_BYTES
 from noitu.domain.arena.match import FIRST_SEQUENCE_BETWEEN_BOTS
@@ -90,7 +92,18 @@ def author_figures() -> dict[str, Figure]:
     return {name: _figure(value) for name, value in figures.items()}
 
 
+class LanguageOut(msgspec.Struct, frozen=True, rename="camel"):
+    #: What the API calls it (a bot's `language`).
+    id: str
+    #: The name people read.
+    title: str
+    #: The upload's file name suffixes, the usual one first.
+    suffixes: tuple[str, ...]
+
+
 class ArenaConfig(msgspec.Struct, frozen=True, rename="camel"):
+    #: The languages a bot may be written in (`application/arena/languages.py`).
+    languages: tuple[LanguageOut, ...]
     #: The names a seat `{"kind": "builtin", "ref": name}` accepts, in the menu's order.
     builtins: tuple[str, ...]
     #: Every figure an author meets, by the name the documents mark it with.
@@ -98,7 +111,14 @@ class ArenaConfig(msgspec.Struct, frozen=True, rename="camel"):
 
 
 def arena_config() -> ArenaConfig:
-    return ArenaConfig(builtins=tuple(BUILTIN_SOURCES), figures=author_figures())
+    return ArenaConfig(
+        languages=tuple(
+            LanguageOut(spec.language.value, spec.title, spec.suffixes)
+            for spec in LANGUAGES.values()
+        ),
+        builtins=tuple(BUILTIN_SOURCES),
+        figures=author_figures(),
+    )
 
 
 def config_router() -> Router:
@@ -106,7 +126,7 @@ def config_router() -> Router:
 
     @get(
         "/config",
-        summary="What the page shows but the server owns: the built-in bots and the figures",
+        summary="What the page shows but the server owns: languages, built-in bots, figures",
     )
     async def config() -> Response[ArenaConfig]:
         return Response(answer, headers={"Cache-Control": CACHE})

@@ -25,21 +25,12 @@ BUILD_MESSAGES_BYTES = 16 * 1024
 
 
 class Language(StrEnum):
+    """A bot's language; what each one is lives in `languages.LANGUAGES`."""
+
     PYTHON = "python"
     CPP = "cpp"
     JAVA = "java"
     JAR = "jar"
-
-
-#: The languages by a file name's extension (spec B2), compared in lower case.
-LANGUAGE_BY_SUFFIX: dict[str, Language] = {
-    ".py": Language.PYTHON,
-    ".cpp": Language.CPP,
-    ".cc": Language.CPP,
-    ".cxx": Language.CPP,
-    ".java": Language.JAVA,
-    ".jar": Language.JAR,
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,8 @@ from noitu.application.arena.limits import (
     UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
-from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX, BotBuilder, Language
+from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX
+from noitu.application.arena.ports import BotBuilder, Language
 from noitu.application.arena.storage import (
     ArenaFiles,
     BotCatalogue,

@@ -12,6 +12,7 @@ from litestar.testing import AsyncTestClient
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.http.arena_config import author_figures
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
 from noitu.entrypoints.app import create_app
@@ -57,6 +58,26 @@ async def test_every_built_in_bot_a_seat_accepts_is_in_the_config():
             "/arena/api/rooms", json={"seat": {"kind": "builtin", "ref": "nobody"}}
         )
     assert refused.status_code == 400
+
+
+async def test_the_config_lists_every_language_of_the_table_with_its_suffixes():
+    async with client() as http:
+        languages = (await http.get("/arena/api/config")).json()["languages"]
+    assert languages == [
+        {"id": spec.language.value, "title": spec.title, "suffixes": list(spec.suffixes)}
+        for spec in LANGUAGES.values()
+    ]
+
+
+def test_the_page_keeps_no_list_of_languages_or_suffixes_of_its_own():
+    page = (resources.files("noitu.assets") / "arena" / "index.html").read_text("utf-8")
+    scripts = "".join(page_module(name) for name in ("text.js", "bots.js", "seats.js"))
+    for spec in LANGUAGES.values():
+        for suffix in spec.suffixes:
+            assert f'"{suffix}"' not in scripts
+            assert f"<code>{suffix}</code>" not in page
+    assert "accept=" not in page
+    assert not re.search(r"\bLANGUAGES\b", scripts)
 
 
 def test_the_pages_names_for_built_in_bots_cover_exactly_the_servers():
