@@ -55,9 +55,9 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
 from noitu.application.arena.my_bots import MyBots
-from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
 from noitu.application.arena.storage import StorageUnavailable

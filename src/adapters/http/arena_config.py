@@ -106,8 +106,9 @@ class ArenaConfig(msgspec.Struct, frozen=True, rename="camel"):
     languages: tuple[LanguageOut, ...]
     #: The names a seat `{"kind": "builtin", "ref": name}` accepts, in the menu's order.
     builtins: tuple[str, ...]
-    #: Every figure an author meets, by the name the documents mark it with.
-    figures: dict[str, Figure]
+    #: Every figure an author meets, by the name the documents mark it with (a JSON
+    #: number: whole figures are written without a fraction).
+    figures: dict[str, float]
 
 
 def arena_config() -> ArenaConfig:

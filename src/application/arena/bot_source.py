@@ -11,7 +11,6 @@ from noitu.application.arena.ports import Language
 from noitu.application.arena.storage import ArenaFiles, BotCatalogue
 
 
-
 @dataclass(frozen=True, slots=True)
 class BotSourceFile:
     language: Language

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.replay import (
     MatchEvents,
     Player,
@@ -27,14 +28,12 @@ from noitu.application.arena.replay import (
     end_event,
     setup_event,
 )
-from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.ports import Clock
 from noitu.domain.arena.actions import Action, Fight
 from noitu.domain.arena.board import SIDES, Side, Square
 from noitu.domain.arena.errors import NotYourTurn, WrongPhase
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import Match, Phase
-
 
 
 class Timer(Protocol):

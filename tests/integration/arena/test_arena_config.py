@@ -33,9 +33,9 @@ def page_module(name: str) -> str:
 
 def object_keys(source: str, name: str) -> set[str]:
     """The keys of `export const NAME = { key: ..., ... };` in a page module."""
-    found = re.search(r"export const " + name + r" = \{(.*?)\n\};", source, re.S)
+    found = re.search(r"export const " + name + r" = \{(.*?)\n\};", source, re.DOTALL)
     assert found, f"text.js has no {name}"
-    return set(re.findall(r"^\s*([A-Za-z_][A-Za-z0-9_]*):", found.group(1), re.M))
+    return set(re.findall(r"^\s*([A-Za-z_][A-Za-z0-9_]*):", found.group(1), re.MULTILINE))
 
 
 async def test_the_config_names_the_servers_built_in_bots_and_may_be_cached():
