@@ -10,7 +10,10 @@ server reads from this table rather than keeping a copy.
 - `media_type`: what a download of the source is sent as;
 - `runtime`: what the sandbox must mount for it to build and run (`python`: the
   interpreter, `native`: nothing more, `jvm`: the JDK);
-- `title`: the name people read (the samples page, the config route).
+- `title`: the name people read (the samples page, the config route);
+- `version`: the toolchain's major version the server promises (Python's, g++'s, the
+  JDK's): BOT-UPLOAD.md and the guide mark it (`data-version`), a test compares them
+  with this table, and another builds and runs a probe in the real sandbox against it.
 
 The adapters keep the command lines (`adapters/arena/languages.py`'s `run_command`,
 `build.py`'s `_compiler`), each one branch per language and none a catch-all; the SQL
@@ -37,25 +40,27 @@ class LanguageSpec:
     entry_name: str
     media_type: str
     runtime: Runtime
+    version: str
 
 
 LANGUAGES: dict[Language, LanguageSpec] = {
     spec.language: spec
     for spec in (
         LanguageSpec(
-            Language.PYTHON, "Python", (".py",), "bot.py", "py", "bot.py", "text/plain", "python"
+            Language.PYTHON, "Python", (".py",), "bot.py", "py", "bot.py", "text/plain", "python",
+            "3.11",
         ),
         LanguageSpec(
             Language.CPP, "C++", (".cpp", ".cc", ".cxx"), "bot.cpp", "cpp", "bot", "text/plain",
-            "native",
+            "native", "12",
         ),
         LanguageSpec(
             Language.JAVA, "Java", (".java",), "Main.java", "java", "Main.class", "text/plain",
-            "jvm",
+            "jvm", "17",
         ),
         LanguageSpec(
             Language.JAR, "JAR", (".jar",), "bot.jar", "jar", "bot.jar",
-            "application/java-archive", "jvm",
+            "application/java-archive", "jvm", "17",
         ),
     )
 }
