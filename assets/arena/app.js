@@ -12,6 +12,7 @@
  *   js/storage.js    the owner key and the display name in localStorage
  *   js/api.js        the REST client (X-Owner-Key, errors) and the upload with progress
  *   js/banner.js     #network-error and its retry
+ *   js/config.js     what the server owns and the page shows (GET /arena/api/config)
  *   js/confirm.js    the inline "are you sure?"
  *   js/bots.js       my bots and the public bots
  *   js/seats.js      the menus of what sits in a seat
@@ -49,6 +50,7 @@
 
 import { hideNetworkError, retryPressed } from "./js/banner.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
+import { loadConfig, onConfig } from "./js/config.js";
 import { $ } from "./js/dom.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
@@ -128,6 +130,7 @@ function wire() {
     showHome(true);
   });
   onBotsChange(fillAllSeatMenus);
+  onConfig(fillAllSeatMenus);
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
   document.addEventListener("visibilitychange", () => {
@@ -144,6 +147,7 @@ function boot() {
   initReplayFile(showReplayFile);
   wire();
   fillAllSeatMenus();
+  loadConfig();
   route();
   if (roomInAddress()) {
     loadBots();

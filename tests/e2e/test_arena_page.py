@@ -231,6 +231,21 @@ def test_the_verdict_says_how_long_the_build_waited_for_its_turn(
     expect(page.by_id("upload-waited")).to_contain_text("đã chờ 7 giây")
 
 
+def test_the_server_s_languages_built_in_bots_and_figures_reach_the_page(open_page, server: ServerProcess) -> None:
+    page = arena(open_page, server)
+    page.open_home()
+    options = page.page.locator('#opponent-select option[value^="builtin:"]')
+    expect(options).to_have_count(3)
+    assert options.evaluate_all("all => all.map(o => o.value)") == [
+        "builtin:random", "builtin:tactical", "builtin:strong"
+    ]
+    expect(page.by_id("upload-kinds")).to_have_text("Một tệp .py, .cpp, .java hoặc .jar.")
+    expect(page.by_id("upload-file")).to_have_attribute("accept", ".py,.cpp,.cc,.cxx,.java,.jar")
+    expect(page.by_id("sandbox-note")).to_have_text(
+        "Bot chạy trong hộp cát của máy chủ: 0,5 CPU, 384 MB, 2 giây mỗi lượt (lượt đầu 25 giây)."
+    )
+
+
 def test_my_bots_made_public_downloaded_and_deleted(open_page, server: ServerProcess) -> None:
     owner = arena(open_page, server)
     owner.open_home()

@@ -11,22 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BOT_TMP_BYTES
-from noitu.adapters.arena.build import BuildLimits
-from noitu.adapters.arena.cgroups import BOT_LIMITS, BUILD_LIMITS, MIB
 from noitu.adapters.arena.languages import JVM_FLAGS
-from noitu.adapters.arena.process import CLOSE_GRACE_S
-from noitu.application.arena import limits
+from noitu.adapters.http.arena_config import author_figures
 from noitu.application.arena.admission import ADDRESS_WINDOW_MS, AddressLimits
-from noitu.application.arena.live_match import PERSON_TURN_MS, PLACEMENT_MS
-from noitu.application.arena.ports import (
-    FIRST_REQUEST_TIMEOUT_S,
-    MAX_REPLY_CODE_POINTS,
-    REQUEST_TIMEOUT_S,
-    STDERR_TAIL_BYTES,
-)
 from noitu.domain.arena.failure import FailureCode
-from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, FIRST_SEQUENCE_BETWEEN_BOTS
 
 ROOT = Path(__file__).resolve().parents[2]
 UPLOAD = ROOT / "BOT-UPLOAD.md"
@@ -39,54 +27,15 @@ def _exact(value: float | int) -> Fraction:
     return Fraction(value).limit_denominator(1000)
 
 
-def _jvm_flag(name: str) -> str:
-    return next(f.split("=", 1)[1] for f in JVM_FLAGS if f.startswith(f"-XX:{name}="))
-
-
 #: Every figure an author meets, by the name its mentions are marked with, in the unit
-#: the name ends with, from the code's own definition.
-LIMITS: dict[str, Fraction] = {
-    # per owner (B5)
-    "uploads_per_minute": _exact(limits.UPLOADS_PER_WINDOW * 60_000 / limits.UPLOAD_WINDOW_MS),
-    "bots_per_owner": _exact(limits.MAX_BOTS_PER_OWNER),
-    "matches_at_once": _exact(limits.MAX_LIVE_MATCHES_PER_OWNER),
-    "source_kib": _exact(limits.MAX_SOURCE_BYTES / limits.KIB),
-    "jar_mib": _exact(limits.MAX_JAR_BYTES / limits.MIB),
+#: the name ends with: the ones the config route serves (read from the code's own
+#: definitions), and the per-address limits, whose defaults the documents give.
+LIMITS: dict[str, Fraction] = {name: _exact(value) for name, value in author_figures().items()}
+LIMITS |= {
     # per client address, whatever the owner keys (B10; the operator's settings' defaults)
     "address_keys_per_minute": _exact(AddressLimits().owner_keys * 60_000 / ADDRESS_WINDOW_MS),
     "address_uploads_per_minute": _exact(AddressLimits().uploads * 60_000 / ADDRESS_WINDOW_MS),
     "address_rooms_per_minute": _exact(AddressLimits().rooms * 60_000 / ADDRESS_WINDOW_MS),
-    # the clock (A6, B2, B4)
-    "first_reply_s": _exact(FIRST_REQUEST_TIMEOUT_S),
-    "reply_s": _exact(REQUEST_TIMEOUT_S),
-    "person_turn_s": _exact(PERSON_TURN_MS / 1000),
-    "placement_s": _exact(PLACEMENT_MS / 1000),
-    "turn_limit": _exact(DEFAULT_TURN_LIMIT),
-    "exit_grace_s": _exact(CLOSE_GRACE_S),
-    # a bot process (B2)
-    "cpu": _exact(BOT_LIMITS.cpu_quota_us / BOT_LIMITS.cpu_period_us),
-    "cpu_quota_ms": _exact(BOT_LIMITS.cpu_quota_us / 1000),
-    "cpu_period_ms": _exact(BOT_LIMITS.cpu_period_us / 1000),
-    "memory_mb": _exact(BOT_LIMITS.memory_bytes / MIB),
-    "pids": _exact(BOT_LIMITS.pids_max),
-    "tmp_mb": _exact(BOT_TMP_BYTES / MIB),
-    "reply_chars": _exact(MAX_REPLY_CODE_POINTS),
-    "reply_chars_over": _exact(MAX_REPLY_CODE_POINTS + 1),
-    "stderr_kib": _exact(STDERR_TAIL_BYTES / 1024),
-    "jvm_max_ram_mb": _exact(int(_jvm_flag("MaxRAM").rstrip("m"))),
-    "jvm_heap_mib": _exact(int(_jvm_flag("MaxRAM").rstrip("m")) * int(_jvm_flag("MaxRAMPercentage")) / 100),
-    # a compile (B2)
-    "build_wall_s": _exact(BuildLimits().wall_s),
-    "build_cpu": _exact(BUILD_LIMITS.cpu_quota_us / BUILD_LIMITS.cpu_period_us),
-    "build_memory_gib": _exact(BUILD_LIMITS.memory_bytes / (1024 * MIB)),
-    "build_pids": _exact(BUILD_LIMITS.pids_max),
-    "build_tmp_mib": _exact(BuildLimits().tmp_bytes / MIB),
-    # what a build may leave (B10)
-    "artefact_mib": _exact(limits.MAX_ARTEFACT_BYTES / limits.MIB),
-    "java_classes": _exact(limits.MAX_JAVA_CLASSES),
-    "jar_entries": _exact(limits.MAX_JAR_ENTRIES),
-    # the protocol (B1)
-    "first_sequence": _exact(FIRST_SEQUENCE_BETWEEN_BOTS),
 }
 
 #: Figures the guide's worked examples derive from the limits (BOT-UPLOAD.md need not).

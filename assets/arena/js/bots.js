@@ -7,12 +7,11 @@
 
 import { ApiError, getBlob, getJson, patchJson, remove } from "./api.js";
 import { errorText, showNetworkError } from "./banner.js";
+import { languageSuffix, languageTitle } from "./config.js";
 import { askConfirm } from "./confirm.js";
 import { $, button, clear, el, showError } from "./dom.js";
 import { ownerKey } from "./storage.js";
-import { LANGUAGES, T } from "./text.js";
-
-const SUFFIXES = { python: ".py", cpp: ".cpp", java: ".java", jar: ".jar" };
+import { T } from "./text.js";
 
 let mine = [];
 let others = [];
@@ -30,14 +29,14 @@ function changed() {
 }
 
 function describe(bot) {
-  return (LANGUAGES[bot.language] || bot.language) + (bot.sourceBytes ? " · " + bot.sourceBytes + " byte" : "");
+  return languageTitle(bot.language) + (bot.sourceBytes ? " · " + bot.sourceBytes + " byte" : "");
 }
 
 function download(bot) {
   getBlob("/bots/" + encodeURIComponent(bot.id) + "/source").then((blob) => {
     const link = el("a");
     link.href = URL.createObjectURL(blob);
-    const suffix = SUFFIXES[bot.language] || "";
+    const suffix = languageSuffix(bot.language);
     link.download = bot.name.slice(-suffix.length) === suffix ? bot.name : bot.name + suffix;
     document.body.appendChild(link);
     link.click();
@@ -106,7 +105,7 @@ function publicBotItem(bot) {
   const head = el("div", "bot-head");
   head.appendChild(el("span", "bot-name", bot.name));
   item.appendChild(head);
-  item.appendChild(el("p", "bot-meta muted small", LANGUAGES[bot.language] || bot.language));
+  item.appendChild(el("p", "bot-meta muted small", languageTitle(bot.language)));
   return item;
 }
 

@@ -16,6 +16,7 @@ import { getJson, postJson } from "./api.js";
 import { errorText } from "./banner.js";
 import { createBoard, cursorTo, renderBoard } from "./board.js";
 import { showCountdown, stopCountdown } from "./clock.js";
+import { figures } from "./config.js";
 import { askConfirm, closeConfirm } from "./confirm.js";
 import { $, clear, el, showError } from "./dom.js";
 import { reconnectNow, stopWatching, watch } from "./live.js";
@@ -33,6 +34,12 @@ import { rememberPersonName } from "./storage.js";
 import { describeAction, endWords, FAILURES, PHASES, T } from "./text.js";
 
 const LIVE = { WAITING: 1, PLACEMENT: 1, PLAYING: 1 };
+// What a failure code means for its owner; some sentences carry the server's figures.
+function failureHelp(code) {
+  const help = FAILURES[code] || "";
+  return typeof help === "function" ? help(figures()) : help;
+}
+
 const KIND_WORDS = { person: T.person, upload: T.uploadKind, builtin: T.builtinKind };
 
 let onHome = () => {};
@@ -125,7 +132,7 @@ function renderFailureDetails(details) {
     }
     const wrap = el("details", "stderr");
     wrap.open = Boolean(bot.failureCode);
-    wrap.appendChild(el("summary", "", T.stderr(bot.player)));
+    wrap.appendChild(el("summary", "", T.stderr(bot.player, figures())));
     const pre = el("pre", "messages", bot.stderr || T.noStderr);
     pre.tabIndex = 0;
     pre.setAttribute("data-testid", "bot-stderr");
@@ -179,7 +186,7 @@ function renderResult(room) {
   $("failure-box").hidden = !failure;
   if (failure) {
     $("failure-code").textContent = failure.code;
-    $("failure-help").textContent = failure.player + ": " + (FAILURES[failure.code] || "") +
+    $("failure-help").textContent = failure.player + ": " + failureHelp(failure.code) +
       (failure.detail ? " " + T.detail + ": " + failure.detail : "");
   }
   if (room.phase === "FINISHED" && room.matchId && room.replayReady && !state.local) {

@@ -6,9 +6,10 @@
  */
 
 import { myBots, publicBots } from "./bots.js";
+import { builtins, languageTitle } from "./config.js";
 import { $, el } from "./dom.js";
 import { personName } from "./storage.js";
-import { BUILTINS, BUILTIN_NAMES, LANGUAGES, T } from "./text.js";
+import { BUILTIN_NAMES, T } from "./text.js";
 
 function option(value, text) {
   const node = el("option", "", text);
@@ -36,13 +37,15 @@ export function fillSeatSelect(select, withPerson, withOpen, fallback) {
   const built = myBots().filter((bot) => bot.build === "ok");
   if (built.length) {
     select.appendChild(group(T.myBots, built.map((bot) =>
-      option("upload:" + bot.id, bot.name + " (" + (LANGUAGES[bot.language] || bot.language) + ")"))));
+      option("upload:" + bot.id, bot.name + " (" + languageTitle(bot.language) + ")"))));
   }
-  select.appendChild(group(T.builtinBots, BUILTINS.map((name) => option("builtin:" + name, BUILTIN_NAMES[name]))));
+  if (builtins().length) {
+    select.appendChild(group(T.builtinBots, builtins().map((name) => option("builtin:" + name, BUILTIN_NAMES[name] || name))));
+  }
   const shared = publicBots();
   if (shared.length) {
     select.appendChild(group(T.publicBots, shared.map((bot) =>
-      option("upload:" + bot.id, bot.name + " (" + (LANGUAGES[bot.language] || bot.language) + ")"))));
+      option("upload:" + bot.id, bot.name + " (" + languageTitle(bot.language) + ")"))));
   }
   const values = Array.prototype.map.call(select.options, (one) => one.value);
   select.value = values.indexOf(before) >= 0 ? before : (values.indexOf(fallback) >= 0 ? fallback : values[0]);

@@ -3,14 +3,19 @@
  * functions that put a piece, a square or a result into words.
  */
 
+// A number as a Vietnamese reader writes it (0,5; 65.536).
+export function figure(value) {
+  return Number(value).toLocaleString("vi-VN");
+}
+
 export const PIECE_NAMES = { ROCK: "Búa", PAPER: "Bao", SCISSORS: "Kéo" };
-export const LANGUAGES = { python: "Python", cpp: "C++", java: "Java", jar: "JAR" };
+// The built-in bots' Vietnamese names, keyed by the server's names (which come from
+// GET /arena/api/config; a test checks these keys against the server's list).
 export const BUILTIN_NAMES = {
   random: "Ngẫu nhiên (random)",
   tactical: "Chiến thuật (tactical)",
   strong: "Mạnh nhất (strong)"
 };
-export const BUILTINS = ["random", "tactical", "strong"];
 
 export const PHASES = {
   WAITING: "Đang chờ người vào chỗ trống",
@@ -105,11 +110,16 @@ export function endWords(result, mine, names, turnLimit) {
 export const FAILURES = {
   COMPILE_ERROR: "Bot không biên dịch được.",
   START_FAILED: "Bot không khởi động được.",
-  RESOURCE_LIMIT: "Bot dùng quá 384 MB bộ nhớ.",
+  RESOURCE_LIMIT: (figures) => "memory_mb" in figures
+    ? "Bot dùng quá " + figure(figures.memory_mb) + " MB bộ nhớ."
+    : "Bot dùng quá bộ nhớ cho phép.",
   INCOMPLETE_LINE: "Bot dừng giữa chừng khi đang viết một dòng.",
   EXITED: "Tiến trình của bot đã thoát.",
   EXTRA_OUTPUT: "Bot in ra stdout những thứ không phải câu trả lời.",
-  TIMEOUT: "Bot trả lời quá giờ (2 giây, lượt đầu 25 giây).",
+  // The figures are the server's (GET /arena/api/config); without them, no numbers.
+  TIMEOUT: (figures) => "reply_s" in figures
+    ? "Bot trả lời quá giờ (" + figure(figures.reply_s) + " giây, lượt đầu " + figure(figures.first_reply_s) + " giây)."
+    : "Bot trả lời quá giờ.",
   REPLY_TOO_LONG: "Câu trả lời dài quá 65.536 ký tự.",
   BAD_JSON: "Câu trả lời không phải một đối tượng JSON hợp lệ.",
   WRONG_TYPE: "Trường type không phải ACTION.",
@@ -143,6 +153,9 @@ export const T = {
   iPlay: "Tôi chơi (bằng tay)",
   myBots: "Bot của tôi",
   builtinBots: "Bot có sẵn của máy chủ",
+  // "Một tệp .py, .cpp hoặc .jar.": the suffixes come from the server's languages.
+  oneFileOf: "Một tệp ",
+  or: " hoặc ",
   publicBots: "Bot công khai",
   openSeat: "Để trống: gửi mã cho bạn bè",
   badCode: "Mã phòng gồm 6 chữ và số, ví dụ 3KX9AC.",
@@ -199,7 +212,8 @@ export const T = {
   replayLoading: "Đang tải bản ghi trận…",
   replayFailed: "Không tải được bản ghi trận.",
   detail: "Chi tiết lỗi",
-  stderr: (side) => "stderr của bot " + side + " (8 KiB cuối)",
+  stderr: (side, figures) => "stderr của bot " + side +
+    ("stderr_kib" in figures ? " (" + figure(figures.stderr_kib) + " KiB cuối)" : " (phần cuối)"),
   noStderr: "(bot không ghi gì ra stderr)",
   lobbyTurn: (n, limit) => "lượt " + n + "/" + limit
 };

@@ -53,7 +53,7 @@ from noitu.adapters.arena.cgroups import (
     CgroupTree,
     find_cgroups,
 )
-from noitu.adapters.arena.languages import artefact_files, run_command
+from noitu.adapters.arena.languages import artefact_files, needs_jvm, run_command
 from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
 from noitu.adapters.arena.seccomp import (
     REFUSALS,
@@ -64,7 +64,6 @@ from noitu.adapters.arena.seccomp import (
 from noitu.application.arena.ports import (
     Artefact,
     BotProcess,
-    Language,
     ProcessFailure,
     SandboxStatus,
 )
@@ -393,7 +392,7 @@ class BubblewrapLauncher:
                         tmp_bytes=self.tmp_bytes,
                         info_fd=write_end,
                         seccomp_fd=seccomp_fd,
-                        java=artefact.language in (Language.JAVA, Language.JAR),
+                        java=needs_jvm(artefact.language),
                     ),
                     user,
                 )

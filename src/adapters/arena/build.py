@@ -43,7 +43,7 @@ from pathlib import Path
 
 from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
 from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupError, CgroupLimits
-from noitu.adapters.arena.languages import SOURCE_NAME
+from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
 from noitu.application.arena.limits import (
     MAX_ARTEFACT_BYTES,
     MAX_JAR_ENTRIES,
@@ -480,10 +480,12 @@ class SandboxBuilder:
             if not tools.gxx:
                 raise BuildUnavailable("g++ is not installed")
             return [tools.gxx, "-std=c++17", "-O2", "-o", "bot", name]
-        if not tools.javac:
-            raise BuildUnavailable("javac is not installed (openjdk-17-jdk-headless)")
-        options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
-        return [tools.javac, *JAVAC_FLAGS, *options, name]
+        if language is Language.JAVA:
+            if not tools.javac:
+                raise BuildUnavailable("javac is not installed (openjdk-17-jdk-headless)")
+            options = ["-encoding", "UTF-8", "-proc:none", "-d", "out"]
+            return [tools.javac, *JAVAC_FLAGS, *options, name]
+        raise BuildUnavailable(f"no compiler for {language.value}")
 
     def _new_folder(self) -> Path:
         """A private folder (0700) for the upload's copy, removed after the build."""
@@ -540,7 +542,7 @@ class SandboxBuilder:
             stored: list[tuple[str, bytes | Path, int]] = [("bot.py", source, 0o644)]
         elif language is Language.CPP:
             stored = [(name, data, 0o755) for name, data in files]
-        else:
+        elif language is Language.JAVA:
             if "Main.class" not in {name for name, _ in files}:
                 return _refuse(
                     (messages + "\n" if messages else "")
@@ -548,6 +550,8 @@ class SandboxBuilder:
                     "và không có `package`."
                 )
             stored = [(name, data, 0o644) for name, data in files]
+        else:
+            return _refuse(f"Máy chủ chưa biết dựng bot {language.value}.")
         if not stored or not _install(stored, into):
             return _refuse("Trình biên dịch không tạo ra chương trình.")
         return BuildResult(True, Artefact(language, into), messages)
@@ -580,7 +584,7 @@ class SandboxBuilder:
                         chdir="/tmp",
                         tmp_bytes=self.limits.tmp_bytes,
                         seccomp_fd=seccomp_fd,
-                        java=language is Language.JAVA,
+                        java=needs_jvm(language),
                     ),
                     user,
                 )

@@ -42,15 +42,10 @@ from typing import BinaryIO
 
 from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.errors import StorageFull
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Language
 from noitu.application.arena.storage import is_bot_id, is_match_id
 
-SOURCE_SUFFIX = {
-    Language.PYTHON: "py",
-    Language.CPP: "cpp",
-    Language.JAVA: "java",
-    Language.JAR: "jar",
-}
 BOTS = "bots"
 REPLAYS = "replays"
 SCRATCH = "tmp"
@@ -61,7 +56,11 @@ _PARTIAL = ".partial"
 _DELETED = ".deleted"
 _OLD = ".old"
 
-_SOURCE_NAME = re.compile(r"bots/([0-9a-z]{16})/source\.(py|cpp|java|jar)")
+_SOURCE_NAME = re.compile(
+    r"bots/([0-9a-z]{16})/source\.("
+    + "|".join(re.escape(spec.stored_suffix) for spec in LANGUAGES.values())
+    + ")"
+)
 _ARTEFACT_NAME = re.compile(r"bots/([0-9a-z]{16})/artefact")
 _REPLAY_NAME = re.compile(r"replays/([0-9A-F]{8})\.jsonl")
 
@@ -196,7 +195,7 @@ class DataDirFiles:
 
     @staticmethod
     def source_name(bot_id: str, language: Language) -> str:
-        return f"{BOTS}/{_check_bot_id(bot_id)}/source.{SOURCE_SUFFIX[language]}"
+        return f"{BOTS}/{_check_bot_id(bot_id)}/source.{LANGUAGES[language].stored_suffix}"
 
     @staticmethod
     def artefact_name(bot_id: str) -> str:

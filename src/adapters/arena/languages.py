@@ -1,27 +1,25 @@
-"""File names of uploads and artefacts per language (spec B2)."""
+"""How the sandbox runs each language (spec B2): the command lines. What each language
+is (suffixes, file names, media type, what to mount) is `application/arena/languages.py`'s
+`LANGUAGES`; the names below are read from it."""
 
 from __future__ import annotations
 
 from pathlib import Path, PurePath
 
-from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX as _BY_SUFFIX
+from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX as _BY_SUFFIX
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Language
 
 #: The name an upload is stored and compiled under (a Java file must be Main.java).
-SOURCE_NAME = {
-    Language.PYTHON: "bot.py",
-    Language.CPP: "bot.cpp",
-    Language.JAVA: "Main.java",
-    Language.JAR: "bot.jar",
-}
+SOURCE_NAME = {language: spec.source_name for language, spec in LANGUAGES.items()}
 
 #: The file of the artefact directory that must exist for the bot to start.
-ENTRY_NAME = {
-    Language.PYTHON: "bot.py",
-    Language.CPP: "bot",
-    Language.JAVA: "Main.class",
-    Language.JAR: "bot.jar",
-}
+ENTRY_NAME = {language: spec.entry_name for language, spec in LANGUAGES.items()}
+
+
+def needs_jvm(language: Language) -> bool:
+    """Whether the sandbox must mount the JDK to build or run it."""
+    return LANGUAGES[language].runtime == "jvm"
 
 
 def language_for(filename: str) -> Language | None:
@@ -54,7 +52,9 @@ def run_command(language: Language, directory: str, *, python: str, java: str) -
         return [f"{directory}/bot"]
     if language is Language.JAVA:
         return [java, *JVM_FLAGS, "-cp", directory, "Main"]
-    return [java, *JVM_FLAGS, "-jar", f"{directory}/bot.jar"]
+    if language is Language.JAR:
+        return [java, *JVM_FLAGS, "-jar", f"{directory}/{ENTRY_NAME[language]}"]
+    raise ValueError(f"no run command for {language!r}")
 
 
 def artefact_files(language: Language, directory: PurePath) -> list[str]:

@@ -23,7 +23,7 @@ from litestar.response import Redirect
 from noitu.adapters.http.errors import ErrorBody
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
-from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX, Language
+from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX, LANGUAGES
 
 GUIDE = ("arena", "bot-guide.html")
 GUIDE_STYLE = ("arena", "guide.css")
@@ -41,9 +41,6 @@ MODULE_FOLDER = "js"
 SCRIPT_TYPE = "text/javascript"
 
 
-LANGUAGE_NAMES = {
-    Language.PYTHON: "Python", Language.CPP: "C++", Language.JAVA: "Java", Language.JAR: "JAR"
-}
 COMMENT_MARKS = ("#!", '"""', "/**", "/*", "//", "#", "*")
 
 
@@ -70,7 +67,7 @@ def samples_page(samples: dict[str, bytes]) -> bytes:
     items = []
     for name in sorted(samples, key=str.lower):
         url = html.escape(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{name}")
-        language = LANGUAGE_NAMES[LANGUAGE_BY_SUFFIX[PurePosixPath(name).suffix.lower()]]
+        language = LANGUAGES[LANGUAGE_BY_SUFFIX[PurePosixPath(name).suffix.lower()]].title
         items.append(
             f'    <li><a href="{url}"><code>{html.escape(name)}</code></a> ({language},'
             f' <a href="{url}" download>tải về</a>):'

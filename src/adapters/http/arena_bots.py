@@ -55,9 +55,9 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
 from noitu.application.arena.my_bots import MyBots
-from noitu.application.arena.ports import Language
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
 from noitu.application.arena.storage import StorageUnavailable
@@ -169,13 +169,6 @@ class ArenaBotUseCases(Protocol):
     delete_bot: Callable[[], DeleteBot]
 
 
-#: A source is sent as text (litestar adds "; charset=utf-8" to a text/ type itself).
-SOURCE_MEDIA_TYPE = {
-    Language.PYTHON: "text/plain",
-    Language.CPP: "text/plain",
-    Language.JAVA: "text/plain",
-    Language.JAR: "application/java-archive",
-}
 
 
 #: What the use cases accept, said in the document (they check it themselves, so that a
@@ -303,7 +296,8 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
         found = await use_cases.bot_source()(bot_id, owner_key)
         return Response(
             found.data,
-            media_type=SOURCE_MEDIA_TYPE[found.language],
+            # litestar adds "; charset=utf-8" to a text/ type itself.
+            media_type=LANGUAGES[found.language].media_type,
             headers={
                 "Content-Disposition": f'attachment; filename="{found.file_name}"',
                 "Cache-Control": "no-store",

@@ -12,7 +12,7 @@ litestar's dependency injection (issue 13: resolving dependencies per request co
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Protocol, get_args
+from typing import Annotated, Any, Literal, Protocol
 
 import anyio.to_thread
 import msgspec
@@ -23,6 +23,7 @@ from litestar.params import Body, FromPath
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.http.arena_bots import OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.arena_config import config_router
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
@@ -76,11 +77,9 @@ MAX_SENT_NAME = 200
 BOT_ID_PATTERN = "^[0-9a-z]{16}$"
 
 JsonBody = Body(media_type=MediaType.JSON)
-BuiltinName = Literal["random", "tactical", "strong"]
+#: The built-in bots' names, read from their one home (adapters/arena/builtin.py).
+BuiltinName = Literal[tuple(BUILTIN_SOURCES)]  # type: ignore[valid-type]
 SideName = Literal["P1", "P2"]
-
-if set(get_args(BuiltinName)) != set(BUILTIN_SOURCES):
-    raise RuntimeError("the room API's built-in bot names differ from adapters/arena/builtin.py")
 
 
 class ArenaRoomUseCases(Protocol):
@@ -430,4 +429,4 @@ def tighten_rooms_schema(schema: OpenAPI) -> None:
 
 
 def arena_room_routers(use_cases: ArenaRoomUseCases) -> list[Any]:
-    return [rooms_router(use_cases)]
+    return [rooms_router(use_cases), config_router()]

@@ -6,16 +6,9 @@ from dataclasses import dataclass
 
 from noitu.application.arena.bot_info import owned_bot, viewer_of
 from noitu.application.arena.errors import BotNotFound
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Language
 from noitu.application.arena.storage import ArenaFiles, BotCatalogue
-
-#: The name the file is handed back under (never the name it was uploaded with).
-FILE_NAME = {
-    Language.PYTHON: "bot.py",
-    Language.CPP: "bot.cpp",
-    Language.JAVA: "Main.java",
-    Language.JAR: "bot.jar",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,4 +29,5 @@ class BotSource:
             data = await self._files.read_source(bot.source_file)
         except FileNotFoundError:  # deleted meanwhile
             raise BotNotFound() from None
-        return BotSourceFile(bot.language, FILE_NAME[bot.language], data)
+        # Handed back under the language's own name, never the name it was uploaded with.
+        return BotSourceFile(bot.language, LANGUAGES[bot.language].source_name, data)

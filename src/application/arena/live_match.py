@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.replay import (
     MatchEvents,
     Player,
@@ -33,11 +34,6 @@ from noitu.domain.arena.board import SIDES, Side, Square
 from noitu.domain.arena.errors import NotYourTurn, WrongPhase
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import Match, Phase
-
-#: A person's turn (B4): 60 s, never paused.
-PERSON_TURN_MS = 60_000
-#: A person's placement (B4): 120 s, after which the server places the rest.
-PLACEMENT_MS = 120_000
 
 
 class Timer(Protocol):
@@ -168,7 +164,7 @@ class LiveMatch:
             return
         if side in self.persons:
             assert self._clock is not None
-            self.deadline_ms = self._clock.now_ms() + PERSON_TURN_MS
+            self.deadline_ms = self._clock.now_ms() + MATCH_CLOCK.person_turn_ms
         else:
             self.thinking = side
 

@@ -22,27 +22,15 @@ MAX_REPLY_CODE_POINTS = 65_536
 STDERR_TAIL_BYTES = 8 * 1024
 #: How much of a compiler's own output is kept for the owner.
 BUILD_MESSAGES_BYTES = 16 * 1024
-#: Wall-clock budgets of a request (A6, B2): the first one covers start-up.
-FIRST_REQUEST_TIMEOUT_S = 25.0
-REQUEST_TIMEOUT_S = 2.0
 
 
 class Language(StrEnum):
+    """A bot's language; what each one is lives in `languages.LANGUAGES`."""
+
     PYTHON = "python"
     CPP = "cpp"
     JAVA = "java"
     JAR = "jar"
-
-
-#: The languages by a file name's extension (spec B2), compared in lower case.
-LANGUAGE_BY_SUFFIX: dict[str, Language] = {
-    ".py": Language.PYTHON,
-    ".cpp": Language.CPP,
-    ".cc": Language.CPP,
-    ".cxx": Language.CPP,
-    ".java": Language.JAVA,
-    ".jar": Language.JAR,
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,8 @@ from typing import Any, TypeVar
 
 from noitu.application.arena.judge import Rejected, judge
 from noitu.application.arena.live_match import LiveMatch, Timer
+from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import (
-    FIRST_REQUEST_TIMEOUT_S,
-    REQUEST_TIMEOUT_S,
     Artefact,
     BotLauncher,
     BotProcess,
@@ -37,7 +36,7 @@ from noitu.application.arena.ports import (
 from noitu.application.arena.protocol import your_turn
 from noitu.application.arena.replay import MatchEvents, Player, received_event, sent_event
 from noitu.domain.arena.board import SIDES, Side
-from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Match, Phase, Result
+from noitu.domain.arena.match import Match, Phase, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +63,7 @@ class MatchCommand:
     match_id: str
     seed: int
     seats: tuple[BotSeat, BotSeat]  # P1, P2
-    turn_limit: int = DEFAULT_TURN_LIMIT
+    turn_limit: int = MATCH_CLOCK.turn_limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +78,8 @@ class MatchOutcome:
 class Timing:
     """The clock of A6 (tests shorten it; matches on the server never do)."""
 
-    first_request_s: float = FIRST_REQUEST_TIMEOUT_S
-    request_s: float = REQUEST_TIMEOUT_S
+    first_request_s: float = MATCH_CLOCK.first_reply_s
+    request_s: float = MATCH_CLOCK.reply_s
 
 
 #: Where a bot's stderr goes as it arrives (an author's own machine): (side, bytes).

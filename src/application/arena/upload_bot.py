@@ -32,7 +32,7 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from noitu.application.arena.admission import Admission, AddressAction
+from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.bot_info import BotInfo, info_of
 from noitu.application.arena.build_queue import BuildQueue, BuildTurn
 from noitu.application.arena.errors import (
@@ -46,6 +46,7 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX
 from noitu.application.arena.limits import (
     MAX_BOTS_PER_OWNER,
     MAX_JAR_BYTES,
@@ -54,7 +55,7 @@ from noitu.application.arena.limits import (
     UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
-from noitu.application.arena.ports import LANGUAGE_BY_SUFFIX, BotBuilder, Language
+from noitu.application.arena.ports import BotBuilder, Language
 from noitu.application.arena.storage import (
     ArenaFiles,
     BotCatalogue,

@@ -12,6 +12,7 @@ import pytest
 
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.build import SandboxBuilder
+from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Artefact, Language, ProcessFailure, Reply
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -79,6 +80,16 @@ def _cpp_flags() -> tuple[str, str]:
             levels.add(level.removeprefix("-O"))
     assert len(standards) == 1 and len(levels) == 1, f"the documents name several: {standards}, {levels}"
     return standards.pop(), levels.pop()
+
+
+def test_the_documents_promise_the_versions_of_the_language_table() -> None:
+    promised = _promised()
+    assert promised == {
+        "python": LANGUAGES[Language.PYTHON].version,
+        "gxx": LANGUAGES[Language.CPP].version,
+        "java": LANGUAGES[Language.JAVA].version,
+    }
+    assert LANGUAGES[Language.JAR].version == LANGUAGES[Language.JAVA].version
 
 
 async def _answer(sandbox: Sandbox, artefact: Artefact) -> str:

@@ -3,7 +3,7 @@ end in the background (spec B1, B2, B4).
 
 1. The match is recorded in the `MatchArchive` (live, with both seats) and made in
    PLACEMENT from a fresh seed; the bots' sides are placed from the seed (P1 first, as
-   B1 says) and readied at once; people get 120 s (`PLACEMENT_MS`), after which the
+   B1 says) and readied at once; people get the clock's placement time (`MATCH_CLOCK`), after which the
    server places what they left and readies them.
 2. With every side ready the match waits for a slot of the `MatchQueue` (the room shows
    its place), then its bots' artefacts are found (an upload's through the
@@ -31,7 +31,8 @@ from typing import Any
 
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.live_match import PLACEMENT_MS, LiveMatch, Timer
+from noitu.application.arena.live_match import LiveMatch, Timer
+from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.rooms.host import RoomHost
@@ -52,7 +53,7 @@ from noitu.application.arena.storage import (
 )
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
-from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, EndReason, Match, Phase, Result
+from noitu.domain.arena.match import EndReason, Match, Phase, Result
 
 #: Tries at a fresh match id before giving up (ids are 32 random bits).
 MATCH_ID_TRIES = 8
@@ -107,7 +108,7 @@ class StartMatch:
             abandoned = Result(None, EndReason.ABANDONED, 0)
             await self._archive.finish_match(match_id, abandoned, clock.now_ms(), None)
             return
-        match = Match(match_id, seed, DEFAULT_TURN_LIMIT)
+        match = Match(match_id, seed, MATCH_CLOCK.turn_limit)
         persons = [
             side for side, held in zip(SIDES, seats) if held and held.seat.kind is SeatKind.PERSON
         ]
@@ -122,7 +123,7 @@ class StartMatch:
             match, writer, persons=persons, clock=clock, on_change=self._host.on_change_of(room)
         )
         room.match_id = match_id
-        room.placement_deadline_ms = created + PLACEMENT_MS if persons else None
+        room.placement_deadline_ms = created + MATCH_CLOCK.placement_ms if persons else None
         self._host.changed(room)
         self._host.background.spawn(self._conduct(room, room.live, writer))
 
@@ -132,7 +133,7 @@ class StartMatch:
         for _ in range(MATCH_ID_TRIES):
             match_id = f"{self._rng.getrandbits(32):08X}"
             record = MatchRecord(
-                match_id, room.code, seed, DEFAULT_TURN_LIMIT, created, p1.seat, p2.seat,
+                match_id, room.code, seed, MATCH_CLOCK.turn_limit, created, p1.seat, p2.seat,
                 runner=self._runner,
             )
             try:
