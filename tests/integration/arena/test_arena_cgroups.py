@@ -304,7 +304,11 @@ async def test_start_up_removes_the_empty_cgroups_a_killed_server_left(tree: Cgr
     busy = tree.create("bot", BOT_LIMITS)
     sleeper = await _run_in(busy, "sleep", "30")
     try:
-        while not busy.pids():
+        # The wrapper joins the hierarchies one after the other (v1): wait until the
+        # process is in every one, or an empty-looking one would rightly be removed.
+        while not all(
+            str(sleeper.pid) in procs.read_text().split() for procs in map(Path, busy.procs_files)
+        ):
             await asyncio.sleep(0.01)
         # A young cgroup may be another server's, just made for a bot not in it yet.
         tree.remove_empty()
