@@ -22,21 +22,18 @@ an update is never lost, even when a lock ran out while its holder was still wor
 
 from __future__ import annotations
 
-import asyncio
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import structlog
 
-from noitu.adapters.keyed_locks import KeyedLocks
 from noitu.adapters.redis.client import RedisLink
 from noitu.adapters.redis.codec import SessionCodec, SnapshotError
+from noitu.adapters.redis.lock import RedisLocks
 from noitu.adapters.redis.scripts import (
     ADD,
     COUNT_LIVE,
     LIST_LIVE,
-    RELEASE,
     REMOVE,
     SAVE,
 )
@@ -75,10 +72,8 @@ class RedisSessionRepository:
         self._codec = SessionCodec(lexicon, turn_clock)
         self._limits = limits
         self._clock = clock
-        self._lock_ttl_ms = lock_ttl_ms
-        self._lock_wait_s = lock_wait_s
+        self._locks = RedisLocks(link, lock_ttl_ms, lock_wait_s)
         self._margin_ms = expiry_margin_ms
-        self._local = KeyedLocks()
         p = link.prefix
         self._p = p
         self._sessions_key = f"{p}sessions"
@@ -90,7 +85,6 @@ class RedisSessionRepository:
         self._remove = client.register_script(REMOVE)
         self._count_live = client.register_script(COUNT_LIVE)
         self._list_live = client.register_script(LIST_LIVE)
-        self._release = client.register_script(RELEASE)
 
     # Key names.
 
@@ -123,29 +117,11 @@ class RedisSessionRepository:
 
     @asynccontextmanager
     async def lock(self, key: str) -> AsyncIterator[None]:
-        """Mutual exclusion on `key` across every instance: SET NX PX with a random
-        token, polled for at most `lock_wait_s` (then `Busy`), released by a
-        compare-and-delete. A holder that dies loses the lock after `lock_ttl_ms`."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._lock_wait_s
-        async with self._local.hold(key, self._lock_wait_s):
-            name = f"{self._p}lock:{key}"
-            token = secrets.token_hex(16)
-            delay = 0.002
-            while not await self._link.run(
-                self._redis.set(name, token, nx=True, px=self._lock_ttl_ms)
-            ):
-                if loop.time() + delay > deadline:
-                    raise Busy()
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.025)
-            try:
-                yield
-            finally:
-                try:
-                    await self._link.run(self._release(keys=[name], args=[token]))
-                except Busy:
-                    pass  # Redis is gone; the lock runs out by itself
+        """Mutual exclusion on `key` across every instance (`RedisLocks`): at most
+        `lock_wait_s` of waiting (then `Busy`); a holder that dies loses the lock after
+        `lock_ttl_ms`."""
+        async with self._locks.hold(key):
+            yield
 
     async def get(self, session_id: str) -> Session | None:
         version, data = await self._link.run(
