@@ -29,7 +29,14 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from noitu.adapters.http.errors import ERROR_STATUS, error_responses
-from noitu.adapters.http.noitu import MAX_BODY_BYTES, JsonAnswer, JsonBody, answers
+from noitu.adapters.http.noitu import (
+    MAX_BODY_BYTES,
+    WORD_CONSTRAINTS,
+    JsonAnswer,
+    JsonBody,
+    answers,
+    tighten_schema,
+)
 from noitu.adapters.http.paths import NOITU_API_PATH
 from noitu.application.errors import GameError
 from noitu.application.noitu.errors import BadToken, TokenExpired, TooFast
@@ -63,7 +70,6 @@ from noitu.application.noitu.rooms.play_room_move import PlayRoomMove, RoomMoveR
 from noitu.application.noitu.rooms.start_room_game import StartRoomGame
 from noitu.application.noitu.rooms.view import JoinView, RoomView
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
 
 log = structlog.get_logger("noitu.http")
 
@@ -286,12 +292,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
 
 ROOM_SCHEMA_CONSTRAINTS: dict[type, dict[str, dict[str, Any]]] = {
     AddRoomBotCommand: {},
-    RoomMoveCommand: {
-        "word": {
-            "max_length": MAX_TYPED_CHARACTERS,
-            "pattern": rf"^\s*(\S+\s+){{0,{MAX_TYPED_TOKENS - 1}}}\S*\s*$",
-        }
-    },
+    RoomMoveCommand: {"word": WORD_CONSTRAINTS},
     JoinRoomCommand: {},
     MemberCommand: {},
 }
@@ -299,18 +300,8 @@ ROOM_SCHEMA_CONSTRAINTS: dict[type, dict[str, dict[str, Any]]] = {
 
 def tighten_group_rooms_schema(schema: OpenAPI) -> None:
     """No unknown fields and the checks the use cases make, said in the document."""
+    tighten_schema(schema, ROOM_SCHEMA_CONSTRAINTS)
     components = (schema.components.schemas if schema.components else None) or {}
-    for command, constraints in ROOM_SCHEMA_CONSTRAINTS.items():
-        component = components.get(command.__name__)
-        if component is None:
-            raise RuntimeError(f"the OpenAPI document has no schema for {command.__name__}")
-        component.additional_properties = False
-        for field_name, values in constraints.items():
-            field_schema = (component.properties or {}).get(field_name)
-            if field_schema is None:
-                raise RuntimeError(f"{command.__name__} has no field {field_name!r}")
-            for key, value in values.items():
-                setattr(field_schema, key, value)
     # A level, or null to remove the bot.
     bot = components["AddRoomBotCommand"]
     assert bot.properties is not None
