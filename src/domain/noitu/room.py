@@ -275,18 +275,13 @@ class RoomGame:
 
     def check_turn(self, user_id: int) -> Player:
         """The player of `user_id` if they may play now; refusals in B10's order."""
-        if self.over:
-            raise RoomRuleBroken(RoomRefusal.NO_GAME)
-        player = self.player_of(user_id)
-        if player is None:
-            raise RoomRuleBroken(RoomRefusal.WATCHING)
-        if not player.alive:
-            raise RoomRuleBroken(RoomRefusal.OUT_OF_GAME)
+        player = self.check_alive(user_id)
         if player.seat != self.turn:
             raise RoomRuleBroken(RoomRefusal.NOT_YOUR_TURN)
         return player
 
     def check_alive(self, user_id: int) -> Player:
+        """The player of `user_id` if the game runs and they are still in it."""
         if self.over:
             raise RoomRuleBroken(RoomRefusal.NO_GAME)
         player = self.player_of(user_id)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from noitu.application.noitu.rooms.commands import MemberCommand
-from noitu.application.noitu.rooms.errors import GameError, NoGame, room_rules
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room import BotSeat, RoomGame
 
 
 class GiveUpInRoom:
@@ -18,18 +17,8 @@ class GiveUpInRoom:
     async def __call__(self, command: MemberCommand) -> RoomView:
         async with self._rooms.open_as(command.member) as work:
             record, now, user = work.record, work.now_ms, work.user_id
-            game = record.room.game
-            if game is None:
-                raise NoGame()
             # A turn that already ran out ends as it ran out, not as a give-up.
-            settled = game.settle(now, self._bots)
-            try:
-                with room_rules():
-                    player = game.check_alive(user)
-            except GameError:
-                if settled:
-                    await work.commit()
-                raise
+            game, player, _ = await work.settled_player(self._bots, RoomGame.check_alive)
             game.give_up(player.seat, now, self._bots)
             await work.commit()
             return self._views.of(record, user, now)

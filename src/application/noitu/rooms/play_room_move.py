@@ -7,10 +7,9 @@ import msgspec
 from noitu.application.noitu.errors import BadRequest, TooFast
 from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
 from noitu.application.noitu.rooms.commands import RoomMoveCommand
-from noitu.application.noitu.rooms.errors import GameError, NoGame, room_rules
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room import BotSeat, RoomGame
 from noitu.domain.noitu.rules import typed_word_too_long
 from noitu.domain.noitu.spelling import normalize
 
@@ -36,19 +35,9 @@ class PlayRoomMove:
     async def __call__(self, command: RoomMoveCommand) -> RoomMoveResult:
         async with self._rooms.open_as(command.member) as work:
             record, now, user = work.record, work.now_ms, work.user_id
-            game = record.room.game
-            if game is None:
-                raise NoGame()
             # Turns that ran out are settled first: the answer then says how things
             # stand now (the mover's own turn ran out: `out_of_game`).
-            settled = game.settle(now, self._bots)
-            try:
-                with room_rules():
-                    player = game.check_turn(user)
-            except GameError:
-                if settled:
-                    await work.commit()
-                raise
+            game, player, settled = await work.settled_player(self._bots, RoomGame.check_turn)
             interval = self._rooms.limits.move_interval_ms
             last = record.last_move_ms.get(user, 0)
             if now - last < interval:

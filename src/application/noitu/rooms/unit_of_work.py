@@ -8,12 +8,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from noitu.application.noitu.rooms.errors import Busy, NoMember, RoomGone
+from noitu.application.noitu.rooms.errors import (
+    Busy,
+    GameError,
+    NoGame,
+    NoMember,
+    RoomGone,
+    room_rules,
+)
 from noitu.application.noitu.rooms.ports import MemberCredentials, RoomFeed, RoomStore
 from noitu.application.noitu.rooms.record import MemberSeat, RoomRecord
 from noitu.application.noitu.session import ReportState
 from noitu.application.ports import Background, Clock
-from noitu.domain.noitu.room import Room, RoomLimits
+from noitu.domain.noitu.room import BotSeat, Player, Room, RoomGame, RoomLimits
 from noitu.domain.noitu.rules import TurnClock
 
 AfterGame = Callable[[RoomRecord], Awaitable[None]]
@@ -34,6 +41,24 @@ class RoomWork:
 
     async def commit(self) -> None:
         await self._rooms.commit(self.record, self.now_ms)
+
+    async def settled_player(
+        self, bots: BotSeat, check: Callable[[RoomGame, int], Player]
+    ) -> tuple[RoomGame, Player, bool]:
+        """The running game after the turns that ran out are settled, the asker's player
+        if `check` lets them act, and whether settling changed the room; a refusal
+        still keeps what settling changed."""
+        game = self.record.room.game
+        if game is None:
+            raise NoGame()
+        settled = game.settle(self.now_ms, bots)
+        try:
+            with room_rules():
+                return game, check(game, self.user_id), settled
+        except GameError:
+            if settled:
+                await self.commit()
+            raise
 
 
 class Rooms:
