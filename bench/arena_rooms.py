@@ -30,7 +30,6 @@ import secrets
 import sys
 import tempfile
 import time
-from typing import Any
 
 import httpx
 
@@ -184,16 +183,16 @@ def format_report(report: dict) -> str:
     latency = f["latency_ms"]
     return "\n".join([
         format_machine(report["machine"]),
-        f"matches a minute ({report['pair']}, {t['matches']} rooms at once):"
+        (f"matches a minute ({report['pair']}, {t['matches']} rooms at once):"
         f" {t['per_minute']:.1f} ({t['finished']} finished in {t['wall_s']:.1f} s);"
         f" wait in the queue median {t['queued_s_median']:.1f} s, max {t['queued_s_max']:.1f} s;"
         f" a match median {t['played_s_median']:.1f} s, {t['turns_median']:.0f} turns;"
-        f" ends {', '.join(t['reasons'])}",
-        f"fan-out ({report['watch']}, {f['viewers']} WebSocket viewers of {f['rooms']} matches):"
+        f" ends {', '.join(t['reasons'])}"),
+        (f"fan-out ({report['watch']}, {f['viewers']} WebSocket viewers of {f['rooms']} matches):"
         f" frame latency p50 {latency['p50']:.1f} / p99 {latency['p99']:.1f} /"
         f" max {latency['max']:.1f} ms over {f['frames_per_viewer']:.0f} frames a viewer;"
         f" server RSS {f['rss_mb_before']:.0f} MB → {f['rss_mb_with_viewers']:.0f} MB"
-        f" ({f['kb_per_viewer']:.0f} KB a viewer)",
+        f" ({f['kb_per_viewer']:.0f} KB a viewer)"),
     ])
 
 

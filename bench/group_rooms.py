@@ -262,8 +262,8 @@ def bench_group_rooms(
 def format_group_rooms(report: dict[str, Any]) -> str:
     latency = report["latency_ms"]
     lines = [
-        f"noitu bench rooms: {report['rooms']} rooms of {report['players']} players,"
-        f" {report['instances']} instance(s), {report['store']} store",
+        (f"noitu bench rooms: {report['rooms']} rooms of {report['players']} players,"
+        f" {report['instances']} instance(s), {report['store']} store"),
         format_machine(report["machine"]),
         row("moves played", f"{report['moves']} in {report['seconds']} s"
             f" ({report['moves_per_s']}/s)"),

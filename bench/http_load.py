@@ -93,10 +93,12 @@ def running_server(
                         f"noitu serve exited with {server.returncode}"
                         " (set NOITU_BENCH_SERVER_LOG=<file> to keep its output)"
                     )
-                with contextlib.suppress(OSError):
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                        if r.status == 200:
-                            break
+                with (
+                    contextlib.suppress(OSError),
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r,
+                ):
+                    if r.status == 200:
+                        break
                 if time.monotonic() > deadline:
                     raise RuntimeError("noitu serve did not answer /healthz within 120 s")
                 time.sleep(0.2)

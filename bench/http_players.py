@@ -25,7 +25,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, Self
 
 from noitu.adapters.http.paths import NOITU_API_PATH
 from noitu.bench.machine import cpu_seconds, percentile, rss_mb
@@ -67,7 +67,7 @@ class GeneratorPauses:
         self.longest_s = 0.0
         self._since = 0.0
 
-    def __enter__(self) -> GeneratorPauses:
+    def __enter__(self) -> Self:
         gc.callbacks.append(self._on_gc)
         return self
 
@@ -462,7 +462,6 @@ async def run_load(
     on `port` (process `pid`) in the given mix: figures of the `duration` seconds after
     `warmup`, overall and per route, and the server's CPU (per route too, when it counts
     it: NOITU_BENCH_CPU=1) and memory."""
-    players = len(tokens)
     # No collector passes in the generator while it runs: a pause of the generator would
     # be counted as the server's latency (a real player's browser is another machine).
     # A run makes a few tens of MB of cyclic garbage at most, collected afterwards;

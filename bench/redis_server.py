@@ -11,6 +11,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Self
 
 REDIS_SERVER = shutil.which("redis-server") or (
     "/usr/bin/redis-server" if os.path.exists("/usr/bin/redis-server") else None
@@ -48,7 +49,7 @@ class RedisServer:
         self.port = port or free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
-    def __enter__(self) -> RedisServer:
+    def __enter__(self) -> Self:
         self.start()
         return self
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noitu.domain.noitu.families import merge_families
-from noitu.domain.noitu.words import DictionaryEntry
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
 from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS, typed_word_too_long
 from noitu.domain.noitu.spelling import normalize, syllables
+from noitu.domain.noitu.words import DictionaryEntry
 
 PACKAGE = "underthesea"
 VERSION = "9.5.0"

@@ -9,9 +9,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
-from noitu.domain.noitu.lexicon import Lexicon  # noqa: E402
-from support.dictionaries import LITTLE  # noqa: E402
-from support.fakes import FakeClock  # noqa: E402
+from noitu.domain.noitu.lexicon import Lexicon
+from support.dictionaries import LITTLE
+from support.fakes import FakeClock
 
 
 @pytest.fixture

@@ -79,10 +79,8 @@ def parse_dictionary(lines: Iterable[str], source: str = "<dictionary>") -> Dict
     seen: dict[str, int] = {}
     tier_cells = {str(tier): tier for tier in TIERS}
     for number, line in enumerate(lines, start=1):
-        if line.endswith("\n"):
-            line = line[:-1]
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line.removesuffix("\n")
+        line = line.removesuffix("\r")
         if not line or line[0] == "#":
             if line.startswith("#@"):
                 key, _, value = line[2:].partition(" ")

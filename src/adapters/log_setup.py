@@ -13,7 +13,6 @@ import sys
 
 import structlog
 
-
 #: The format uvicorn logs a WebSocket handshake with: the client's address, then the
 #: path with its query, then the outcome ("[accepted]", 403 or a status).
 SOCKET_LINE_PREFIX = '%s - "WebSocket %s"'

@@ -30,8 +30,8 @@ from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
-from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.logging_announcer import LoggingRoomAnnouncer
+from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_rooms import (
     InMemoryChatLeaderboard,
@@ -49,17 +49,17 @@ from noitu.adapters.token_signer import (
     HmacTokenSigner,
     key_from_bot_token,
 )
-from noitu.application.arena.admission import Admission, AddressLimits
+from noitu.application.arena.admission import AddressLimits, Admission
 from noitu.application.arena.bot_details import BotDetails
-from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.bot_source import BotSource
+from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
-from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
@@ -80,6 +80,8 @@ from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
 from noitu.application.noitu.get_state import GetState
+from noitu.application.noitu.give_up import GiveUp
+from noitu.application.noitu.play_move import PlayMove
 from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
 from noitu.application.noitu.rooms.follow_room import FollowRoom
 from noitu.application.noitu.rooms.give_up_in_room import GiveUpInRoom
@@ -91,8 +93,6 @@ from noitu.application.noitu.rooms.settle_room_turns import CloseIdleRooms, Sett
 from noitu.application.noitu.rooms.start_room_game import StartRoomGame
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomViews
-from noitu.application.noitu.give_up import GiveUp
-from noitu.application.noitu.play_move import PlayMove
 from noitu.application.noitu.settle_expired import SettleExpired
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.unit_of_work import Sessions
@@ -102,11 +102,11 @@ from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
-    from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
+    from noitu.adapters.arena.redis_feed import RedisRoomFeed
+    from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
-    from noitu.adapters.arena.redis_feed import RedisRoomFeed
     from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.adapters.arena.redis_feed import RedisRoomFeed
+from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
 

@@ -33,13 +33,13 @@ def reporter_and_seen(request) -> tuple[Any, Callable[[], list[tuple[int, int, s
         capture = structlog.testing.LogCapture()
         structlog.configure(processors=[capture])
         request.addfinalizer(structlog.reset_defaults)
-        seen = lambda: [  # noqa: E731
+        seen = lambda: [
             (e["user_id"], e["score"], e["game_message"])
             for e in capture.entries if e["event"] == "score"
         ]
         return LoggingScoreReporter(), seen
     session = RecordingSession()
-    seen = lambda: [  # noqa: E731
+    seen = lambda: [
         (c["user_id"], c["score"], message_key(c)) for c in session.named("setGameScore")
     ]
     return TelegramScoreReporter(Bot("123456:TEST-token", session=session)), seen

@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Error as PlaywrightError, Playwright, sync_playwright
-
 from e2e_harness import (
     ARTIFACTS,
     CHROMIUM,
@@ -44,9 +42,11 @@ from e2e_harness import (
     Tokens,
     server_env,
 )
-from support.process import ServerProcess
+from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from noitu.adapters.token_signer import HmacTokenSigner
+from support.process import ServerProcess
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:

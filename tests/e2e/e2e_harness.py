@@ -14,10 +14,9 @@ from typing import Any
 
 from playwright.sync_api import ConsoleMessage, Locator, Page, Request, expect
 
-from support.dictionaries import LITTLE, write
-
 from noitu.adapters.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, Ticket
+from support.dictionaries import LITTLE, write
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -8,9 +8,9 @@ evaluate it in the page, which never loads it itself.
 from __future__ import annotations
 
 import pytest
+from e2e_harness import GAME_PATH, Game, OpenPage, Tokens, axe_violations
 from playwright.sync_api import expect
 
-from e2e_harness import GAME_PATH, Game, OpenPage, Tokens, axe_violations
 from support.process import ServerProcess
 
 CONFLICT = r"Failed to load resource: the server responded with a status of 409 \(Conflict\)"

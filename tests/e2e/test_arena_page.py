@@ -18,10 +18,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
-
 from arena_page import BOTS, BROKEN_BOT, DESKTOP, MATCH_S, MINIMAL_BOT, PHONE, ArenaPage
 from e2e_harness import OpenPage, axe_violations
+from playwright.sync_api import expect
+
 from support.process import ServerProcess
 
 DEVICES = {"phone": PHONE, "desktop": DESKTOP}
@@ -212,7 +212,7 @@ def test_the_verdict_says_how_long_the_build_waited_for_its_turn(
 ) -> None:
     page = arena(open_page, server)
     page.open_home()
-    is_upload = lambda r: r.url.endswith("/arena/api/bots") and r.request.method == "POST"  # noqa: E731
+    is_upload = lambda r: r.url.endswith("/arena/api/bots") and r.request.method == "POST"
     with page.page.expect_response(is_upload) as uploaded:
         expect(page.upload(MINIMAL_BOT)).to_have_attribute("data-build", "ok")
     answer = uploaded.value.json()

@@ -6,9 +6,9 @@ table of contents."""
 from __future__ import annotations
 
 import pytest
-
 from arena_page import DESKTOP, PHONE
 from e2e_harness import axe_violations
+
 from support.process import ServerProcess
 
 GUIDE = "/bot-guide.html"

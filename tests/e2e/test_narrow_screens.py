@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from e2e_harness import Game, OpenPage, Tokens
 from playwright.sync_api import expect
 
-from e2e_harness import Game, OpenPage, Tokens
 from support.dictionaries import write
 from support.process import ServerProcess
 

@@ -12,9 +12,9 @@ import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from e2e_harness import ARTIFACTS, GAME_PATH, GAMES_JS, Game, OpenPage, PageWatch, Tokens
 from playwright.sync_api import expect
 
-from e2e_harness import ARTIFACTS, GAME_PATH, GAMES_JS, Game, OpenPage, PageWatch, Tokens
 from support.process import ServerProcess
 
 SCREENSHOTS = ARTIFACTS / "screenshots"

@@ -8,12 +8,11 @@ import itertools
 import time
 
 import pytest
+from e2e_harness import Game, OpenPage, Tokens, axe_violations
 from playwright.sync_api import expect
 
-from e2e_harness import Game, OpenPage, Tokens, axe_violations
-from support.process import ServerProcess
-
 from noitu.application.noitu.session import GameMessage, Ticket
+from support.process import ServerProcess
 
 TURN_SECONDS = 7
 _users = itertools.count(5001)

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from e2e_harness import GAME_PATH, NO_SESSION_TEXT, Game, OpenPage, Tokens, server_env
 from playwright.sync_api import expect
 
-from e2e_harness import GAME_PATH, NO_SESSION_TEXT, Game, OpenPage, Tokens, server_env
 from support.process import ServerProcess, free_port
 
 NOT_FOUND = r"Failed to load resource: the server responded with a status of 404 \(Not Found\)"

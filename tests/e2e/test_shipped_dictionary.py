@@ -6,9 +6,8 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from e2e_harness import Game, Tokens
+from playwright.sync_api import expect
 
 
 @pytest.fixture(scope="module")

@@ -4,9 +4,8 @@ screen already, before any game view has told the page."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from e2e_harness import Game, Tokens
+from playwright.sync_api import expect
 
 TURN_SECONDS = 5
 

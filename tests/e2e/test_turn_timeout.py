@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from e2e_harness import Game, PageWatch, Tokens
+from playwright.sync_api import expect
 
 TURN_SECONDS = 7
 URGENT = re.compile(r"(^|\s)urgent(\s|$)")

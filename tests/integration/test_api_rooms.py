@@ -19,9 +19,9 @@ from websockets.asyncio.client import connect
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
+from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
-from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.arena_server import serving
 from support.dictionaries import LITTLE
 from support.fakes import FakeClock, RecordingScoreReporter

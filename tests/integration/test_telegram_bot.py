@@ -25,12 +25,12 @@ from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.adapters.telegram.runner import TelegramRunner
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
-    ROOM_COMMAND_DESCRIPTION,
-    TOP_COMMAND_DESCRIPTION,
     GAME_DISABLED,
     NO_GAME_MESSAGE,
     NO_GAMES_IN_CHANNELS,
+    ROOM_COMMAND_DESCRIPTION,
     SEND_FAILED,
+    TOP_COMMAND_DESCRIPTION,
 )
 from noitu.adapters.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
 from noitu.adapters.token_signer import HmacTokenSigner

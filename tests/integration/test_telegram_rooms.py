@@ -123,7 +123,7 @@ async def test_a_group_plays_from_the_card_to_the_announcement_and_the_leaderboa
             answer = await client.post(f"{ROOM}/join", json={"token": url.split("?t=", 1)[1]})
             assert answer.status_code == 200, answer.text
             members.append(answer.json()["member"])
-        host, guest, third = members
+        host, guest, _third = members
         assert (await client.post(f"{ROOM}/start", json={"member": host})).status_code == 200
         world.clock.advance(1_000)
         await client.post(f"{ROOM}/move", json={"member": host, "word": "đầu tiên"})

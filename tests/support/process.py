@@ -35,7 +35,7 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout_s: float = 20.0) -> ServerProcess:
-        self._log = open(self.log_path, "ab")
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(
             [NOITU, "serve"], env=self.env, stdout=self._log, stderr=subprocess.STDOUT
         )

@@ -113,7 +113,7 @@ def test_words_over_the_input_limits_are_dropped() -> None:
 
 def test_keep_proper_nouns() -> None:
     result = builder.build(SOURCES, keep_proper_nouns=True)
-    words = dict((e.word, e.tier) for e in result.entries)
+    words = {e.word: e.tier for e in result.entries}
     assert words["hà nội"] == 2
     assert words["lúc lắc"] == 2  # now also met in Viet22K
     assert words["bình minh"] == 3  # "Bình Minh" in Viet74K does not raise the tier

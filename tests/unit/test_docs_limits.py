@@ -23,7 +23,7 @@ GUIDE = ROOT / "assets" / "arena" / "bot-guide.html"
 NUMBER_STYLE = {UPLOAD: (",", "."), GUIDE: (".", ",")}
 
 
-def _exact(value: float | int) -> Fraction:
+def _exact(value: float) -> Fraction:
     return Fraction(value).limit_denominator(1000)
 
 
@@ -96,8 +96,8 @@ def _prose(document: Path) -> str:
     """The document without marked figures, code and examples."""
     text = document.read_text(encoding="utf-8")
     text = MARKED.sub("", text)
-    text = re.sub(r"<pre.*?</pre>", "", text, flags=re.S)
-    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"<pre.*?</pre>", "", text, flags=re.DOTALL)
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
     text = re.sub(r"<code>.*?</code>|`[^`\n]*`", "", text)
     return re.sub(r"<[^>]+>", "", text)
 

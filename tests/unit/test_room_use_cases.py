@@ -98,7 +98,7 @@ async def test_three_live_rooms_per_chat_and_a_server_cap(little, clock):
 
 
 async def test_joins_and_starts_count_against_ten_starts_a_minute(world):
-    host, _ = await join(world, 1, 2)
+    _host, _ = await join(world, 1, 2)
     for _ in range(9):  # ten joins of user 1 in the minute
         await join(world, 1)
     with pytest.raises(TooFast):
@@ -168,7 +168,7 @@ async def test_a_move_is_checked_in_b10s_order(world, clock):
 
 
 async def test_a_turn_that_ran_out_is_settled_first_then_out_of_game(world, clock):
-    host, guest, third = await join(world, 1, 2, 3)
+    host, guest, _third = await join(world, 1, 2, 3)
     await world.start(MemberCommand(host))
     clock.advance(32_001)
     with pytest.raises(OutOfGame):
@@ -176,11 +176,11 @@ async def test_a_turn_that_ran_out_is_settled_first_then_out_of_game(world, cloc
     clock.advance(1_000)
     accepted = await move(world, guest, "đầu tiên")  # seat 2 had its turn since seat 1's ended
     assert accepted.result.accepted
-    assert [(p.seat, p.out_reason) for p in accepted.state.players][0] == (1, "timeout")
+    assert next((p.seat, p.out_reason) for p in accepted.state.players) == (1, "timeout")
 
 
 async def test_turns_settle_with_no_one_connected_and_the_game_is_reported(world, clock):
-    host, guest, third = await join(world, 1, 2, 3)
+    host, _guest, _third = await join(world, 1, 2, 3)
     await world.start(MemberCommand(host))
     clock.advance(1_000)
     await move(world, host, "đầu tiên")
@@ -235,7 +235,7 @@ async def test_leaving_puts_out_passes_the_host_and_retires_the_credential(world
         await world.give_up(MemberCommand(host))
     clock.advance(1_000)
     answer = await move(world, guest, "đầu tiên")  # the turn passed to seat 2 at once
-    assert [(p.seat, p.out_reason) for p in answer.state.players][0] == (1, "left")
+    assert next((p.seat, p.out_reason) for p in answer.state.players) == (1, "left")
     assert answer.state.host == 2  # the next member in join order hosts
     await world.give_up(MemberCommand(third))
     lobby = await world.add_bot(AddRoomBotCommand(guest, "easy"))
@@ -263,7 +263,7 @@ async def test_a_vanished_room_is_room_gone(world):
 
 
 async def test_every_change_reaches_the_feed(world, clock):
-    host, guest = await join(world, 1, 2)
+    host, _guest = await join(world, 1, 2)
     key = (await world.credentials.find(host)).room_key
     async with world.feed.subscribe(key) as notices:
         waiting = asyncio.ensure_future(anext(notices))
@@ -332,7 +332,7 @@ async def test_a_room_left_to_its_bot_closes_too(world, clock):
 
 
 async def test_a_change_written_is_answered_even_when_the_feed_cannot_publish(world, clock):
-    host, guest = await join(world, 1, 2)
+    host, _guest = await join(world, 1, 2)
 
     class DownFeed:
         async def publish(self, key):

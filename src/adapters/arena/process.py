@@ -415,7 +415,7 @@ class PipeBotProcess:
                 end = pipe.get_extra_info(key)
                 if end is not None:
                     return int(end.fileno())
-        except Exception:
+        except Exception:  # noqa: BLE001 - a private transport shape: no descriptor, no fast path
             return None
         return None
 

@@ -9,7 +9,6 @@ import secrets
 from noitu.adapters.redis.client import RedisLink
 from noitu.application.arena.admission import ADDRESS_WINDOW_MS, AddressAction, AddressLimits
 
-
 # One action of a client address, counted in a sliding window on the app's clock, or
 # refused with the ms until the oldest counted one leaves it (nothing counted then).
 # KEYS: the address's sorted set for the action

@@ -22,6 +22,7 @@ card key); each instance listens once and wakes its local subscribers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -335,7 +336,6 @@ class RedisRoomFeed:
     async def aclose(self) -> None:
         if self._listener is not None:
             self._listener.cancel()
-            try:
+            # Shutting down: whatever the listener died of no longer matters.
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._listener
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
-                pass

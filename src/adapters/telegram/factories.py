@@ -13,12 +13,12 @@ if TYPE_CHECKING:
     from litestar.handlers import HTTPRouteHandler
 
     from noitu.adapters.telegram.links import GameLinks
-    from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
-    from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
-    from noitu.application.ports import Clock
     from noitu.adapters.telegram.reporter import TelegramScoreReporter
+    from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
     from noitu.adapters.telegram.runner import TelegramRunner
     from noitu.adapters.telegram.webhook import SeenUpdates
+    from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
+    from noitu.application.ports import Clock
 
 
 def make_bot(token: str, api_base: str = "") -> Bot:

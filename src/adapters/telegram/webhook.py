@@ -85,7 +85,7 @@ def webhook_route(
             return Response(b"", status_code=400)
         try:
             first = await seen.first_time(update.update_id)
-        except Exception as error:  # a shared store that is down must not drop /noitu
+        except Exception as error:  # noqa: BLE001 - a shared store that is down must not drop /noitu
             log.warning("webhook_dedup_unavailable", error=type(error).__name__)
             first = True
         if not first:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from noitu.application.arena.ports import Artefact, BotLauncher, ProcessFailure
 from noitu.application.arena.judge import Accepted, judge
+from noitu.application.arena.ports import Artefact, BotLauncher, ProcessFailure
 from noitu.application.arena.protocol import TurnRequest, turn_request, your_turn
 from noitu.application.arena.replay import Event, Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand, RunMatch, Timing

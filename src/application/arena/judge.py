@@ -63,7 +63,7 @@ class _ReplyShape(msgspec.Struct):
 
 class _ActionShape(msgspec.Struct):
     type: msgspec.Raw = _ABSENT
-    pieceId: msgspec.Raw = _ABSENT  # noqa: N815 (the protocol's name)
+    pieceId: msgspec.Raw = _ABSENT
     from_: msgspec.Raw = msgspec.field(default=_ABSENT, name="from")
     to: msgspec.Raw = _ABSENT
 
@@ -79,7 +79,7 @@ class _WellFormedSquare(msgspec.Struct):
 
 
 class _WellFormedMove(msgspec.Struct, tag="MOVE", tag_field="type"):
-    pieceId: str  # noqa: N815
+    pieceId: str
     from_: _WellFormedSquare = msgspec.field(name="from")
     to: _WellFormedSquare
 

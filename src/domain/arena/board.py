@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Self
 
 ROWS = 9
 COLS = 9
@@ -31,7 +32,7 @@ EMPTY = -1
 class Side(StrEnum):
     number: int  # 0 for P1, 1 for P2 (the compact form's side)
 
-    def __new__(cls, value: str, number: int) -> Side:
+    def __new__(cls, value: str, number: int) -> Self:
         member = str.__new__(cls, value)
         member._value_ = value
         member.number = number
@@ -200,7 +201,7 @@ class Board:
     """Where each piece stands. Mutable: the match owns one and changes it; everyone
     else reads it (or takes a `copy()`)."""
 
-    __slots__ = ("cells", "where", "alive")
+    __slots__ = ("alive", "cells", "where")
 
     def __init__(self) -> None:
         self.cells: list[int] = [EMPTY] * SQUARE_COUNT

@@ -97,20 +97,20 @@ class Match:
     playing with `Match.between_bots(...)` (or `Match.in_position(...)` for a set-up)."""
 
     __slots__ = (
-        "match_id",
-        "seed",
-        "turn_limit",
-        "board",
-        "phase",
-        "sequence",
-        "turn",
-        "result",
-        "starting_placement",
-        "_rng",
-        "_ready",
         "_current",
         "_legal",
         "_legal_at",
+        "_ready",
+        "_rng",
+        "board",
+        "match_id",
+        "phase",
+        "result",
+        "seed",
+        "sequence",
+        "starting_placement",
+        "turn",
+        "turn_limit",
     )
 
     def __init__(self, match_id: str, seed: int, turn_limit: int = DEFAULT_TURN_LIMIT) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.arena_bots import sandbox_fixture
 
 from noitu.adapters.arena.bubblewrap import Sandbox
+from support.arena_bots import sandbox_fixture
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,9 @@ import threading
 import tracemalloc
 import zipfile
 from pathlib import Path
+from typing import Self
 
 import pytest
-from support.arena_bots import BOTS
 
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.build import BuildLimits, SandboxBuilder, read_manifest_main_class
@@ -21,6 +21,7 @@ from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.languages import language_for
 from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_ENTRIES, MAX_JAVA_CLASSES
 from noitu.application.arena.ports import Artefact, BuildResult, Language, ProcessFailure, Reply
+from support.arena_bots import BOTS
 
 
 @pytest.fixture
@@ -229,7 +230,7 @@ class GrowthWatch:
             self.peak = max(self.peak, self._total())
             self._stop.wait(0.005)
 
-    def __enter__(self) -> GrowthWatch:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.arena_bots import probe_now
 
 from noitu.adapters.arena.bubblewrap import describe_bwrap_failure
 from noitu.adapters.arena.cgroups import (
@@ -26,6 +25,7 @@ from noitu.adapters.arena.cgroups import (
     find_cgroups,
 )
 from noitu.adapters.arena.process import joined
+from support.arena_bots import probe_now
 
 SMALL = CgroupLimits(memory_bytes=64 * MIB, cpu_quota_us=50_000, cpu_period_us=100_000, pids_max=8)
 
@@ -64,7 +64,7 @@ async def _run_in(cgroup, *command: str) -> asyncio.subprocess.Process:
 async def test_a_cgroup_is_made_below_the_servers_own_with_the_limits(tree: CgroupTree) -> None:
     own = {}
     for line in Path("/proc/self/cgroup").read_text().splitlines():
-        number, controllers, path = line.split(":", 2)
+        _number, controllers, path = line.split(":", 2)
         for controller in controllers.split(",") or [""]:
             own[controller or "unified"] = path
     cgroup = tree.create("test", BOT_LIMITS)

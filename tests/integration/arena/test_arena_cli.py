@@ -7,10 +7,10 @@ import json
 import os
 import re
 import shutil
-import tempfile
-from collections.abc import Iterator
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -223,8 +223,8 @@ def test_check_prints_the_stderr_of_every_failing_case():
     for part in done.stdout.split("\nLỖI")[1:]:
         assert "EXITED" in part.splitlines()[0]
         assert "Traceback (most recent call last)" in part
-        assert re.search(r"ValueError: boom at turn [34]$", part, re.M)
-        assert re.search(r"thinking about turn [34]$", part, re.M)
+        assert re.search(r"ValueError: boom at turn [34]$", part, re.MULTILINE)
+        assert re.search(r"thinking about turn [34]$", part, re.MULTILINE)
 
 
 def test_check_stops_at_a_bot_that_never_ends_its_line_and_says_what_to_check():

@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.arena_bots import BOTS
 
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.application.arena.ports import Artefact, Language
@@ -15,6 +14,7 @@ from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand, RunMatch, Timing
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
+from support.arena_bots import BOTS
 
 # What the failing bot answers to its first request; {seq} is the request's sequence,
 # {move} the first legal action as sent, {piece} its pieceId.

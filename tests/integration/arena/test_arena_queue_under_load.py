@@ -7,14 +7,13 @@ import asyncio
 import os
 from pathlib import Path
 
-from support.arena_bots import BOTS
-
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.ports import Artefact, Language
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand, RunMatch
 from noitu.domain.arena.board import Side
+from support.arena_bots import BOTS
 
 MATCHES = 5
 TURNS = 4

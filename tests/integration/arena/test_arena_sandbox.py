@@ -15,12 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.arena_bots import host_processes_with, python_artefact
 
 from noitu.adapters.arena.bubblewrap import DEFAULT_USER_RANGE, BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.direct import DirectLauncher
-from noitu.application.arena.ports import Artefact, BotLauncher, BotProcess, Language, ProcessFailure, Reply
+from noitu.application.arena.ports import (
+    Artefact,
+    BotLauncher,
+    BotProcess,
+    Language,
+    ProcessFailure,
+    Reply,
+)
 from noitu.domain.arena.failure import FailureCode
+from support.arena_bots import host_processes_with, python_artefact
 
 
 @pytest.fixture
@@ -253,7 +260,7 @@ result = {{"children": children, "failure": failure}}
     assert len(host_processes_with(marker)) == result["children"]
     await bot.close()
     assert host_processes_with(marker) == []
-    assert subprocess.run(["/bin/true"]).returncode == 0  # the machine still forks
+    assert subprocess.run(["/bin/true"]).returncode == 0  # noqa: ASYNC221 - the machine still forks
 
 
 async def test_cpu_is_throttled_to_half_a_cpu(probe_bot) -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.arena_bots import python_artefact
 
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.seccomp import REFUSALS, compile_filter, syscall_number
 from noitu.application.arena.ports import BotProcess, ProcessFailure, Reply
+from support.arena_bots import python_artefact
 
 # No kernel path answers this errno to these calls: when a call fails with it, the
 # filter answered, not the kernel's own checks (many of these calls need capabilities

@@ -73,7 +73,7 @@ class NaiveGame:
         moves.sort(key=lambda m: (m[0], m[2][0], m[2][1]))
         return moves if moves else ["PASS"]
 
-    def apply(self, action) -> tuple[str, str, str] | None:  # noqa: ANN001
+    def apply(self, action) -> tuple[str, str, str] | None:
         fight = None
         if action != "PASS":
             piece_id, origin, target = action

@@ -3,6 +3,7 @@ the seeded placement."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -133,7 +134,7 @@ def test_a_bots_successive_requests_differ_by_exactly_2() -> None:
         match.apply(rng.choice(match.legal_actions()))
     assert seen[Side.P1][0] == 40 and seen[Side.P2][0] == 41
     for numbers in seen.values():
-        assert {b - a for a, b in zip(numbers, numbers[1:])} == {2}
+        assert {b - a for a, b in itertools.pairwise(numbers)} == {2}
     assert match.sequence == 40 + match.turn + 1  # every action, then the end
 
 
@@ -193,7 +194,7 @@ def test_a_failed_bot_loses_with_its_failure() -> None:
     ],
     ids=["surrender", "time-up", "abandoned"],
 )
-def test_other_endings(end, winner: Side | None, reason: EndReason) -> None:  # noqa: ANN001
+def test_other_endings(end, winner: Side | None, reason: EndReason) -> None:
     match = Match.between_bots("M", seed=8)
     end(match)
     assert match.result == Result(winner, reason, 0)

@@ -136,13 +136,13 @@ def test_a_legal_move_is_accepted_as_the_servers_own_object(request_: TurnReques
 @pytest.mark.parametrize(
     "line",
     [
-        b'  {"type":"ACTION","sequence":104,"action":{"type":"MOVE","pieceId":"P1-ROCK-1",'
-        b'"from":{"row":4,"col":4},"to":{"row":3,"col":4}}}\t\r',
-        b'{"action":{"to":{"col":4,"row":3},"from":{"col":4,"row":4},"pieceId":"P1-ROCK-1",'
-        b'"type":"MOVE"},"sequence":104,"type":"ACTION"}',
-        b'{"type":"ACTION","sequence":104,"note":[1,{"x":null}],"action":{"type":"MOVE",'
+        (b'  {"type":"ACTION","sequence":104,"action":{"type":"MOVE","pieceId":"P1-ROCK-1",'
+        b'"from":{"row":4,"col":4},"to":{"row":3,"col":4}}}\t\r'),
+        (b'{"action":{"to":{"col":4,"row":3},"from":{"col":4,"row":4},"pieceId":"P1-ROCK-1",'
+        b'"type":"MOVE"},"sequence":104,"type":"ACTION"}'),
+        (b'{"type":"ACTION","sequence":104,"note":[1,{"x":null}],"action":{"type":"MOVE",'
         b'"pieceId":"P1-ROCK-\\u0031","from":{"row":4,"col":4,"z":1},"to":{"row":3,"col":4},'
-        b'"score":9.5},"player":"P2"}',
+        b'"score":9.5},"player":"P2"}'),
     ],
     ids=["whitespace-around", "any-field-order", "extra-fields-and-escapes"],
 )
@@ -207,7 +207,7 @@ def test_wrong_type(line: bytes, request_: TurnRequest) -> None:
 
 
 @pytest.mark.parametrize(
-    "sequence", ["missing", 103, 105, 40, 104.0, "104", 1.04e2, None, True, 10**40]
+    "sequence", ["missing", 103, 105, 40, 104.0, "104", None, True, 10**40]
 )
 def test_stale_sequence(sequence: object, request_: TurnRequest) -> None:
     if sequence == "missing":

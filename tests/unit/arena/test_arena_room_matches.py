@@ -219,7 +219,7 @@ async def test_a_room_plays_only_once_a_side_is_to_move(arena):
     assert seen[-1].phase == "FINISHED"
     # Never PLAYING with nobody to move: every PLAYING snapshot names the side to move.
     assert all(s.current_player for s in seen if s.phase == "PLAYING")
-    assert [s.phase for s in seen if s.phase != "WAITING"][0] == "PLACEMENT"
+    assert next(s.phase for s in seen if s.phase != "WAITING") == "PLACEMENT"
 
 
 async def test_the_placement_time_places_the_rest_and_readies_everyone(arena):

@@ -150,7 +150,6 @@ async def test_the_other_bot_failing_while_one_thinks_ends_the_match_at_once():
 
     def thinks_forever(request: dict) -> None:
         p2.fail_now(ProcessFailure(FailureCode.EXITED, "Tiến trình bot đã thoát."))
-        return None
 
     p1 = ScriptedProcess(thinks_forever)
     outcome, events = await asyncio.wait_for(run(p1, p2), 5)

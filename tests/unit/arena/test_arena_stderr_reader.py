@@ -6,6 +6,7 @@ order."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from noitu.adapters.arena.process import STDERR_CATCH_UP_BYTES, STDERR_READ_BYTES, StderrReader
 from noitu.application.arena.ports import STDERR_TAIL_BYTES
@@ -65,7 +66,7 @@ async def test_a_flood_is_read_in_bounded_chunks_with_a_pause_between_reads() ->
     assert reads and max(reads) <= STDERR_READ_BYTES
     # The server takes one chunk, then waits: never two chunks without a pause.
     kinds = [kind for kind, _ in pipe.log]
-    assert all(b == "pause" for a, b in zip(kinds, kinds[1:]) if a == "got")
+    assert all(b == "pause" for a, b in itertools.pairwise(kinds) if a == "got")
     assert kinds.count("pause") == kinds.count("got") >= len(data) // STDERR_READ_BYTES
     assert b"".join(whole) == data
     assert reader.tail() == data[-STDERR_TAIL_BYTES:]

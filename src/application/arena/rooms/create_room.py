@@ -8,7 +8,7 @@ import random
 
 import msgspec
 
-from noitu.application.arena.admission import Admission, AddressAction
+from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.errors import AlreadySeated, Busy, OneSpectacle, TooManyMatches
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind

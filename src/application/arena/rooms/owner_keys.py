@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from noitu.application.arena.admission import Admission, AddressAction
+from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.errors import BadOwnerKey
 from noitu.application.arena.storage import is_owner_key, new_owner_key, owner_hash
 

@@ -235,7 +235,7 @@ class StartMatch:
                 built = await self._builder.build(
                     self._files.source_path(bot.source_file), bot.language, scratch / "artefact"
                 )
-            except Exception as error:  # the sandbox's failure, not the bot's
+            except Exception as error:  # noqa: BLE001 - the sandbox's failure, not the bot's
                 return ProcessFailure(
                     FailureCode.START_FAILED, f"Không dựng lại được bot: {type(error).__name__}."
                 )

@@ -95,7 +95,7 @@ ROOM_ERRORS: tuple[type[GameError], ...] = (
 )
 
 
-class room_rules:  # noqa: N801 - used as `with room_rules():`
+class room_rules:
     """Turns a room's refusal into its error."""
 
     def __enter__(self) -> None:

@@ -13,7 +13,6 @@ from noitu.application.noitu.rooms.ports import RoomFeed
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
 
-
 STORE_RETRY_S = 0.5  # a feed whose read of the room failed reads again after this
 
 
