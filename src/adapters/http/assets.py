@@ -64,11 +64,6 @@ class PageAssets:
             headers={"Cache-Control": "no-cache" if name == "index.html" else ASSET_CACHE},
         )
 
-    @property
-    def script_names(self) -> frozenset[str]:
-        """The module files `script` answers, e.g. "api.js"."""
-        return frozenset(self._scripts)
-
     def script(self, name: str) -> Response[bytes] | None:
         """The module `js/<name>` (a bare file name such as "api.js"), served like
         app.js; None when `name` is not one of the shipped modules (the route answers
