@@ -72,11 +72,11 @@
  * #screen-play and #screen-end also carry data-status="<status>".
  */
 
-import { retryPressed } from "./js/banner.js";
+import { retryPressed } from "/kernel/js/banner.js";
+import { $, el } from "/kernel/js/dom.js";
 import { onChainClick } from "./js/chain.js";
 import { onExpiry, stopTicking } from "./js/clock.js";
 import { isThinking } from "./js/controls.js";
-import { $, el } from "./js/dom.js";
 import { resumeReportPolling, stopReportPolling, updateShareButton } from "./js/end.js";
 import {
   continueNewer, giveUpPressed, playAgain, refreshState, resume, sendMove, startGame

@@ -48,10 +48,10 @@
  * [data-testid=confirm-yes], #leave-button.
  */
 
-import { hideNetworkError, retryPressed } from "./js/banner.js";
+import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
+import { $ } from "/kernel/js/dom.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
 import { loadConfig, onConfig } from "./js/config.js";
-import { $ } from "./js/dom.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
 import { initReplayFile } from "./js/replayfile.js";
