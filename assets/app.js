@@ -2,20 +2,20 @@
  * noitu — the player's page for Vietnamese word chaining against the bot.
  *
  * ES modules, no build step: index.html loads this entry module, which imports the
- * others from js/ (served next to it) and wires them to the page. The server owns
- * the chain, the clock and the score; this page only shows the session view it gets
- * back and sends the player's words.
+ * others from js/ (served next to it) and the kernel both pages share from
+ * /kernel/js/ (dom, api's ApiError and fetch, the network banner, storage, the
+ * server's clock), and wires them to the page. The server owns the chain, the clock
+ * and the score; this page only shows the session view it gets back and sends the
+ * player's words.
  *
  * The modules, each owning its own state (if any) behind the functions it exports:
  *
  *   js/text.js      every Vietnamese string the script writes
- *   js/dom.js       $(id), el(), focusQuietly()
  *   js/values.js    reading a view's loosely typed values
  *   js/storage.js   the sessionStorage keys noitu.token, noitu.session, noitu.difficulty
- *   js/api.js       the JSON API client: timeout, errors, one retry on too_fast
+ *   js/api.js       the JSON API client: its known errors, one retry on too_fast
  *   js/session.js   token, session id, latest view, and the epoch guards
  *   js/screens.js   which screen shows; onScreenChange
- *   js/banner.js    #network-error and its retry
  *   js/controls.js  the busy and thinking flags and the buttons they disable
  *   js/thinking.js  the bot's pause before its word shows
  *   js/clock.js     the turn countdown and the check at zero
@@ -72,11 +72,11 @@
  * #screen-play and #screen-end also carry data-status="<status>".
  */
 
-import { retryPressed } from "./js/banner.js";
+import { retryPressed } from "/kernel/js/banner.js";
+import { $, el } from "/kernel/js/dom.js";
 import { onChainClick } from "./js/chain.js";
 import { onExpiry, stopTicking } from "./js/clock.js";
 import { isThinking } from "./js/controls.js";
-import { $, el } from "./js/dom.js";
 import { resumeReportPolling, stopReportPolling, updateShareButton } from "./js/end.js";
 import {
   continueNewer, giveUpPressed, playAgain, refreshState, resume, sendMove, startGame

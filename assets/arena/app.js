@@ -3,15 +3,15 @@
  * create or join a room, watch a match live, play one in person, replay it.
  *
  * ES modules, no build step: index.html loads this entry module, which imports the
- * others from js/ (served next to it). The server owns every rule, the clock and the
- * result; the page shows the room's snapshots and sends the person's actions. The
- * contract is docs/arena-api.md.
+ * others from js/ (served next to it) and the kernel both pages share from
+ * /kernel/js/ (dom, api's ApiError and fetch, the network banner, storage, the
+ * server's clock). The server owns every rule, the clock and the result; the page
+ * shows the room's snapshots and sends the person's actions. The contract is
+ * docs/arena-api.md.
  *
  *   js/text.js       every Vietnamese string, and pieces/moves put into words
- *   js/dom.js        $(id), el(), button(), clear(), showError()
  *   js/storage.js    the owner key and the display name in localStorage
  *   js/api.js        the REST client (X-Owner-Key, errors) and the upload with progress
- *   js/banner.js     #network-error and its retry
  *   js/config.js     what the server owns and the page shows (GET /arena/api/config)
  *   js/confirm.js    the inline "are you sure?"
  *   js/bots.js       my bots and the public bots
@@ -20,7 +20,7 @@
  *   js/lobby.js      open and live rooms, create, join by code
  *   js/roomstate.js  the room's latest snapshot and the viewer's sides
  *   js/live.js       the room's WebSocket, reconnecting with backoff
- *   js/clock.js      the person's countdown, corrected for clock skew
+ *   js/clock.js      the person's countdown, on the server's clock
  *   js/board.js      the 9×9 grid, turned for the viewer, keyboard cursor
  *   js/play.js       a person's placement and moves
  *   js/pace.js       the live board's pace (×1, ×2, ×4, "trực tiếp"), one turn a step
@@ -48,10 +48,10 @@
  * [data-testid=confirm-yes], #leave-button.
  */
 
-import { hideNetworkError, retryPressed } from "./js/banner.js";
+import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
+import { $ } from "/kernel/js/dom.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
 import { loadConfig, onConfig } from "./js/config.js";
-import { $ } from "./js/dom.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
 import { initReplayFile } from "./js/replayfile.js";

@@ -7,7 +7,7 @@
  * only adds its new words (newest on top) and open panels stay open.
  */
 
-import { $, el } from "./dom.js";
+import { $, el } from "/kernel/js/dom.js";
 import { botPoints, botPointsLabel, meaningOf, pointsLabel, TEXT } from "./text.js";
 import { itemWord, toInt } from "./values.js";
 

@@ -2,14 +2,15 @@
  * clock.js — the turn's countdown: #countdown, #countdown-bar and #timer-box.urgent.
  *
  * The server owns the deadline. Each view gives deadline_ms and server_now_ms; the
- * clock keeps their difference and counts it down against this page's own
+ * kernel's serverClock carries the server's now forward on this page's own
  * performance.now(), so the two machines' clocks never need to agree. At zero it
  * asks for the state (through the handler given to `onExpiry`), which settles the
  * turn on the server, and asks again a little later while the game still goes on.
  */
 
+import { deviceNow, secondsLeft, serverClock } from "/kernel/js/clock.js";
+import { $ } from "/kernel/js/dom.js";
 import { isBusy, isThinking } from "./controls.js";
-import { $ } from "./dom.js";
 import { currentScreen } from "./screens.js";
 import { TEXT } from "./text.js";
 import { toInt } from "./values.js";
@@ -19,18 +20,14 @@ const URGENT_MS = 5000;
 const EXPIRY_RECHECK_MS = 1200;
 const EXPIRY_MAX_CHECKS = 8;
 
-let deadlineLeftMs = 0; // deadline_ms - server_now_ms of the last view
-let receivedAt = 0; // now() when that view arrived
+const server = serverClock();
+let deadlineMs = 0; // the turn's end on the server's clock
 let turnLimitMs = 30000;
 let tickTimer = 0;
 let announcedTen = false;
 let expiryChecks = 0;
 let lastExpiryCheck = 0;
 let expiryHandler = () => Promise.resolve();
-
-function now() {
-  return window.performance && performance.now ? performance.now() : Date.now();
-}
 
 // `handler(quiet)` fetches the state and returns a promise; `quiet` is true from the
 // second check on, when a network error need not be shown again.
@@ -43,9 +40,13 @@ export function setClock(view) {
   const deadline = toInt(view.deadline_ms, 0);
   const serverNow = toInt(view.server_now_ms, 0);
   turnLimitMs = Math.max(toInt(view.turn_limit_ms, 30000), 1000);
-  deadlineLeftMs = deadline && serverNow ? deadline - serverNow : turnLimitMs;
-  receivedAt = now();
-  if (deadlineLeftMs > 0) {
+  if (deadline && serverNow) {
+    server.note(serverNow);
+    deadlineMs = deadline;
+  } else {
+    deadlineMs = server.now() + turnLimitMs;
+  }
+  if (timeLeftMs() > 0) {
     expiryChecks = 0; // a turn with time on it: the expiry checks start over
   }
 }
@@ -56,7 +57,7 @@ export function resetTenSecondNote() {
 }
 
 function timeLeftMs() {
-  return deadlineLeftMs - (now() - receivedAt);
+  return server.until(deadlineMs);
 }
 
 export function startTicking() {
@@ -79,7 +80,7 @@ function tick() {
     return;
   }
   const left = Math.max(timeLeftMs(), 0);
-  const seconds = Math.ceil(left / 1000);
+  const seconds = secondsLeft(left);
   const counter = $("countdown");
   if (counter.textContent !== String(seconds)) {
     counter.textContent = String(seconds);
@@ -116,12 +117,12 @@ function checkExpiry() {
   if (expiryChecks >= EXPIRY_MAX_CHECKS) {
     return;
   }
-  if (expiryChecks > 0 && now() - lastExpiryCheck < EXPIRY_RECHECK_MS) {
+  if (expiryChecks > 0 && deviceNow() - lastExpiryCheck < EXPIRY_RECHECK_MS) {
     return;
   }
   expiryChecks += 1;
-  lastExpiryCheck = now();
+  lastExpiryCheck = deviceNow();
   expiryHandler(expiryChecks > 1).then(() => {
-    lastExpiryCheck = now();
+    lastExpiryCheck = deviceNow();
   });
 }

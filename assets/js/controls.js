@@ -6,7 +6,7 @@
  * also disables #give-up-button.
  */
 
-import { $ } from "./dom.js";
+import { $ } from "/kernel/js/dom.js";
 
 let busy = false;
 let thinking = false;

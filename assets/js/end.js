@@ -7,9 +7,9 @@
  * Owns the report poll's timer and count.
  */
 
+import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { postOnce } from "./api.js";
 import { renderChain, renderMeanings } from "./chain.js";
-import { $, el, focusQuietly } from "./dom.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { currentSession, currentView, guard, updateView } from "./session.js";
 import { goToStart } from "./start.js";

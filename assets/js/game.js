@@ -7,12 +7,14 @@
  * in session.js, the flags in controls.js, the screens in their modules.
  */
 
-import { ApiError, post } from "./api.js";
-import { hideNetworkError, showNetworkError } from "./banner.js";
+import { ApiError } from "/kernel/js/api.js";
+import { hideNetworkError, showNetworkError } from "/kernel/js/banner.js";
+import { $ } from "/kernel/js/dom.js";
+import { KERNEL_TEXT } from "/kernel/js/text.js";
+import { post } from "./api.js";
 import { renderChain } from "./chain.js";
 import { stopTicking } from "./clock.js";
 import { isBusy, isThinking, markBusy, setBusy } from "./controls.js";
-import { $ } from "./dom.js";
 import { renderEnd } from "./end.js";
 import {
   armGiveUp, clearInput, clearReject, disarmGiveUp, focusInput, isGiveUpArmed,
@@ -139,7 +141,7 @@ export function startGame() {
     } else if (err.code === "busy") {
       showStartError(TEXT.busy);
     } else {
-      showStartError(err.message || TEXT.server);
+      showStartError(err.message || KERNEL_TEXT.server);
     }
   });
 }

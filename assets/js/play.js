@@ -4,10 +4,10 @@
  * timer that disarms it). The countdown is clock.js's, the chain chain.js's.
  */
 
+import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { renderChain } from "./chain.js";
 import { resetTenSecondNote, setClock, startTicking } from "./clock.js";
 import { updateSendButton } from "./controls.js";
-import { $, el, focusQuietly } from "./dom.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { TEXT } from "./text.js";
 import { startThinking } from "./thinking.js";

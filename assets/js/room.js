@@ -18,8 +18,9 @@
  *   #room-result    #room-winner, #room-standings (<li data-seat>), #room-report
  */
 
+import { errorText } from "/kernel/js/api.js";
+import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { postOnce } from "./api.js";
-import { $, el, focusQuietly } from "./dom.js";
 import { showScreen } from "./screens.js";
 import { ROOM_TEXT, OUT_REASONS, REPORT_TEXT, roomWinner, turnOf } from "./text.js";
 import { toInt } from "./values.js";
@@ -312,7 +313,7 @@ function act(route, body) {
     return answer;
   }, (err) => {
     busy = false;
-    showError(err && err.kind === "api" && err.message ? err.message : ROOM_TEXT.network);
+    showError(errorText(err, ROOM_TEXT.network));
     return null;
   });
 }
@@ -402,7 +403,7 @@ export function openRoom(token) {
     }
     showScreen("room");
     $("room-leave").hidden = true;
-    showError(err && err.kind === "api" && err.message ? err.message : ROOM_TEXT.network);
+    showError(errorText(err, ROOM_TEXT.network));
     return true;
   });
 }

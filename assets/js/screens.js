@@ -7,7 +7,7 @@
  * that is left.
  */
 
-import { $ } from "./dom.js";
+import { $ } from "/kernel/js/dom.js";
 
 const SCREENS = ["notoken", "start", "play", "end", "room"];
 

@@ -5,8 +5,8 @@
  * Owns the timer of that warning; starting a game is game.js's `startGame`.
  */
 
+import { $, focusQuietly } from "/kernel/js/dom.js";
 import { setBusy } from "./controls.js";
-import { $, focusQuietly } from "./dom.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { currentToken, leaveGame } from "./session.js";
 import { storedDifficulty, storeDifficulty } from "./storage.js";

@@ -1,13 +1,12 @@
 /*
- * text.js — every Vietnamese string the script writes into the page.
+ * text.js — every Vietnamese string the script writes into the page, but for the
+ * network banner's two sentences, which both games share (kernel/js/text.js).
  *
  * Plain data and a few small formatters; nothing here touches the DOM.
  */
 
 export const TEXT = Object.freeze({
   noSession: "Ván chơi không còn nữa. Hãy bắt đầu ván mới.",
-  network: "Mất kết nối với máy chủ. Kiểm tra mạng rồi bấm Thử lại nhé.",
-  server: "Máy chủ đang gặp trục trặc. Đợi một chút rồi bấm Thử lại nhé.",
   tokenExpired: "Đường dẫn vào trò chơi đã hết hạn. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
   badToken: "Đường dẫn vào trò chơi không hợp lệ. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
   startTooFast: "Bạn bắt đầu hơi nhanh. Đợi vài giây rồi bấm Bắt đầu lại nhé.",

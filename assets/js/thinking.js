@@ -5,8 +5,8 @@
  * the one the bot must answer, and the thinking flag (controls.js) blocks sending.
  */
 
+import { $ } from "/kernel/js/dom.js";
 import { updateSendButton, setThinking } from "./controls.js";
-import { $ } from "./dom.js";
 import { guard } from "./session.js";
 import { TEXT } from "./text.js";
 import { lastSyllable } from "./values.js";

@@ -31,7 +31,7 @@ from noitu.adapters.http.arena_bots import (
 )
 from noitu.adapters.http.arena_rooms import arena_room_routers, tighten_rooms_schema
 from noitu.adapters.http.arena_ws import room_socket_router
-from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.assets import KernelAssets, PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
     declare_retry_after,
@@ -43,6 +43,7 @@ from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
+from noitu.adapters.http.pages import kernel_router
 from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
@@ -281,6 +282,8 @@ def create_app(container: Container) -> Litestar:
         telegram_lifespans, telegram_routes = _telegram(container, settings)
         lifespans += telegram_lifespans
         routes += telegram_routes
+    if settings.game_enabled or settings.arena_enabled:
+        routes.append(kernel_router(KernelAssets.from_package()))
     if settings.game_enabled:
         # The rules say the turn in whole seconds, rounded half up as the page's script
         # rounds turn_limit_ms (at least 1).

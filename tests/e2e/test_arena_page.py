@@ -749,3 +749,31 @@ def test_a_replay_file_from_disk_plays_on_the_board_and_a_broken_one_says_why(
     expect(page.by_id("view-home")).to_be_visible()
     check_overflow(page, "a broken replay file")
     audit(page, "a broken replay file")
+
+
+# ---- the network banner (the kernel's, shared with nối từ's page) ---------------------------
+
+
+def test_a_server_error_shows_the_banner_and_retry_loads_what_failed(open_page, server: ServerProcess) -> None:
+    opened: OpenPage = open_page(PHONE)
+    opened.page.context.set_extra_http_headers({"X-Forwarded-For": f"198.51.99.{next(CLIENTS) % 250 + 1}"})
+    page = ArenaPage(opened.page, server.base)
+    config = f"{server.base}/arena/api/config"
+    opened.watch.allow(
+        "the test answers the config with a 500",
+        r"Failed to load resource: the server responded with a status of 500 .*",
+        config,
+    )
+    opened.page.route(config, lambda route: route.fulfill(status=500, body="Internal Server Error"))
+    page.open()
+    banner = page.by_id("network-error")
+    expect(banner).to_be_visible()
+    expect(page.by_id("network-error-text")).to_have_text(
+        "Máy chủ đang gặp trục trặc. Đợi một chút rồi bấm Thử lại nhé."
+    )
+    expect(page.by_id("retry-button")).to_be_visible()
+    expect(page.page.locator('#opponent-select option[value^="builtin:"]')).to_have_count(0)
+    opened.page.unroute(config)
+    page.by_id("retry-button").click()
+    expect(banner).to_be_hidden()
+    expect(page.page.locator('#opponent-select option[value^="builtin:"]')).to_have_count(3)

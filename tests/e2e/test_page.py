@@ -461,3 +461,31 @@ def test_a_game_replaced_in_another_tab_says_so_and_continues_in_the_newer_one(
     second_tab.watch.allow("that game is over now", CONFLICT, f"{server.base}{GAME_PATH}api/move")
     second.send("đầu tiên")
     second.expect_end("won", "bot_stuck")
+
+
+# ---- the network banner (the kernel's, shared with the arena's page) -------------------------
+
+#: Chromium's console line for an answer that is not a success.
+FAILED_LOAD = r"Failed to load resource: the server responded with a status of \d+ .*"
+
+
+def test_a_proxy_s_page_instead_of_an_answer_shows_the_banner_and_retry_starts_the_game(
+    game: Game, watch: PageWatch, tokens: Tokens, server: ServerProcess
+) -> None:
+    start = f"{server.base}{GAME_PATH}api/start"
+    watch.allow("the test answers the start with a proxy's 404 page", FAILED_LOAD, start)
+    game.page.route(start, lambda route: route.fulfill(status=404, content_type="text/html", body="<p>proxy</p>"))
+    game.open(tokens.new())
+    game.expect_screen("start")
+    game.by_id("start-button").click()
+    banner = game.by_id("network-error")
+    expect(banner).to_be_visible()
+    expect(game.by_id("network-error-text")).to_have_text(
+        "Mất kết nối với máy chủ. Kiểm tra mạng rồi bấm Thử lại nhé."
+    )
+    expect(game.by_id("retry-button")).to_be_visible()
+    game.page.unroute(start)
+    game.by_id("retry-button").click()
+    expect(banner).to_be_hidden()
+    game.expect_screen("play")
+    expect(game.by_id("current-syllable")).to_have_text("đầu")

@@ -126,7 +126,8 @@ async def test_the_arena_page_its_script_style_and_every_module_are_served_with_
         found = Resources()
         found.feed(page.text)
         assert found.inline == []  # no inline script, style or handler: the CSP holds
-        assert found.scripts == ["app.js"] and found.styles == ["arena.css"]  # same origin only
+        # Same origin only: the kernel's style sheet first, then the page's own.
+        assert found.scripts == ["app.js"] and found.styles == ["/kernel/kernel.css", "arena.css"]
 
         script = await http.get("/arena/app.js")
         assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
@@ -138,6 +139,9 @@ async def test_the_arena_page_its_script_style_and_every_module_are_served_with_
 
         imported = set(re.findall(r'from "\./js/([a-z]+\.js)"', script.text))
         modules = {entry.name for entry in (shipped / "js").iterdir() if entry.name.endswith(".js")}
+        kernel = resources.files("noitu.assets") / "kernel" / "js"
+        shared = {entry.name for entry in kernel.iterdir() if entry.name.endswith(".js")}
+        assert set(re.findall(r'from "/kernel/js/([a-z]+\.js)"', script.text)) <= shared
         assert imported and imported <= modules
         for name in sorted(modules):
             module = await http.get(f"/arena/js/{name}")
@@ -145,8 +149,9 @@ async def test_the_arena_page_its_script_style_and_every_module_are_served_with_
             assert module.headers["content-type"].startswith("text/javascript"), name
             assert module.headers["x-content-type-options"] == "nosniff", name
             assert module.content == (shipped / "js" / name).read_bytes(), name
-            # Every module a module imports is shipped too.
+            # Every module a module imports is shipped too, next to it or in the kernel.
             assert set(re.findall(r'from "\./([a-z]+\.js)"', module.text)) <= modules, name
+            assert set(re.findall(r'from "/kernel/js/([a-z]+\.js)"', module.text)) <= shared, name
 
 
 async def test_the_arena_page_serves_no_other_file():
@@ -164,3 +169,4 @@ async def test_modules_without_arena_serve_no_arena_page_either():
     async with client({"MODULES": "noitu"}) as http:
         assert (await http.get("/arena/")).status_code == 404
         assert (await http.get("/arena/app.js")).status_code == 404
+

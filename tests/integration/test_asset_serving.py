@@ -1,5 +1,6 @@
 """How the pages and files of both games are served: HEAD answers as GET without the
-body, a text file names its charset once, and /assets/bot-examples/ lists the samples."""
+body, a text file names its charset once, /assets/bot-examples/ lists the samples, and
+the kernel both pages share is served once, at /kernel/, like the pages' own files."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ SAMPLES = sorted(
 )
 
 
-def client() -> AsyncTestClient:
+def client(modules: str = "") -> AsyncTestClient:
     container = Container()
-    env = {"NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"]}
+    env = {"NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"], "MODULES": modules}
     container.settings.override(load_settings({**env, "NOITU_GAME_SECRET": "s" * 32}))
     return AsyncTestClient(create_app(container))
 
@@ -37,6 +38,7 @@ ASSET_PATHS = [
     *(f"/games/noitu/js/{name}" for name in modules("js")),
     "/arena/", "/arena/app.js", "/arena/arena.css",
     *(f"/arena/js/{name}" for name in modules("arena/js")),
+    "/kernel/kernel.css", *(f"/kernel/js/{name}" for name in modules("kernel/js")),
     "/bot-guide.html", "/assets/arena/guide.css",
     "/assets/bot-examples/", "/assets/bot-examples",
     *(f"/assets/bot-examples/{name}" for name in SAMPLES),
@@ -56,7 +58,10 @@ async def test_head_on_every_page_and_file_answers_the_gets_headers_without_a_bo
             assert {k: v for k, v in head.headers.items() if k not in VARYING} == same, path
             assert int(head.headers["content-length"]) == len(got.content), path
         # A redirect and a missing file answer HEAD as they answer GET, without a body.
-        for path, status in (("/arena", 308), ("/games/noitu", 308), ("/assets/bot-examples/no.py", 404)):
+        for path, status in (
+            ("/arena", 308), ("/games/noitu", 308), ("/assets/bot-examples/no.py", 404),
+            ("/kernel/js/no.js", 404),
+        ):
             head = await http.head(path, follow_redirects=False)
             assert (head.status_code, head.content) == (status, b""), path
             assert (await http.get(path, follow_redirects=False)).status_code == status
@@ -106,3 +111,45 @@ async def test_the_samples_folder_lists_every_sample_with_a_link_to_read_and_to_
                 assert (await http.get(href)).status_code == 200, href
         # Each sample's own first line says what it is.
         assert "Bot tối giản cho Búa Bao Kéo 9×9 (C++17" in page.text
+
+
+async def test_the_kernel_is_served_once_with_the_headers_of_the_pages_own_files() -> None:
+    kernel = ASSETS / "kernel"
+    shipped = modules("kernel/js")
+    assert {"api.js", "banner.js", "clock.js", "dom.js", "storage.js", "text.js"} <= set(shipped)
+    async with client() as http:
+        page_script = await http.get("/games/noitu/app.js")
+        arena_script = await http.get("/arena/app.js")
+        assert page_script.headers["cache-control"] == arena_script.headers["cache-control"]
+        for name in shipped:
+            module = await http.get(f"/kernel/js/{name}")
+            assert module.status_code == 200, name
+            assert module.content == (kernel / "js" / name).read_bytes(), name
+            assert module.headers["content-type"].startswith("text/javascript"), name
+            assert module.headers["cache-control"] == page_script.headers["cache-control"], name
+            assert module.headers["x-content-type-options"] == "nosniff", name
+        style = await http.get("/kernel/kernel.css")
+        assert style.content == (kernel / "kernel.css").read_bytes()
+        assert style.headers["content-type"].startswith("text/css")
+        assert style.headers["cache-control"] == (await http.get("/arena/arena.css")).headers["cache-control"]
+        # Both pages load the one style sheet, before their own.
+        for page, own in (("/games/noitu/", "app.css"), ("/arena/", "arena.css")):
+            text = (await http.get(page)).text
+            assert text.index('href="/kernel/kernel.css"') < text.index(f'href="{own}"'), page
+        # Only the shipped modules: no other file, no path walk, no listing.
+        for path in (
+            "/kernel/js/nope.js", "/kernel/js/..%2F..%2Fapp.js", "/kernel/js/", "/kernel/",
+            "/kernel/js/dom.js.map", "/kernel/kernel.js", "/kernel/js/__init__.py", "/kernel/app.css",
+        ):
+            answer = await http.get(path)
+            assert answer.status_code == 404, path
+            assert answer.headers["x-content-type-options"] == "nosniff", path
+
+
+async def test_either_game_alone_still_serves_the_kernel() -> None:
+    for alone, other in (("noitu", "/arena/"), ("arena", "/games/noitu/")):
+        async with client(alone) as http:
+            assert (await http.get(other)).status_code == 404, alone
+            assert (await http.get("/kernel/kernel.css")).status_code == 200, alone
+            assert (await http.get("/kernel/js/dom.js")).status_code == 200, alone
+            assert (await http.head("/kernel/js/dom.js")).content == b"", alone

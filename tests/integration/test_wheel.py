@@ -22,7 +22,7 @@ def test_the_wheel_carries_the_data_and_the_page(tmp_path):
                  "LICENSE.underthesea.txt", "builtin-bots/strong.cpp", "builtin-bots/random.py",
                  "bot-examples/minimal.py", "bot-examples/Main.java", "bot-examples/tactical.py",
                  "arena/index.html", "arena/app.js", "arena/arena.css", "arena/js/board.js",
-                 "arena/bot-guide.html"):
+                 "arena/bot-guide.html", "kernel/kernel.css", "kernel/js/api.js"):
         assert f"noitu/assets/{name}" in names
     assert "noitu/domain/noitu/lexicon.py" in names
     # The arena's migrations ship with the code (they run in-process at start-up).

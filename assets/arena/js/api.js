@@ -1,5 +1,6 @@
 /*
- * api.js — the client of the arena's REST API under /arena/api/ (docs/arena-api.md).
+ * api.js — the client of the arena's REST API under /arena/api/ (docs/arena-api.md),
+ * built on the kernel's fetch and ApiError.
  *
  * Every call sends the owner key (X-Owner-Key) when the page has one, and keeps the
  * key an answer brings (`ownerKey`). A reply is the answer's JSON (or text), or a
@@ -7,19 +8,11 @@
  * kind "network" for everything else (offline, a timeout, a proxy's page).
  */
 
+import { ApiError, failure, fetchWithTimeout, offline, parseJson } from "/kernel/js/api.js";
 import { ownerKey, rememberOwnerKey } from "./storage.js";
 
 export const API = "/arena/api";
-const TIMEOUT_MS = 15000;
-
-export class ApiError {
-  constructor(kind, code, message, status) {
-    this.kind = kind; // "api" or "network"
-    this.code = code || "";
-    this.message = message || "";
-    this.status = status || 0;
-  }
-}
+const UPLOAD_TIMEOUT_MS = 120000;
 
 function headers(extra) {
   const all = { "Accept": "application/json" };
@@ -35,46 +28,31 @@ function headers(extra) {
 
 // The answer as parsed JSON (null for an empty body); errors as ApiError.
 function settle(status, ok, text) {
-  let data = null;
-  try {
-    data = text ? JSON.parse(text) : null;
-  } catch (e) {
-    data = undefined;
-  }
+  const data = parseJson(text);
   if (ok && data !== undefined) {
     if (data && typeof data.ownerKey === "string") {
       rememberOwnerKey(data.ownerKey);
     }
     return data;
   }
-  if (data && typeof data.error === "string") {
-    throw new ApiError("api", data.error, data.message, status);
-  }
-  throw new ApiError("network", "http_" + status, "", status);
+  throw failure(status, data);
 }
 
 function send(method, path, body, asText) {
-  const controller = new AbortController();
-  const timer = window.setTimeout(() => controller.abort(), TIMEOUT_MS);
   const init = {
     method: method,
     headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }),
     cache: "no-store",
-    credentials: "same-origin",
-    signal: controller.signal
+    credentials: "same-origin"
   };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
   }
-  return window.fetch(API + path, init).then((response) => {
-    window.clearTimeout(timer);
+  return fetchWithTimeout(API + path, init).then((response) => {
     if (asText && response.ok) {
       return asText === "blob" ? response.blob() : response.text();
     }
     return response.text().then((text) => settle(response.status, response.ok, text));
-  }, () => {
-    window.clearTimeout(timer);
-    throw new ApiError("network", "offline", "", 0);
   });
 }
 
@@ -105,9 +83,9 @@ export function uploadBot(file, name, onProgress) {
         reject(err);
       }
     });
-    xhr.addEventListener("error", () => reject(new ApiError("network", "offline", "", 0)));
+    xhr.addEventListener("error", () => reject(offline()));
     xhr.addEventListener("timeout", () => reject(new ApiError("network", "timeout", "", 0)));
-    xhr.timeout = 120000;
+    xhr.timeout = UPLOAD_TIMEOUT_MS;
     const form = new FormData();
     form.append("file", file, file.name);
     if (name) {

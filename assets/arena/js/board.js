@@ -17,7 +17,7 @@
  * Escape calls onCancel. Arrow keys move the focus cursor in screen directions.
  */
 
-import { $, el } from "./dom.js";
+import { $, el } from "/kernel/js/dom.js";
 import { pieceName } from "./text.js";
 
 export const SIZE = 9;

@@ -5,11 +5,12 @@
  * load (the seat menus are built from them).
  */
 
-import { ApiError, getBlob, getJson, patchJson, remove } from "./api.js";
-import { errorText, showNetworkError } from "./banner.js";
+import { ApiError, errorText } from "/kernel/js/api.js";
+import { showNetworkError } from "/kernel/js/banner.js";
+import { $, button, clear, el, showError } from "/kernel/js/dom.js";
+import { getBlob, getJson, patchJson, remove } from "./api.js";
 import { languageSuffix, languageTitle } from "./config.js";
 import { askConfirm } from "./confirm.js";
-import { $, button, clear, el, showError } from "./dom.js";
 import { ownerKey } from "./storage.js";
 import { T } from "./text.js";
 
@@ -132,7 +133,7 @@ export function loadBots() {
     changed();
   }, (err) => {
     if (err instanceof ApiError && err.kind === "network") {
-      showNetworkError(loadBots);
+      showNetworkError(err, loadBots);
     } else {
       showError($("bots-error"), errorText(err, T.tryAgain));
     }

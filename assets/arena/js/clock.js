@@ -1,25 +1,22 @@
 /*
  * clock.js — the person's countdown, from the server's deadline (ms since the epoch)
- * corrected for this device's clock: skew = serverNowMs − Date.now() when the
- * snapshot arrived, so a phone whose clock is off still counts the server's seconds.
+ * read on the kernel's serverClock: a snapshot's serverNowMs sets it, so a phone
+ * whose clock is off still counts the server's seconds.
  */
 
-import { $ } from "./dom.js";
+import { secondsLeft, serverClock } from "/kernel/js/clock.js";
+import { $ } from "/kernel/js/dom.js";
 
-let skewMs = 0;
+const server = serverClock();
 let deadline = 0;
 let timer = 0;
 
 export function noteServerTime(serverNowMs) {
-  if (typeof serverNowMs === "number" && serverNowMs > 0) {
-    skewMs = serverNowMs - Date.now();
-  }
+  server.note(serverNowMs);
 }
 
-export const serverNow = () => Date.now() + skewMs;
-
 function tick() {
-  const left = Math.max(0, Math.ceil((deadline - serverNow()) / 1000));
+  const left = secondsLeft(server.until(deadline));
   $("countdown").textContent = String(left);
   $("countdown-line").classList.toggle("urgent", left <= 10);
   if (left <= 0) {

@@ -7,9 +7,9 @@
  * rebuilt). Until it arrives the lists are empty and the marked sentences hidden.
  */
 
+import { showNetworkError } from "/kernel/js/banner.js";
+import { $, el } from "/kernel/js/dom.js";
 import { getJson } from "./api.js";
-import { showNetworkError } from "./banner.js";
-import { $, el } from "./dom.js";
 import { figure, T } from "./text.js";
 
 let config = { languages: [], builtins: [], figures: {} };
@@ -64,7 +64,7 @@ export function loadConfig() {
     fillUpload();
     fillMarks();
     listeners.forEach((listener) => listener());
-  }, () => {
-    showNetworkError(loadConfig);
+  }, (err) => {
+    showNetworkError(err, loadConfig);
   });
 }

@@ -4,7 +4,7 @@
  * window.confirm would.
  */
 
-import { button, el } from "./dom.js";
+import { button, el } from "/kernel/js/dom.js";
 import { T } from "./text.js";
 
 let open = null;

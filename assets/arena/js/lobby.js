@@ -5,9 +5,10 @@
  * the `open(code)` given to initLobby.
  */
 
-import { ApiError, getJson, postJson } from "./api.js";
-import { errorText, showNetworkError } from "./banner.js";
-import { $, button, clear, el, showError } from "./dom.js";
+import { ApiError, errorText } from "/kernel/js/api.js";
+import { showNetworkError } from "/kernel/js/banner.js";
+import { $, button, clear, el, showError } from "/kernel/js/dom.js";
+import { getJson, postJson } from "./api.js";
 import { seatChoice } from "./seats.js";
 import { rememberPersonName } from "./storage.js";
 import { PHASES, T } from "./text.js";
@@ -67,7 +68,7 @@ export function refreshLobby() {
     render(lobby.live || [], "live-rooms", "live-empty", false);
   }, (err) => {
     if (err instanceof ApiError && err.kind === "network") {
-      showNetworkError(refreshLobby);
+      showNetworkError(err, refreshLobby);
     }
   });
 }

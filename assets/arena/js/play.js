@@ -9,10 +9,10 @@
  * tap or Enter; cancel() its Escape.
  */
 
+import { errorText } from "/kernel/js/api.js";
+import { $, button, clear, showError } from "/kernel/js/dom.js";
 import { postJson } from "./api.js";
-import { errorText } from "./banner.js";
 import { BASES, key } from "./board.js";
-import { $, button, clear, showError } from "./dom.js";
 import { myTurn, personSide, placing, state, accept } from "./roomstate.js";
 import { pieceName, T, typeOfId } from "./text.js";
 

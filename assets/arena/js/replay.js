@@ -14,8 +14,8 @@
  * replay is loaded.
  */
 
+import { $ } from "/kernel/js/dom.js";
 import { getText } from "./api.js";
-import { $ } from "./dom.js";
 import { STEP_MS } from "./pace.js";
 import { T } from "./text.js";
 

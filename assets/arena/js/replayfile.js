@@ -5,7 +5,7 @@
  * with the `open(name, parsed)` given to initReplayFile.
  */
 
-import { $, showError } from "./dom.js";
+import { $, showError } from "/kernel/js/dom.js";
 import { parseReplay, ReplayError } from "./replay.js";
 import { T } from "./text.js";
 

@@ -12,13 +12,13 @@
  * everything the room showed.
  */
 
+import { errorText } from "/kernel/js/api.js";
+import { $, clear, el, showError } from "/kernel/js/dom.js";
 import { getJson, postJson } from "./api.js";
-import { errorText } from "./banner.js";
 import { createBoard, cursorTo, renderBoard } from "./board.js";
 import { showCountdown, stopCountdown } from "./clock.js";
 import { figures } from "./config.js";
 import { askConfirm, closeConfirm } from "./confirm.js";
-import { $, clear, el, showError } from "./dom.js";
 import { reconnectNow, stopWatching, watch } from "./live.js";
 import { behind, catchUp, setSpeed, SPEEDS, speedNow } from "./pace.js";
 import {

@@ -15,7 +15,8 @@
  * again with the key.
  */
 
-import { ApiError, getJson } from "./api.js";
+import { ApiError } from "/kernel/js/api.js";
+import { getJson } from "./api.js";
 import { noteServerTime } from "./clock.js";
 import { catchUp, offer, onPaced, resetPace } from "./pace.js";
 

@@ -5,9 +5,9 @@
  * or "upload:<bot id>"; seatChoice() turns it into the API's seat object.
  */
 
+import { $, el } from "/kernel/js/dom.js";
 import { myBots, publicBots } from "./bots.js";
 import { builtins, languageTitle } from "./config.js";
-import { $, el } from "./dom.js";
 import { personName } from "./storage.js";
 import { BUILTIN_NAMES, T } from "./text.js";
 

@@ -5,10 +5,10 @@
  * server), refreshes the bot lists and picks the new bot for the next room.
  */
 
+import { errorText } from "/kernel/js/api.js";
+import { $ } from "/kernel/js/dom.js";
 import { uploadBot } from "./api.js";
-import { errorText } from "./banner.js";
 import { loadBots } from "./bots.js";
-import { $ } from "./dom.js";
 import { T } from "./text.js";
 
 let sending = false;

@@ -1,14 +1,22 @@
-"""What both games' pages share over HTTP."""
+"""What both games' pages share over HTTP: the trailing-slash redirect, GET-and-HEAD
+routes, and the kernel's route (`KERNEL_PATH`: the style sheet and ES modules both
+pages load), mounted whenever either page is."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from litestar import HttpMethod, Request, route
+from litestar import HttpMethod, Request, Response, Router, route
+from litestar.exceptions import NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath
 from litestar.response import Redirect
+
+from noitu.adapters.http.assets import KERNEL_STYLE, SCRIPT_FOLDER, KernelAssets
+from noitu.adapters.http.errors import ErrorBody
+from noitu.adapters.http.paths import KERNEL_PATH
 
 #: The OpenAPI answer of a page route that adds its trailing slash.
 SLASH_REDIRECT = {308: ResponseSpec(data_container=None, description="Adds the trailing slash")}
@@ -29,3 +37,25 @@ def asset_route(path: str, **options: Any) -> Callable[[Callable[..., Any]], HTT
     """A page or file route that answers GET and HEAD alike: HEAD gets the GET's status
     and headers, and the `before_send` hook (middleware.py) drops the body."""
     return route(path, http_method=[HttpMethod.GET, HttpMethod.HEAD], **options)
+
+
+def kernel_router(assets: KernelAssets) -> Router:
+    """`KERNEL_PATH`: kernel.css and the modules of js/, cached as the pages' files."""
+
+    @asset_route(f"/{KERNEL_STYLE}", summary="The style sheet both pages build on", media_type="text/css")
+    async def style() -> Response[bytes]:
+        return assets.style()
+
+    @asset_route(
+        f"/{SCRIPT_FOLDER}/{{name:str}}",
+        summary="One of the ES modules both pages import",
+        media_type="text/javascript",
+        responses={404: ResponseSpec(data_container=ErrorBody, description="not_found: no such module")},
+    )
+    async def module(name: FromPath[str]) -> Response[bytes]:
+        found = assets.script(name)
+        if found is None:
+            raise NotFoundException()
+        return found
+
+    return Router(path=KERNEL_PATH, route_handlers=[style, module], tags=["page"])

@@ -10,4 +10,5 @@ ARENA_PATH = "/arena"  # the arena's page "Vào trận"; its API under ARENA_PAT
 ARENA_API_PATH = f"{ARENA_PATH}/api"  # the arena's REST API (spec B6)
 ARENA_WS_PATH = f"{ARENA_PATH}/ws"  # the arena's WebSockets: ARENA_WS_PATH + "/rooms/{code}"
 BOT_GUIDE_PATH = "/bot-guide.html"  # the bot authors' guide (spec B6)
+KERNEL_PATH = "/kernel"  # what both pages share: KERNEL_PATH + "/kernel.css", + "/js/<name>.js"
 ARENA_ASSETS_PATH = "/assets"  # /assets/bot-examples/<file>, /assets/arena/<file>

@@ -1,5 +1,5 @@
 /*
- * dom.js — the few DOM helpers every module uses. Stateless.
+ * dom.js — the few DOM helpers both pages' modules use. Stateless.
  */
 
 export function $(id) {
@@ -18,7 +18,7 @@ export function el(tag, className, text) {
   return node;
 }
 
-// A button of the page's style; `testid` also becomes its data-testid.
+// A button of the pages' style; `testid` also becomes its data-testid.
 export function button(text, className, testid) {
   const node = el("button", "btn " + (className || ""), text);
   node.type = "button";
@@ -40,6 +40,7 @@ export function showError(node, text) {
   node.hidden = !text;
 }
 
+// Focuses without scrolling where the browser supports it.
 export function focusQuietly(node) {
   try {
     node.focus({ preventScroll: true });
@@ -49,5 +50,5 @@ export function focusQuietly(node) {
 }
 
 export function prefersReducedMotion() {
-  return window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 }
