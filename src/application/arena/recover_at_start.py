@@ -14,6 +14,10 @@ import msgspec
 
 from noitu.application.ports import Clock
 
+#: On a database several instances share, a bot's files younger than this may be
+#: another instance's upload in flight (a build takes at most a minute): kept.
+ORPHAN_MIN_AGE_MS = 600_000
+
 
 class LiveMatches(Protocol):
     async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
