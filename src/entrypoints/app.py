@@ -32,7 +32,6 @@ from noitu.adapters.http.arena_ws import room_socket_router
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
-    declare_retry_after,
     game_error_handler,
     http_error_handler,
     internal_error_handler,
@@ -41,6 +40,7 @@ from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
+from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
@@ -234,6 +234,8 @@ def create_app(container: Container) -> Litestar:
     settings = container.settings()
     routes: list[object] = [healthz]
     lifespans: list[Lifespan] = [_resources(container)]
+    # What each mounted part adds to the OpenAPI document (see http/openapi.py).
+    schema_parts: list[SchemaPart] = []
     if settings.telegram_enabled:
         telegram_lifespans, telegram_routes = _telegram(container, settings)
         lifespans += telegram_lifespans
@@ -245,12 +247,14 @@ def create_app(container: Container) -> Litestar:
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
+        schema_parts += [tighten_schema, tighten_group_rooms_schema]
         lifespans.append(_noitu_lifespan(container))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
         routes += arena_bot_routers(container)
         lifespans.append(_arena_lifespan(container, settings))
         routes += arena_room_routers(container)
+        schema_parts += [tighten_bots_schema, tighten_rooms_schema]
         routes.append(room_socket_router(container))
         lifespans.append(_rooms_lifespan(container))
     _log_startup(settings)
@@ -274,12 +278,6 @@ def create_app(container: Container) -> Litestar:
         logging_config=None,
         debug=False,
     )
-    if settings.game_enabled:
-        tighten_schema(app.openapi_schema)
-        tighten_group_rooms_schema(app.openapi_schema)
-    if settings.arena_enabled:
-        tighten_bots_schema(app.openapi_schema)
-        tighten_rooms_schema(app.openapi_schema)
-    declare_retry_after(app.openapi_schema)
+    complete_openapi(app.openapi_schema, schema_parts)
     allow_every_method_in_options(app)
     return app
