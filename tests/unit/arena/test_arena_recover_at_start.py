@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from noitu.application.arena.recover_at_start import RecoverAtStart, Recovered
-from tests.support.fakes import FakeClock
+from support.fakes import FakeClock
 
 NOW = 1_700_000_000_000
 MINUTE = 60_000
