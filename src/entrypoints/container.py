@@ -253,9 +253,21 @@ def uploads_kind(found: SandboxStatus | None) -> str:
     return "sandbox" if found is not None and found.available else "none"
 
 
-def shared_database(engine: AsyncEngine) -> bool:
-    """One SQLite file has one server; a PostgreSQL database may have several."""
-    return not is_sqlite(engine)
+def sandbox_wanted(settings: Settings) -> bool:
+    """Probe the sandbox when the arena runs and the direct runner was not asked for."""
+    return settings.arena_enabled and settings.arena_runner != "direct"
+
+
+def recovery_runner(engine: AsyncEngine, instance: str) -> str | None:
+    """Whose live matches a start-up abandons: every one in a SQLite file (it has one
+    server); only this instance's on a database several instances may share."""
+    return None if is_sqlite(engine) else instance
+
+
+def orphan_min_age_ms(engine: AsyncEngine) -> int:
+    """Orphan files are removed at any age when this server is the database's only
+    user; on a shared one, young ones may be another instance's upload in flight."""
+    return 0 if is_sqlite(engine) else ORPHAN_MIN_AGE_MS
 
 
 # --- the Resources: what opens and closes (see the module's docstring) -------------------
@@ -499,9 +511,7 @@ class Container(containers.DeclarativeContainer):
     arena_sandbox_resource = providers.Resource(
         probed_sandbox,
         arena_probe,
-        providers.Callable(
-            lambda s: s.arena_enabled and s.arena_runner != "direct", settings
-        ),
+        providers.Callable(sandbox_wanted, settings),
     )
     # What the probe found (None before it ran, or when it was not wanted).
     arena_sandbox_status = arena_probe.provided.status
@@ -576,9 +586,7 @@ class Container(containers.DeclarativeContainer):
     sweep_failed_builds = providers.Singleton(
         SweepFailedBuilds, arena_repository, arena_files, clock
     )
-    # At start-up: what a previous run left. On a shared database (several instances)
-    # only this instance's live matches, and only orphan files old enough not to be
-    # another instance's upload in flight; the stale cgroups are the sandbox's.
+    # At start-up: what a previous run left (the stale cgroups are the sandbox's).
     recover_at_start = providers.Singleton(
         RecoverAtStart,
         matches=arena_repository,
@@ -589,15 +597,8 @@ class Container(containers.DeclarativeContainer):
             arena_runner, sandbox=arena_sandbox.provided.cgroups, direct=providers.Object(None)
         ),
         clock=clock,
-        runner=providers.Callable(
-            lambda shared, instance: instance if shared else None,
-            providers.Callable(shared_database, arena_engine),
-            settings.provided.instance,
-        ),
-        orphan_min_age_ms=providers.Callable(
-            lambda shared: ORPHAN_MIN_AGE_MS if shared else 0,
-            providers.Callable(shared_database, arena_engine),
-        ),
+        runner=providers.Callable(recovery_runner, arena_engine, settings.provided.instance),
+        orphan_min_age_ms=providers.Callable(orphan_min_age_ms, arena_engine),
     )
 
     # --- the arena's rooms (B4, B6) ----------------------------------------------------
