@@ -4,6 +4,7 @@ runner and upload builder the settings and the probe give."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from pathlib import Path
 
@@ -123,3 +124,36 @@ async def test_the_database_opens_migrated_only_when_the_arena_runs(tmp_path: Pa
     await noitu.shutdown_resources()
     assert probe.probes == 0
     assert not (tmp_path / "noitu" / SQLITE_FILE).exists()
+
+
+class Closing:
+    """A connection or feed that notes in `log` when it has closed, after `takes_s`
+    (a feed closing slowly: a link closed alongside it would be noted first)."""
+
+    def __init__(self, name: str, log: list[str], takes_s: float = 0.0) -> None:
+        self.name = name
+        self.log = log
+        self.takes_s = takes_s
+
+    async def aclose(self) -> None:
+        await asyncio.sleep(self.takes_s)
+        self.log.append(self.name)
+
+    async def stop(self) -> None:
+        await self.aclose()
+
+
+async def test_with_redis_the_feeds_close_before_the_link(tmp_path: Path) -> None:
+    closed: list[str] = []
+    container = container_for(
+        tmp_path / "data", FakeProbe(available=False),
+        NOITU_STORE="redis", REDIS_URL="redis://127.0.0.1:1/0",
+    )
+    container.redis.override(Closing("link", closed))
+    container.group_feed_on_redis.override(Closing("group feed", closed, takes_s=0.05))
+    container.room_feed.override(Closing("room feed", closed, takes_s=0.05))
+    await container.init_resources()
+    assert closed == []
+    await container.shutdown_resources()
+    assert sorted(closed[:2]) == ["group feed", "room feed"]
+    assert closed[2:] == ["link"]
