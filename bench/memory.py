@@ -5,7 +5,7 @@ Each run is a fresh interpreter that builds what `noitu serve` builds (the conta
 the app, without the socket) and plays every game through the use cases, StartGame and
 PlayMove, with tokens from the container's signer: the sessions in the store are what
 a real server would hold, including the views the use cases keep. Both sides play with
-`SurvivorPolicy` (the container's opponents are overridden with it), so that the games
+`SurvivorPolicy` (the container is given it as its opponents), so that the games
 last; a game that ends early anyway is removed and played again.
 """
 
@@ -51,6 +51,8 @@ def memory_probe(sessions: int, words: int) -> None:
 
 
 async def _memory(sessions: int, words: int) -> None:
+    from dependency_injector import providers
+
     from noitu.adapters.log_setup import configure_logging
     from noitu.application.noitu.commands import PlayMoveCommand, StartGameCommand
     from noitu.application.noitu.session import GameMessage, Ticket
@@ -62,25 +64,28 @@ async def _memory(sessions: int, words: int) -> None:
     from noitu.entrypoints.settings import load_settings
 
     configure_logging("json", "WARNING")  # on stderr: stdout carries the JSON line
-    container = Container()
-    container.settings.override(
-        load_settings({
+    # The server's container given a clock moved by hand, a seeded random source and
+    # bots that play to last (whatever the difficulty), so that games reach their
+    # length; everything else is the server's own code. The bots need the container's
+    # index, so their table is filled once the index is built, before any game.
+    clock = SettableClock(int(time.time() * 1000))
+    survivors: dict[Difficulty, SurvivorPolicy] = {}
+    container = Container(
+        settings=load_settings({
             "NOITU_GAME_SECRET": "b" * 32,
             "NOITU_ACCESS_LOG": "0",
             "NOITU_MAX_SESSIONS": str(max(sessions, SessionLimits().max_playing)),
-        })
+        }),
+        clock=providers.Object(clock),
+        rng=providers.Object(random.Random(5)),
+        opponents=providers.Object(survivors),
     )
-    clock = SettableClock(int(time.time() * 1000))
-    container.clock.override(clock)
-    container.rng.override(random.Random(5))
     lexicon = container.lexicon()
     index = container.bot_index()
     for word_id in range(len(lexicon)):  # as `noitu serve` does before freezing its heap
         lexicon.word(word_id)
     survivor = SurvivorPolicy(index)
-    # The bot plays to last too (whatever the difficulty), so that games reach their
-    # length; everything else is the server's own code.
-    container.opponents.override({difficulty: survivor for difficulty in Difficulty})
+    survivors.update({difficulty: survivor for difficulty in Difficulty})
     create_app(container)
     gc.collect()
     before = rss_mb()

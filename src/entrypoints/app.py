@@ -10,19 +10,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgspec
 import structlog
 from litestar import Litestar, get
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
-from noitu.adapters.arena.files import BOTS, DataDirFiles
-from noitu.adapters.arena.sql.engine import describe, is_sqlite
-from noitu.adapters.arena.sql.migrations import upgrade
+from noitu.adapters.arena.sql.engine import describe
 from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
 from noitu.adapters.http.arena_bots import (
     arena_bot_routers,
@@ -34,7 +32,6 @@ from noitu.adapters.http.arena_ws import room_socket_router
 from noitu.adapters.http.assets import KernelAssets, PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
-    declare_retry_after,
     game_error_handler,
     http_error_handler,
     internal_error_handler,
@@ -43,6 +40,7 @@ from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
+from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.pages import kernel_router
 from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.arena.storage import StorageUnavailable
@@ -56,9 +54,6 @@ ROOM_SETTLE_EVERY_S = 0.5  # B10: a turn that ran out is settled within 1 s afte
 ROOM_CLOSE_EVERY = 120  # settle rounds between two closings of idle rooms (a minute)
 #: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
 ROOMS_SHUTDOWN_S = 10.0
-#: With a shared database (PostgreSQL, several instances) a bot's files younger than
-#: this may be another instance's upload in flight (a build takes at most 60 s): kept.
-ORPHAN_MIN_AGE_S = 600.0
 
 log = structlog.get_logger("noitu.app")
 
@@ -108,7 +103,23 @@ async def settle_rooms_forever(
             log.exception("room_settle_failed")
 
 
-def _noitu_lifespan(container: Container, settings: Settings) -> Lifespan:
+def _resources(container: Container) -> Lifespan:
+    """The container's Resources (the Redis link, the arena's database, migrated, the
+    sandbox, the room feeds), opened before every other part starts and closed after
+    every other part has stopped: this lifespan comes first."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Litestar) -> AsyncIterator[None]:
+        try:
+            await container.init_resources()
+            yield
+        finally:
+            await container.shutdown_resources()
+
+    return lifespan
+
+
+def _noitu_lifespan(container: Container) -> Lifespan:
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
@@ -121,93 +132,40 @@ def _noitu_lifespan(container: Container, settings: Settings) -> Lifespan:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            feed = container.group_feed_channel()
-            if hasattr(feed, "aclose"):
-                await feed.aclose()
             await container.background().drain(SHUTDOWN_REPORTS_S)
-            if settings.store == "redis":
-                await container.redis().aclose()
 
     return lifespan
 
 
-async def remove_orphan_files(container: Container, min_age_s: float) -> int:
-    """Delete the files of bots the database does not know (an upload cut short by a
-    crash); how many bots' files were removed."""
-    repository = container.arena_repository()
-    files = container.arena_files()
-    removed = 0
-    for bot_id in sorted(await files.stored_bot_ids()):
-        if await repository.get_bot(bot_id) is not None:
-            continue
-        if min_age_s > 0 and isinstance(files, DataDirFiles):
-            directory = files.root / BOTS / bot_id
-            with contextlib.suppress(FileNotFoundError):
-                if time.time() - directory.stat().st_mtime < min_age_s:
-                    continue
-        await files.delete_bot_files(bot_id)
-        removed += 1
-    return removed
-
-
 def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
-    """The arena's start-up and shutdown: probe the sandbox (uploads are built only in
-    it; without one the built-in bots run directly), migrate the database, end the
-    matches a previous run left live as ABANDONED, remove what a crash left in the
-    data directory and the failed builds past their day; dispose of the database
-    engine at shutdown."""
+    """The arena's start-up, once its Resources are open (the sandbox probed, the
+    database migrated): put right what a previous run left, and say how the arena
+    runs (uploads are built only in the sandbox; without one the built-in bots run
+    directly)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
-        status = await container.arena_probe().probe()
-        container.arena_sandbox_status.override(status)
-        if not status.available:
-            container.arena_runner.override("direct")
-        engine = container.arena_engine()
-        try:
-            await upgrade(engine)
-            # One SQLite file has one server: every live match there was ours. On a
-            # shared PostgreSQL only this instance's (NOITU_INSTANCE names it).
-            abandoned = await container.arena_repository().abandon_live(
-                container.clock().now_ms(), runner=None if is_sqlite(engine) else settings.instance
-            )
-            swept = await container.arena_files().sweep()
-            failed_builds = await container.sweep_failed_builds()()
-            # What a server killed with -9 left behind: its bots' empty cgroups.
-            stale_cgroups = (
-                container.arena_probe().make_sandbox().cgroups.remove_empty()
-                if status.available else 0
-            )
-            orphans = await remove_orphan_files(
-                container, 0.0 if is_sqlite(engine) else ORPHAN_MIN_AGE_S
-            )
-            (log.info if status.available else log.warning)(
-                "arena",
-                uploads="on" if status.available else "off",
-                sandbox=status.reason,
-                database=describe(settings.arena_database_url),
-                data_dir=str(settings.data_dir),
-                abandoned=abandoned,
-                swept=swept,
-                orphans=orphans,
-                failed_builds=failed_builds,
-                stale_cgroups=stale_cgroups,
-            )
-            yield
-        finally:
-            await engine.dispose()
-            if status.available:
-                container.arena_probe().make_sandbox().close()
+        found = container.arena_sandbox_status()
+        uploads = found is not None and found.available
+        recovered = await container.recover_at_start()()
+        (log.info if uploads else log.warning)(
+            "arena",
+            uploads="on" if uploads else "off",
+            sandbox=found.reason if found is not None else "not probed",
+            database=describe(settings.arena_database_url),
+            data_dir=str(settings.data_dir),
+            **msgspec.structs.asdict(recovered),
+        )
+        yield
 
     return lifespan
 
 
 def _rooms_lifespan(container: Container) -> Lifespan:
-    """The arena's rooms at shutdown (entered after the arena's storage, so it ends
-    before the database engine is disposed): every live match ends as ABANDONED and is
-    archived, its bots' processes stopped (a killed server's bots die with it: the
-    sandbox's --die-with-parent, the direct launcher's parent-death signal), and the
-    feed's connection is closed."""
+    """The arena's rooms at shutdown (before the Resources close, so the database and
+    the feed are still there): every live match ends as ABANDONED and is archived, its
+    bots' processes stopped (a killed server's bots die with it: the sandbox's
+    --die-with-parent, the direct launcher's parent-death signal)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
@@ -218,7 +176,6 @@ def _rooms_lifespan(container: Container) -> Lifespan:
             ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
             if ended:
                 log.info("arena_rooms_closed", abandoned=ended)
-            await container.room_feed().stop()
 
     return lifespan
 
@@ -277,7 +234,9 @@ def _log_startup(settings: Settings) -> None:
 def create_app(container: Container) -> Litestar:
     settings = container.settings()
     routes: list[object] = [healthz]
-    lifespans: list[Lifespan] = []
+    lifespans: list[Lifespan] = [_resources(container)]
+    # What each mounted part adds to the OpenAPI document (see http/openapi.py).
+    schema_parts: list[SchemaPart] = []
     if settings.telegram_enabled:
         telegram_lifespans, telegram_routes = _telegram(container, settings)
         lifespans += telegram_lifespans
@@ -291,12 +250,14 @@ def create_app(container: Container) -> Litestar:
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
-        lifespans.append(_noitu_lifespan(container, settings))
+        schema_parts += [tighten_schema, tighten_group_rooms_schema]
+        lifespans.append(_noitu_lifespan(container))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
         routes += arena_bot_routers(container)
         lifespans.append(_arena_lifespan(container, settings))
         routes += arena_room_routers(container)
+        schema_parts += [tighten_bots_schema, tighten_rooms_schema]
         routes.append(room_socket_router(container))
         lifespans.append(_rooms_lifespan(container))
     _log_startup(settings)
@@ -320,12 +281,6 @@ def create_app(container: Container) -> Litestar:
         logging_config=None,
         debug=False,
     )
-    if settings.game_enabled:
-        tighten_schema(app.openapi_schema)
-        tighten_group_rooms_schema(app.openapi_schema)
-    if settings.arena_enabled:
-        tighten_bots_schema(app.openapi_schema)
-        tighten_rooms_schema(app.openapi_schema)
-    declare_retry_after(app.openapi_schema)
+    complete_openapi(app.openapi_schema, schema_parts)
     allow_every_method_in_options(app)
     return app

@@ -1,10 +1,21 @@
 """The composition root: the one place that names concrete adapters.
 
 Settings pick adapters through `Selector`s (NOITU_STORE picks the store; a bot token
-makes Telegram the score reporter). Tests build the same container and override
-providers with fakes (a clock they can advance, a recording score reporter, a seeded
-random source). Adapters that import heavy libraries (aiogram, redis-py) are built by
-factories that import them on first use.
+makes Telegram the score reporter; the arena's runner follows the settings' `arena_runner`
+and what the sandbox probe found). What opens and closes is a `Resource` (the Redis
+link, the arena's database, the sandbox, the room feeds): the server opens them all
+with `init_resources()` and closes them with `shutdown_resources()`, in dependency
+order. A Resource yields None when the settings leave its part out, so opening them
+all is right for any settings.
+
+Nothing depends on a Resource but another Resource: an async Resource turns every
+provider that depends on it into one that answers Futures. The adapters are plain
+Singletons, and each Resource takes the adapter whose life it runs.
+
+Tests build the same container and override providers with fakes (a clock they can
+advance, a recording score reporter, a seeded random source). Adapters that import
+heavy libraries (aiogram, redis-py) are built by factories that import them on first
+use.
 """
 
 from __future__ import annotations
@@ -12,6 +23,7 @@ from __future__ import annotations
 import os
 import random
 import secrets
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
@@ -24,7 +36,8 @@ from noitu.adapters.arena.cgroups import CgroupError, CgroupTree, find_cgroups
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
-from noitu.adapters.arena.sql.engine import create_engine
+from noitu.adapters.arena.sql.engine import create_engine, is_sqlite
+from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
@@ -60,6 +73,7 @@ from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
+from noitu.application.arena.recover_at_start import ORPHAN_MIN_AGE_MS, RecoverAtStart
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
@@ -72,6 +86,7 @@ from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
 from noitu.application.arena.rooms.place_pieces import PlacePieces
 from noitu.application.arena.rooms.play_action import PlayAction
+from noitu.application.arena.rooms.ports import RoomFeed
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender
@@ -102,11 +117,20 @@ from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.redis.rooms import (
+        RedisChatLeaderboard,
+        RedisMemberCredentials,
+        RedisRoomCards,
+        RedisRoomStore,
+    )
+    from noitu.adapters.redis.rooms import RedisRoomFeed as RedisGroupFeed
     from noitu.adapters.redis.update_memory import RedisRecentUpdates
 
 
@@ -161,17 +185,34 @@ def build_slots() -> int:
     return os.cpu_count() or 1
 
 
-def redis_group_store(link: RedisLink, *args: object) -> object:
+def redis_group_store(link: RedisLink, *args: object) -> RedisRoomStore:
     from noitu.adapters.redis.rooms import RedisRoomStore
 
     return RedisRoomStore(link, *args)  # type: ignore[arg-type]
 
 
-def redis_group_adapter(name: str, link: RedisLink, *args: object) -> object:
-    """One of the group rooms' Redis adapters (credentials, cards, leaderboard, feed)."""
-    from noitu.adapters.redis import rooms
+def redis_group_cards(link: RedisLink, keep_ms: int) -> RedisRoomCards:
+    from noitu.adapters.redis.rooms import RedisRoomCards
 
-    return getattr(rooms, name)(link, *args)
+    return RedisRoomCards(link, keep_ms)
+
+
+def redis_group_leaderboard(link: RedisLink) -> RedisChatLeaderboard:
+    from noitu.adapters.redis.rooms import RedisChatLeaderboard
+
+    return RedisChatLeaderboard(link)
+
+
+def redis_group_credentials(link: RedisLink) -> RedisMemberCredentials:
+    from noitu.adapters.redis.rooms import RedisMemberCredentials
+
+    return RedisMemberCredentials(link)
+
+
+def redis_group_feed(link: RedisLink) -> RedisGroupFeed:
+    from noitu.adapters.redis.rooms import RedisRoomFeed
+
+    return RedisRoomFeed(link)
 
 
 def make_group_rooms(rooms: Rooms, report: ReportRoomGame) -> Rooms:
@@ -190,6 +231,108 @@ def arena_cgroups() -> CgroupTree | None:
         return find_cgroups()
     except CgroupError:
         return None
+
+
+def on_off(enabled: bool) -> str:
+    """A Selector's key for a part the settings switch on or off."""
+    return "on" if enabled else "off"
+
+
+def runner_kind(requested: str, found: SandboxStatus | None) -> str:
+    """"sandbox" or "direct": direct when asked for (the CLI's --no-sandbox) or when the
+    probe found no sandbox (then only trusted code runs: the built-in bots). Before
+    the probe, "sandbox": whatever tries to run then fails for want of a sandbox,
+    rather than running without one."""
+    if requested == "direct" or (found is not None and not found.available):
+        return "direct"
+    return "sandbox"
+
+
+def uploads_kind(found: SandboxStatus | None) -> str:
+    """Uploads are built only in a sandbox the probe found, never directly."""
+    return "sandbox" if found is not None and found.available else "none"
+
+
+def sandbox_wanted(settings: Settings) -> bool:
+    """Probe the sandbox when the arena runs and the direct runner was not asked for."""
+    return settings.arena_enabled and settings.arena_runner != "direct"
+
+
+def recovery_runner(engine: AsyncEngine, instance: str) -> str | None:
+    """Whose live matches a start-up abandons: every one in a SQLite file (it has one
+    server); only this instance's on a database several instances may share."""
+    return None if is_sqlite(engine) else instance
+
+
+def orphan_min_age_ms(engine: AsyncEngine) -> int:
+    """Orphan files are removed at any age when this server is the database's only
+    user; on a shared one, young ones may be another instance's upload in flight."""
+    return 0 if is_sqlite(engine) else ORPHAN_MIN_AGE_MS
+
+
+# --- the Resources: what opens and closes (see the module's docstring) -------------------
+
+
+async def redis_connection(link: RedisLink | None) -> AsyncIterator[RedisLink | None]:
+    """The Redis link (NOITU_STORE=redis; None with the memory store), closed last."""
+    try:
+        yield link
+    finally:
+        if link is not None:
+            await link.aclose()
+
+
+async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngine | None]:
+    """The arena's database, migrated to the latest schema before anything reads it;
+    its engine disposed at the end. None when the arena is off."""
+    if engine is None:
+        yield None
+        return
+    try:
+        await upgrade(engine)
+        yield engine
+    finally:
+        await engine.dispose()
+
+
+async def probed_sandbox(
+    probe: BubblewrapProbe, wanted: bool
+) -> AsyncIterator[SandboxStatus | None]:
+    """The sandbox, probed once (not when the arena is off or runs directly by
+    request): uploads and the runner follow what it found. Its staging folder goes at
+    the end."""
+    if not wanted:
+        yield None
+        return
+    found = await probe.probe()
+    try:
+        yield found
+    finally:
+        if found.available:
+            probe.make_sandbox().close()
+
+
+async def open_group_feed(
+    feed: RedisGroupFeed | None, link: RedisLink | None
+) -> AsyncIterator[None]:
+    """Nối từ's group feed on Redis (None with the memory store, which holds nothing
+    open), closed at the end. `link` is the Redis connection's Resource, named so that
+    it closes after the feed."""
+    try:
+        yield
+    finally:
+        if feed is not None:
+            await feed.aclose()
+
+
+async def open_room_feed(feed: RoomFeed | None, link: RedisLink | None) -> AsyncIterator[None]:
+    """The arena's room feed (None when the arena is off), stopped at the end, before
+    the Redis connection (`link`) closes."""
+    try:
+        yield
+    finally:
+        if feed is not None:
+            await feed.stop()
 
 
 class Container(containers.DeclarativeContainer):
@@ -215,6 +358,10 @@ class Container(containers.DeclarativeContainer):
 
     # NOITU_STORE: memory (one process) or redis (shared by every instance).
     redis = providers.Singleton(redis_link, settings.provided.redis_url)
+    redis_resource = providers.Resource(
+        redis_connection,
+        providers.Selector(settings.provided.store, memory=providers.Object(None), redis=redis),
+    )
     session_repository = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemorySessionRepository),
@@ -231,14 +378,12 @@ class Container(containers.DeclarativeContainer):
     group_cards = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemoryRoomCards, group_limits.provided.card_keep_ms),
-        redis=providers.Singleton(
-            redis_group_adapter, "RedisRoomCards", redis, group_limits.provided.card_keep_ms
-        ),
+        redis=providers.Singleton(redis_group_cards, redis, group_limits.provided.card_keep_ms),
     )
     group_leaderboard = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemoryChatLeaderboard),
-        redis=providers.Singleton(redis_group_adapter, "RedisChatLeaderboard", redis),
+        redis=providers.Singleton(redis_group_leaderboard, redis),
     )
 
     # --- Telegram (aiogram is imported only when one of these is built) ----------------
@@ -314,12 +459,20 @@ class Container(containers.DeclarativeContainer):
     group_credentials = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemoryMemberCredentials),
-        redis=providers.Singleton(redis_group_adapter, "RedisMemberCredentials", redis),
+        redis=providers.Singleton(redis_group_credentials, redis),
     )
+    group_feed_on_redis = providers.Singleton(redis_group_feed, redis)
     group_feed_channel = providers.Selector(
         settings.provided.store,
         memory=providers.Singleton(InMemoryGroupFeed),
-        redis=providers.Singleton(redis_group_adapter, "RedisRoomFeed", redis),
+        redis=group_feed_on_redis,
+    )
+    group_feed_resource = providers.Resource(
+        open_group_feed,
+        providers.Selector(
+            settings.provided.store, memory=providers.Object(None), redis=group_feed_on_redis
+        ),
+        redis_resource,
     )
     group_announcer = providers.Selector(
         settings.provided.score_reports,
@@ -351,11 +504,22 @@ class Container(containers.DeclarativeContainer):
     group_close_idle = providers.Singleton(CloseIdleRooms, group_rooms)
 
     # --- the bot arena ----------------------------------------------------------------
-    # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots
-    # when no sandbox can run here, and the CLI's explicit --no-sandbox). The CLI and
-    # the server set it after probing the sandbox.
-    arena_runner = providers.Object("sandbox")
+    # "on" when the settings run the arena; the arena's Resources open nothing when "off".
+    arena_part = providers.Callable(on_off, settings.provided.arena_enabled)
+    # The probe runs once, as a Resource, unless the settings ask for the direct runner.
     arena_probe = providers.Singleton(BubblewrapProbe)
+    arena_sandbox_resource = providers.Resource(
+        probed_sandbox,
+        arena_probe,
+        providers.Callable(sandbox_wanted, settings),
+    )
+    # What the probe found (None before it ran, or when it was not wanted).
+    arena_sandbox_status = arena_probe.provided.status
+    # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots
+    # when no sandbox can run here, and the CLI's explicit --no-sandbox).
+    arena_runner = providers.Callable(
+        runner_kind, settings.provided.arena_runner, arena_sandbox_status
+    )
     arena_sandbox = arena_probe.provided.make_sandbox.call()
     arena_launcher = providers.Selector(
         arena_runner,
@@ -372,20 +536,20 @@ class Container(containers.DeclarativeContainer):
     run_match = providers.Singleton(RunMatch, arena_launcher)
     check_bot = providers.Singleton(CheckBot, arena_launcher)
 
-    # What the server's start-up probe found (app.py sets it). Uploads are built only in
-    # the sandbox, never directly: without one, the upload builder is None and uploads
-    # are refused.
-    arena_sandbox_status = providers.Object(SandboxStatus(False, "the sandbox was not probed"))
+    # Uploads are built only in the sandbox, never directly: without one, the upload
+    # builder is None and uploads are refused.
     upload_builder = providers.Selector(
-        providers.Callable(
-            lambda status: "sandbox" if status.available else "none", arena_sandbox_status
-        ),
+        providers.Callable(uploads_kind, arena_sandbox_status),
         sandbox=arena_sandbox_builder,
         none=providers.Object(None),
     )
 
     # --- the arena's storage (spec B4): metadata in SQL, files in the data directory ---
     arena_engine = providers.Singleton(create_engine, settings.provided.arena_database_url)
+    arena_database_resource = providers.Resource(
+        arena_database,
+        providers.Selector(arena_part, on=arena_engine, off=providers.Object(None)),
+    )
     arena_repository = providers.Singleton(SqlArenaRepository, arena_engine)
     arena_files = providers.Singleton(
         DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
@@ -422,6 +586,20 @@ class Container(containers.DeclarativeContainer):
     sweep_failed_builds = providers.Singleton(
         SweepFailedBuilds, arena_repository, arena_files, clock
     )
+    # At start-up: what a previous run left (the stale cgroups are the sandbox's).
+    recover_at_start = providers.Singleton(
+        RecoverAtStart,
+        matches=arena_repository,
+        bots=arena_repository,
+        files=arena_files,
+        failed_builds=sweep_failed_builds,
+        cgroups=providers.Selector(
+            arena_runner, sandbox=arena_sandbox.provided.cgroups, direct=providers.Object(None)
+        ),
+        clock=clock,
+        runner=providers.Callable(recovery_runner, arena_engine, settings.provided.instance),
+        orphan_min_age_ms=providers.Callable(orphan_min_age_ms, arena_engine),
+    )
 
     # --- the arena's rooms (B4, B6) ----------------------------------------------------
     # Live rooms are this process's; their snapshots go through Redis with
@@ -431,6 +609,11 @@ class Container(containers.DeclarativeContainer):
         settings.provided.store,
         memory=providers.Singleton(InMemoryRoomFeed),
         redis=providers.Singleton(redis_room_feed, redis),
+    )
+    room_feed_resource = providers.Resource(
+        open_room_feed,
+        providers.Selector(arena_part, on=room_feed, off=providers.Object(None)),
+        redis_resource,
     )
     arena_timer = providers.Singleton(LoopTimer, clock)
     match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots))

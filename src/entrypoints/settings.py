@@ -75,6 +75,11 @@ class Settings:
     # This instance's name among those sharing one arena database (NOITU_INSTANCE;
     # default: host name and port). A restart ends only its own live matches.
     instance: str = ""
+    # How the arena runs bots: "auto" (in the sandbox when the start-up probe finds one,
+    # else only the built-in bots, directly) or "direct" (no sandbox, no probe: the
+    # CLI's --no-sandbox, for an author's own files). Not an environment variable: the
+    # server never runs uploads outside the sandbox.
+    arena_runner: str = "auto"
     # Benchmark only (NOITU_BENCH_CPU=1): `noitu serve` counts its CPU per route and
     # answers GET /_bench/cpu with the totals (noitu.bench.server_cpu). Off by default.
     bench_cpu: bool = False

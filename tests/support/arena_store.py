@@ -67,8 +67,12 @@ class ProbedOnce:
 class NoSandbox:
     """`SandboxProbe` of a host without a sandbox."""
 
+    def __init__(self) -> None:
+        self.status: SandboxStatus | None = None
+
     async def probe(self) -> SandboxStatus:
-        return SandboxStatus(False, "bubblewrap is not installed (a test's host without it)")
+        self.status = SandboxStatus(False, "bubblewrap is not installed (a test's host without it)")
+        return self.status
 
     def make_sandbox(self) -> Sandbox:
         raise RuntimeError("probe() did not find a usable sandbox")

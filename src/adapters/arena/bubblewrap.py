@@ -468,6 +468,8 @@ class BubblewrapProbe:
         self.run_as = _default_run_as() if run_as == "default" else run_as
         self.stage_root = stage_root
         self.sandbox: Sandbox | None = None
+        #: What `probe()` found; None until it has run (then no runner may be chosen).
+        self.status: SandboxStatus | None = None
 
     async def _run(
         self, argv: Sequence[str], timeout_s: float = 10.0, pass_fds: Sequence[int] = ()
@@ -492,6 +494,10 @@ class BubblewrapProbe:
         return process.returncode or 0, out.decode("utf-8", "replace")
 
     async def probe(self) -> SandboxStatus:
+        self.status = await self._try()
+        return self.status
+
+    async def _try(self) -> SandboxStatus:
         tools = SandboxTools.find(self.path)
         if not tools.bwrap:
             return SandboxStatus(

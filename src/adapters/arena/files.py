@@ -304,6 +304,14 @@ class DataDirFiles:
 
         return await asyncio.to_thread(scan)
 
+    async def bot_files_modified_ms(self, bot_id: str) -> int | None:
+        """When the bot's directory last changed (wall clock, ms); None without one."""
+        try:
+            stat = await asyncio.to_thread(os.stat, self._bot_dir(bot_id))
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns // 1_000_000
+
     # --- replays ----------------------------------------------------------------------
 
     def replay_writer(self, match_id: str) -> _Replay:

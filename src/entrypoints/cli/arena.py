@@ -25,7 +25,7 @@ import dataclasses
 import json
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,43 +112,44 @@ class _Run:
         return self._cache
 
 
-@contextlib.contextmanager
-def _session(no_sandbox: bool, build_cache: bool) -> Iterator[_Run]:
-    """The container for one command, and everything it leaves behind removed at the
-    end: the sandbox's staging folder, and the built-in bots' folder when there is no
-    cache directory (NOITU_CACHE_DIR=off)."""
+@contextlib.asynccontextmanager
+async def _session(no_sandbox: bool, build_cache: bool) -> AsyncIterator[_Run]:
+    """The container for one command, its sandbox probed (unless --no-sandbox), and
+    everything it leaves behind removed at the end: the sandbox's staging folder, and
+    the built-in bots' folder when there is no cache directory (NOITU_CACHE_DIR=off)."""
     try:
         settings = load_settings()
     except SettingsError as error:
         problems = "\n    ".join(error.problems)  # the settings' own (English) lines, quoted
         raise UsageError(f"biến môi trường không hợp lệ:\n    {problems}") from None
+    # These commands run the arena alone, whatever MODULES says for the server; the
+    # runner is direct only when the author asked for it.
+    settings = dataclasses.replace(
+        settings, modules=("arena",), arena_runner="direct" if no_sandbox else "auto"
+    )
     with contextlib.ExitStack() as cleanup:
         cache_dir = settings.cache_dir
         if cache_dir is None:
             cache_dir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="noitu-arena-cache-")))
             settings = dataclasses.replace(settings, cache_dir=cache_dir)
             build_cache = False
-        container = Container()
-        container.settings.override(settings)
-        if no_sandbox:
-            container.arena_runner.override("direct")
-        cleanup.callback(_close_sandbox, container)
-        yield _Run(container, cache_dir if build_cache else None)
+        container = Container(settings=settings)
+        # The one Resource these commands need (no database, no Redis, no feed).
+        await container.arena_sandbox_resource.init()
+        try:
+            yield _Run(container, cache_dir if build_cache else None)
+        finally:
+            await container.arena_sandbox_resource.shutdown()
 
 
-def _close_sandbox(container: Container) -> None:
-    sandbox = container.arena_probe().sandbox
-    if sandbox is not None:
-        sandbox.close()
-
-
-async def _choose_runner(container: Container, specs: list[BotSpec], no_sandbox: bool) -> None:
+def _check_runner(container: Container, specs: list[BotSpec], no_sandbox: bool) -> None:
     """The sandbox when it can run here; without it only built-in bots (trusted code)
     may run, unless the author said --no-sandbox. Exits with the reason otherwise."""
     if no_sandbox:
         say(NO_SANDBOX_WARNING)
         return
-    status = await container.arena_probe().probe()
+    status = container.arena_sandbox_status()
+    assert status is not None  # probed when the session opened
     if status.available:
         return
     if any(spec.path is not None for spec in specs):
@@ -159,7 +160,6 @@ async def _choose_runner(container: Container, specs: list[BotSpec], no_sandbox:
         )
         raise SystemExit(1)
     say(f"không có sandbox, các bot dựng sẵn chạy không cần nó. Lý do:\n    {status.reason}")
-    container.arena_runner.override("direct")
 
 
 async def _artefact(run: _Run, spec: BotSpec, into: Path) -> Artefact | ProcessFailure:
@@ -213,8 +213,8 @@ async def run_match(args: argparse.Namespace) -> dict[str, object]:
     specs = [parse_spec(args.p1), parse_spec(args.p2)]
     _check_match_args(args)
     stderr_dir = _stderr_dir(args)
-    with _session(args.no_sandbox, not args.no_build_cache) as run:
-        await _choose_runner(run.container, specs, args.no_sandbox)
+    async with _session(args.no_sandbox, not args.no_build_cache) as run:
+        _check_runner(run.container, specs, args.no_sandbox)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         with tempfile.TemporaryDirectory(prefix="noitu-arena-build-") as work:
             artefacts = [
@@ -322,8 +322,8 @@ async def run_check(args: argparse.Namespace) -> bool:
     spec = parse_spec(args.file)
     if spec.path is None:
         raise UsageError("noitu arena check cần một tệp bot")
-    with _session(args.no_sandbox, build_cache=True) as run:
-        await _choose_runner(run.container, [spec], args.no_sandbox)
+    async with _session(args.no_sandbox, build_cache=True) as run:
+        _check_runner(run.container, [spec], args.no_sandbox)
         with tempfile.TemporaryDirectory(prefix="noitu-arena-check-") as work:
             bot = await _artefact(run, spec, Path(work) / "bot")
             if isinstance(bot, ProcessFailure):

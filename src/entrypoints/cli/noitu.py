@@ -36,9 +36,7 @@ def _settings_or_exit() -> Settings:
 
 
 def build_container(settings: Settings) -> Container:
-    container = Container()
-    container.settings.override(settings)
-    return container
+    return Container(settings=settings)
 
 
 def _load_dictionary_or_exit(container: Container) -> None:

@@ -1,0 +1,159 @@
+"""The container's Resources and the runner they decide, on a real data directory:
+what opens with `init_resources()`, what closes with `shutdown_resources()`, and which
+runner and upload builder the settings and the probe give."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from pathlib import Path
+
+from noitu.adapters.arena.build import SandboxBuilder
+from noitu.adapters.arena.direct import DirectLauncher
+from noitu.adapters.arena.sql.engine import SQLITE_FILE
+from noitu.application.arena.ports import SandboxStatus
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import load_settings
+
+
+class FakeCgroups:
+    def __init__(self) -> None:
+        self.swept = 0
+
+    def remove_empty(self) -> int:
+        self.swept += 1
+        return 0
+
+
+class FakeSandbox:
+    def __init__(self) -> None:
+        self.cgroups = FakeCgroups()
+        self.tools = object()  # what a builder keeps; never used to build here
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeProbe:
+    """A probe that finds (or not) a sandbox, and counts how often it was asked."""
+
+    def __init__(self, available: bool) -> None:
+        self.sandbox = FakeSandbox() if available else None
+        self.status: SandboxStatus | None = None
+        self.probes = 0
+
+    async def probe(self) -> SandboxStatus:
+        self.probes += 1
+        self.status = SandboxStatus(self.sandbox is not None, "a test's probe")
+        return self.status
+
+    def make_sandbox(self) -> FakeSandbox:
+        if self.sandbox is None:
+            raise RuntimeError("probe() did not find a usable sandbox")
+        return self.sandbox
+
+
+def container_for(data_dir: Path, probe: FakeProbe, **env: str) -> Container:
+    settings = load_settings({"NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": str(data_dir), **env})
+    container = Container(settings=settings)
+    container.arena_probe.override(probe)
+    return container
+
+
+async def test_before_the_probe_the_runner_is_the_sandbox_so_nothing_runs_unconfined(
+    tmp_path: Path,
+) -> None:
+    container = container_for(tmp_path / "data", FakeProbe(available=False))
+    assert container.arena_runner() == "sandbox"
+    assert container.upload_builder() is None
+
+
+async def test_a_found_sandbox_runs_uploads_and_is_closed_at_shutdown(tmp_path: Path) -> None:
+    probe = FakeProbe(available=True)
+    container = container_for(tmp_path / "data", probe)
+    await container.init_resources()
+    assert probe.probes == 1
+    assert container.arena_runner() == "sandbox"
+    builder = container.upload_builder()
+    assert isinstance(builder, SandboxBuilder) and builder.sandbox is probe.sandbox
+    recovered = await container.recover_at_start()()
+    assert recovered.stale_cgroups == 0 and probe.sandbox is not None
+    assert probe.sandbox.cgroups.swept == 1  # the sandbox's own cgroups were swept
+    await container.shutdown_resources()
+    assert probe.sandbox.closed
+
+
+async def test_without_a_sandbox_only_the_direct_runner_and_no_uploads(tmp_path: Path) -> None:
+    container = container_for(tmp_path / "data", FakeProbe(available=False))
+    await container.init_resources()
+    try:
+        assert container.arena_runner() == "direct"
+        assert isinstance(container.arena_launcher(), DirectLauncher)
+        assert container.upload_builder() is None
+    finally:
+        await container.shutdown_resources()
+
+
+async def test_the_direct_runner_asked_for_skips_the_probe(tmp_path: Path) -> None:
+    probe = FakeProbe(available=True)
+    container = container_for(tmp_path / "data", probe)
+    settings = dataclasses.replace(container.settings(), arena_runner="direct")
+    container = Container(settings=settings)
+    container.arena_probe.override(probe)
+    await container.init_resources()
+    try:
+        assert probe.probes == 0
+        assert container.arena_runner() == "direct"
+    finally:
+        await container.shutdown_resources()
+
+
+async def test_the_database_opens_migrated_only_when_the_arena_runs(tmp_path: Path) -> None:
+    arena = container_for(tmp_path / "arena", FakeProbe(available=False))
+    await arena.init_resources()
+    try:
+        assert await arena.arena_repository().live_matches() == []  # its tables exist
+    finally:
+        await arena.shutdown_resources()
+    assert (tmp_path / "arena" / SQLITE_FILE).exists()
+
+    probe = FakeProbe(available=True)
+    noitu = container_for(tmp_path / "noitu", probe, MODULES="noitu")
+    await noitu.init_resources()
+    await noitu.shutdown_resources()
+    assert probe.probes == 0
+    assert not (tmp_path / "noitu" / SQLITE_FILE).exists()
+
+
+class Closing:
+    """A connection or feed that notes in `log` when it has closed, after `takes_s`
+    (a feed closing slowly: a link closed alongside it would be noted first)."""
+
+    def __init__(self, name: str, log: list[str], takes_s: float = 0.0) -> None:
+        self.name = name
+        self.log = log
+        self.takes_s = takes_s
+
+    async def aclose(self) -> None:
+        await asyncio.sleep(self.takes_s)
+        self.log.append(self.name)
+
+    async def stop(self) -> None:
+        await self.aclose()
+
+
+async def test_with_redis_the_feeds_close_before_the_link(tmp_path: Path) -> None:
+    closed: list[str] = []
+    container = container_for(
+        tmp_path / "data", FakeProbe(available=False),
+        NOITU_STORE="redis", REDIS_URL="redis://127.0.0.1:1/0",
+    )
+    container.redis.override(Closing("link", closed))
+    container.group_feed_on_redis.override(Closing("group feed", closed, takes_s=0.05))
+    container.room_feed.override(Closing("room feed", closed, takes_s=0.05))
+    await container.init_resources()
+    assert closed == []
+    await container.shutdown_resources()
+    assert sorted(closed[:2]) == ["group feed", "room feed"]
+    assert closed[2:] == ["link"]
