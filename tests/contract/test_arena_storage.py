@@ -33,20 +33,19 @@ from noitu.adapters.arena.sql.engine import create_engine, default_url, normaliz
 from noitu.adapters.arena.sql.models import VERSION_TABLE, metadata
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.application.arena.ports import Language
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import (
-    AlreadyStored,
+from noitu.application.arena.records import (
     BotRecord,
     BuildStatus,
     MatchRecord,
     MatchStatus,
     Seat,
-    StorageUnavailable,
     bot_display_name,
     new_bot_id,
     new_owner_key,
     owner_hash,
 )
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.storage import AlreadyStored, StorageUnavailable
 from noitu.bench.postgres_server import MISSING_REASON, PG_BIN, PostgresServer
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode

@@ -15,6 +15,16 @@ from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.ports import Artefact, BotBuilder, Language, ProcessFailure, Reply
+from noitu.application.arena.records import (
+    BotRecord,
+    BuildStatus,
+    MatchRecord,
+    MatchStatus,
+    kept_stderr,
+    new_bot_id,
+    new_owner_key,
+    owner_hash,
+)
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
 from noitu.application.arena.rooms.get_replay import GetReplay
@@ -31,17 +41,7 @@ from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_match import RunMatch
-from noitu.application.arena.storage import (
-    AlreadyStored,
-    BotRecord,
-    BuildStatus,
-    MatchRecord,
-    MatchStatus,
-    kept_stderr,
-    new_bot_id,
-    new_owner_key,
-    owner_hash,
-)
+from noitu.application.arena.storage import AlreadyStored
 from noitu.domain.arena.match import Result
 from support.fakes import START_MS, CollectingBackground, FakeClock
 

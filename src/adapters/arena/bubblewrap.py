@@ -44,15 +44,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.adapters.arena.cgroups import (
-    BOT_LIMITS,
-    MIB,
-    BotCgroup,
-    CgroupError,
-    CgroupLimits,
-    CgroupTree,
-    find_cgroups,
-)
+from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.mounts import find_cgroups
+from noitu.adapters.arena.cgroups.tree import BotCgroup, CgroupError, CgroupTree
 from noitu.adapters.arena.languages import artefact_files, needs_jvm, run_command
 from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
 from noitu.adapters.arena.seccomp import (

@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
-from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupError, CgroupLimits
+from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.tree import CgroupError
 from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
 from noitu.application.arena.limits import (
     MAX_ARTEFACT_BYTES,

@@ -44,7 +44,7 @@ from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Language
-from noitu.application.arena.storage import is_bot_id, is_match_id
+from noitu.application.arena.records import is_bot_id, is_match_id
 
 BOTS = "bots"
 REPLAYS = "replays"

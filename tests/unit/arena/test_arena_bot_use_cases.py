@@ -47,14 +47,14 @@ from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.ports import Language
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import (
+from noitu.application.arena.records import (
     BuildStatus,
     MatchRecord,
     Seat,
     is_owner_key,
     owner_hash,
 )
+from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.domain.arena.match import EndReason, Result

@@ -25,9 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from noitu.adapters.arena.sql.engine import writer
 from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
 from noitu.application.arena.ports import Language
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import (
-    AlreadyStored,
+from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
     BuildStatus,
@@ -36,9 +34,10 @@ from noitu.application.arena.storage import (
     MatchStatus,
     Owner,
     Seat,
-    StorageUnavailable,
     kept_stderr,
 )
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.storage import AlreadyStored, StorageUnavailable
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
