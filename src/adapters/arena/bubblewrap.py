@@ -443,7 +443,8 @@ def describe_bwrap_failure(returncode: int, stderr: str) -> str:
 
 
 class BubblewrapProbe:
-    """`SandboxProbe`: says whether uploads can run here, by really trying.
+    """Says whether uploads can run here, by really trying (a sandboxed `true`, a test
+    cgroup made and removed).
 
     `make_sandbox()` afterwards gives the `Sandbox` the launcher and builder share."""
 

@@ -318,11 +318,6 @@ class DataDirFiles:
         name = self.replay_name(match_id)
         return _Replay(self.root / name, name)
 
-    async def put_replay(self, match_id: str, data: bytes) -> str:
-        name = self.replay_name(match_id)
-        await asyncio.to_thread(write_atomically, self.root / name, data)
-        return name
-
     def open_replay(self, name: str) -> BinaryIO:
         return open(self.replay_path(name), "rb")  # the caller closes it
 

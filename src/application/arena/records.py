@@ -110,12 +110,6 @@ def _require(condition: bool, message: str) -> None:
         raise ValueError(message)
 
 
-@dataclass(frozen=True, slots=True)
-class Owner:
-    key_hash: str
-    created_ms: int
-
-
 class BuildStatus(StrEnum):
     OK = "ok"
     FAILED = "failed"
@@ -229,16 +223,3 @@ class MatchRecord:
     @property
     def seats(self) -> tuple[Seat, Seat]:
         return (self.p1, self.p2)
-
-    @property
-    def cursor(self) -> MatchCursor:
-        _require(self.finished_ms is not None, "only finished matches page")
-        return MatchCursor(self.finished_ms or 0, self.id)
-
-
-@dataclass(frozen=True, slots=True)
-class MatchCursor:
-    """Where a page of finished matches (latest first) stopped: pass it as `before`."""
-
-    finished_ms: int
-    match_id: str

@@ -13,13 +13,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from noitu.application.arena.ports import Language
-from noitu.application.arena.records import (
-    BotCursor,
-    BotRecord,
-    MatchCursor,
-    MatchRecord,
-    Owner,
-)
+from noitu.application.arena.records import BotCursor, BotRecord, MatchRecord
 from noitu.application.arena.replay import MatchEvents
 from noitu.domain.arena.match import Result
 
@@ -42,21 +36,11 @@ class StorageUnavailable(StorageError):
 class BotCatalogue(Protocol):
     """Owners, their bots and their upload events."""
 
-    async def ensure_owner(self, key_hash: str, now_ms: int) -> Owner:
-        """The owner of `key_hash`, created (at `now_ms`) when new."""
-        ...
-
-    async def get_owner(self, key_hash: str) -> Owner | None: ...
-
     async def record_upload(self, owner: str, at_ms: int, *, window_ms: int, limit: int) -> bool:
         """Admit one upload of `owner` at `at_ms` when fewer than `limit` were admitted
         after `at_ms - window_ms`: store the event and say True; else store nothing and
         say False. Atomic across instances; creates the owner when new; forgets the
         owner's events that fell out of the window."""
-        ...
-
-    async def uploads_since(self, owner: str, since_ms: int) -> int:
-        """How many uploads of `owner` were admitted after `since_ms`."""
         ...
 
     async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
@@ -125,13 +109,6 @@ class MatchArchive(Protocol):
 
     async def get_match(self, match_id: str) -> MatchRecord | None: ...
 
-    async def finished_matches(
-        self, limit: int, before: MatchCursor | None = None, owner: str | None = None
-    ) -> list[MatchRecord]:
-        """Finished matches, latest finished first: at most `limit`, those after
-        `before`; with `owner`, only those where one seat has that owner."""
-        ...
-
     async def live_matches(self) -> list[MatchRecord]:
         """Live matches, oldest first."""
         ...
@@ -187,13 +164,9 @@ class ArenaFiles(Protocol):
 
     def replay_writer(self, match_id: str) -> ReplayWriter: ...
 
-    async def put_replay(self, match_id: str, data: bytes) -> str: ...
-
     def open_replay(self, name: str) -> BinaryIO:
         """The replay for reading (FileNotFoundError when it is not there)."""
         ...
-
-    def replay_path(self, name: str) -> Path: ...
 
     async def delete_bot_files(self, bot_id: str) -> None:
         """Remove the bot's source and artefact (nothing happens when there are none)."""
