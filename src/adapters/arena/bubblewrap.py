@@ -118,9 +118,6 @@ class SandboxUsers:
                 self._held[uid] = holder
                 return uid, uid
 
-    def in_use(self) -> int:
-        return sum(1 for directory in self._held.values() if os.path.lexists(directory))
-
 
 def jdk_etc_dirs(java: str | None) -> tuple[str, ...]:
     """The JDK's directories under /etc (Debian links its conf/ files there)."""
