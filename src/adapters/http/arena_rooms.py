@@ -2,11 +2,12 @@
 docs/arena-api.md "Rooms" and "Matches and replays").
 
 Thin: a handler reads the owner key (header `X-Owner-Key`), decodes the body into the
-tagged unions of `arena_room_bodies` (so the OpenAPI document says exactly what is accepted),
-turns it into the use case's command, calls the use case and returns its result; errors
-go through the one table in `errors`. Creating or joining a room may make a new owner
-key: both answer `ownerKey`. Use cases are reached through plain closures, not
-litestar's dependency injection (issue 13: resolving dependencies per request costs).
+tagged unions of `arena_room_bodies` (so the OpenAPI document says exactly what is
+accepted), turns it into the use case's command, calls the use case and returns its
+result; errors go through the one table in `errors`. Creating or joining a room may
+make a new owner key: both answer `ownerKey`. Use cases are reached through plain
+closures, not litestar's dependency injection (resolving dependencies per request
+costs a share of every request's CPU under load).
 """
 
 from __future__ import annotations
