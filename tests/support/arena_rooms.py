@@ -238,7 +238,8 @@ class MemoryStores:
     async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
         listed = _newest_first(b for b in self.bots.values() if b.public)
         if before is not None:
-            listed = [b for b in listed if (b.created_ms, b.id) < (before.created_ms, before.bot_id)]
+            stop = (before.created_ms, before.bot_id)
+            listed = [b for b in listed if (b.created_ms, b.id) < stop]
         return listed[: max(limit, 0)]
 
     async def set_public(self, bot_id: str, owner: str, public: bool) -> bool:

@@ -4,6 +4,7 @@ it), the tree new cgroups are made in, and the file writes that make one."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import secrets
@@ -186,18 +187,16 @@ class CgroupTree(ABC):
         return len(removed)
 
 
-def make_dirs(parents: Iterable[Path], name: str) -> list[Path]:
+def make_dirs(parents: Iterable[Path], prefix: str) -> list[Path]:
+    """One new directory `noitu-<prefix>-<random>` under each of `parents` (all or none)."""
+    name = f"noitu-{prefix}-{secrets.token_hex(6)}"
     made: list[Path] = []
     for parent in parents:
         directory = parent / name
         try:
             directory.mkdir(mode=0o755)
         except OSError as error:
-            for done in made:
-                try:
-                    os.rmdir(done)
-                except OSError:
-                    pass
+            _remove_quietly(made)
             raise CgroupError(f"cannot create a cgroup under {parent}: {why(error)}") from error
         made.append(directory)
     return made
@@ -211,13 +210,11 @@ def apply_limits(directories: list[Path], writes: list[tuple[Path, str, bool]]) 
         except OSError as error:
             if not required:
                 continue
-            for directory in directories:
-                try:
-                    os.rmdir(directory)
-                except OSError:
-                    pass
+            _remove_quietly(directories)
             raise CgroupError(f"cannot set {path}: {why(error)}") from error
 
 
-def new_name(prefix: str) -> str:
-    return f"noitu-{prefix}-{secrets.token_hex(6)}"
+def _remove_quietly(directories: Iterable[Path]) -> None:
+    for directory in directories:
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)

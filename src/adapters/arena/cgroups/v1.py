@@ -5,18 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from noitu.adapters.arena.cgroups import tree
 from noitu.adapters.arena.cgroups.limits import CgroupLimits
-from noitu.adapters.arena.cgroups.tree import (
-    CONTROLLERS,
-    BotCgroup,
-    CgroupError,
-    CgroupTree,
-    apply_limits,
-    counter,
-    make_dirs,
-    new_name,
-    read_file,
-)
+from noitu.adapters.arena.cgroups.tree import CONTROLLERS, BotCgroup, CgroupError, CgroupTree
 
 
 class _V1Cgroup(BotCgroup):
@@ -31,15 +22,15 @@ class _V1Cgroup(BotCgroup):
     def oom_kills(self) -> int:
         control = self.memory / "memory.oom_control"
         try:
-            text = read_file(control)
+            text = tree.read_file(control)
         except OSError:
             return 0
         if "oom_kill " in text:
-            return counter(control, "oom_kill")
+            return tree.counter(control, "oom_kill")
         # Kernels before 4.13 have no oom_kill line: hitting the limit is the best sign.
         for name in ("memory.memsw.failcnt", "memory.failcnt"):
             try:
-                if int(read_file(self.memory / name).strip() or "0") > 0:
+                if int(tree.read_file(self.memory / name).strip() or "0") > 0:
                     return 1
             except (OSError, ValueError):
                 continue
@@ -64,10 +55,9 @@ class CgroupV1Tree(CgroupTree):
         return tuple(self.parents.values())
 
     def create(self, prefix: str, limits: CgroupLimits) -> BotCgroup:
-        name = new_name(prefix)
-        made = make_dirs(self.parents.values(), name)
+        made = tree.make_dirs(self.parents.values(), prefix)
         memory, cpu, pids = made
-        apply_limits(
+        tree.apply_limits(
             made,
             [
                 (memory / "memory.limit_in_bytes", str(limits.memory_bytes), True),

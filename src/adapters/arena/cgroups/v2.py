@@ -5,20 +5,9 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
+from noitu.adapters.arena.cgroups import tree
 from noitu.adapters.arena.cgroups.limits import CgroupLimits
-from noitu.adapters.arena.cgroups.tree import (
-    CONTROLLERS,
-    BotCgroup,
-    CgroupError,
-    CgroupTree,
-    apply_limits,
-    counter,
-    make_dirs,
-    new_name,
-    read_file,
-    why,
-    write_file,
-)
+from noitu.adapters.arena.cgroups.tree import CONTROLLERS, BotCgroup, CgroupError, CgroupTree
 
 
 class _V2Cgroup(BotCgroup):
@@ -31,11 +20,11 @@ class _V2Cgroup(BotCgroup):
         return self.directory
 
     def oom_kills(self) -> int:
-        return counter(self.directory / "memory.events", "oom_kill")
+        return tree.counter(self.directory / "memory.events", "oom_kill")
 
     async def kill_all(self, timeout_s: float = 2.0) -> bool:
         try:
-            write_file(self.directory / "cgroup.kill", "1")
+            tree.write_file(self.directory / "cgroup.kill", "1")
         except OSError:
             pass  # kernels before 5.14: kill one by one
         return await super().kill_all(timeout_s)
@@ -62,39 +51,40 @@ class CgroupV2Tree(CgroupTree):
 
     def available_controllers(self) -> set[str]:
         try:
-            return set(read_file(self.base / "cgroup.controllers").split())
+            return set(tree.read_file(self.base / "cgroup.controllers").split())
         except OSError:
             return set()
 
     def _enable(self) -> None:
         control = self.base / "cgroup.subtree_control"
         try:
-            enabled = set(read_file(control).split())
+            enabled = set(tree.read_file(control).split())
         except OSError as error:
-            raise CgroupError(f"cannot read {control}: {why(error)}") from error
+            raise CgroupError(f"cannot read {control}: {tree.why(error)}") from error
         wanted = [c for c in CONTROLLERS if c not in enabled]
         if not wanted:
             return
         value = " ".join(f"+{c}" for c in wanted)
         try:
-            write_file(control, value)
+            tree.write_file(control, value)
             return
         except OSError as error:
             if error.errno != errno.EBUSY or self.is_root:
-                raise CgroupError(f"cannot enable {value} in {control}: {why(error)}") from error
+                why = tree.why(error)
+                raise CgroupError(f"cannot enable {value} in {control}: {why}") from error
         # Processes sit in our cgroup: move them all into a leaf, then enable.
         leaf = self.base / SERVER_LEAF
         try:
             leaf.mkdir(exist_ok=True)
-            for pid in read_file(self.base / "cgroup.procs").split():
+            for pid in tree.read_file(self.base / "cgroup.procs").split():
                 try:
-                    write_file(leaf / "cgroup.procs", pid)
+                    tree.write_file(leaf / "cgroup.procs", pid)
                 except ProcessLookupError:
                     continue
-            write_file(control, value)
+            tree.write_file(control, value)
         except OSError as error:
             raise CgroupError(
-                f"cannot enable {value} in {control} (moved processes to {leaf}): {why(error)}"
+                f"cannot enable {value} in {control} (moved processes to {leaf}): {tree.why(error)}"
             ) from error
 
     def create(self, prefix: str, limits: CgroupLimits) -> BotCgroup:
@@ -107,8 +97,8 @@ class CgroupV2Tree(CgroupTree):
         if not self._prepared:
             self._enable()
             self._prepared = True
-        (directory,) = make_dirs([self.base], new_name(prefix))
-        apply_limits(
+        (directory,) = tree.make_dirs([self.base], prefix)
+        tree.apply_limits(
             [directory],
             [
                 (directory / "memory.max", str(limits.memory_bytes), True),
