@@ -1,4 +1,4 @@
-"""What the arena's rooms sustain on one `noitu serve` (issue 12): matches a minute
+"""What the arena's rooms sustain on one `noitu serve`: matches a minute
 through the match queue, and the WebSocket's fan-out to many viewers of one match
 (latency and the server's memory).
 

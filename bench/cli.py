@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     http.add_argument(
         "--jitter-ms", type=float, default=16.0,
         help="each pause after an answer is 302 ms plus a uniform draw of up to this"
-             " (default 16: 310 ms on average, as issue 13 measured; 0: an exact cadence)",
+             " (default 16: 310 ms on average, the cadence players were measured at;"
+             " 0: an exact cadence)",
     )
     http.add_argument("--no-route-cpu", action="store_true",
                       help="do not have the server count its CPU per route (NOITU_BENCH_CPU)")

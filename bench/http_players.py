@@ -39,7 +39,6 @@ from noitu.domain.noitu.rules import COMMON_TIER, SessionLimits
 MOVE_INTERVAL_S = (SessionLimits().move_interval_ms + 2) / 1000
 STARTS_PER_MINUTE = SessionLimits().starts_per_window
 API = NOITU_API_PATH
-MIXES = ("real", "long")
 # Users one player slot of the real mix plays as, in turn. A game of the real mix is at
 # least a start, a move and a give-up, 300 ms apart: at most ~65 starts a minute, so
 # ten users keep each under the limit of 10 a minute.

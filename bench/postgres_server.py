@@ -182,8 +182,3 @@ class PostgresServer:
             raise ValueError(f"not a plain database name: {name!r}")
         self.psql(f'CREATE DATABASE "{name}"')
         return self.url(name)
-
-    def drop_database(self, name: str) -> None:
-        if not name.isidentifier():
-            raise ValueError(f"not a plain database name: {name!r}")
-        self.psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -10,7 +10,7 @@ rebuilds its snapshots). Finished games stay readable for two minutes, so under 
 of short games they outnumber the games in play many times over; kept as Sessions, each
 would be some 25 tracked objects (one per word of its chain), and the collector's full
 passes, which scan them all, would stall every request for tens to hundreds of
-milliseconds (issue 13). Games in play stay Sessions: they are read and written on every
+milliseconds. Games in play stay Sessions: they are read and written on every
 move, and there are at most `max_playing` of them.
 """
 

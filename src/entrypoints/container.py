@@ -32,7 +32,8 @@ from noitu.adapters.arena.address_limiter import InMemoryAddressLimiter
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, BubblewrapProbe
 from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
-from noitu.adapters.arena.cgroups import CgroupError, CgroupTree, find_cgroups
+from noitu.adapters.arena.cgroups.mounts import find_cgroups
+from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer

@@ -27,6 +27,12 @@ from noitu.domain.noitu.game import Game
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
+from support.arena_databases import (  # noqa: F401 (fixtures of the arena's storage contract)
+    engines,
+    new_url,
+    postgres,
+    sqlite_template,
+)
 from support.fakes import FakeClock
 
 ADAPTERS = ["memory", "redis"]

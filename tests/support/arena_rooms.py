@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -15,6 +15,17 @@ from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.ports import Artefact, BotBuilder, Language, ProcessFailure, Reply
+from noitu.application.arena.records import (
+    BotCursor,
+    BotRecord,
+    BuildStatus,
+    MatchRecord,
+    MatchStatus,
+    kept_stderr,
+    new_bot_id,
+    new_owner_key,
+    owner_hash,
+)
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
 from noitu.application.arena.rooms.get_replay import GetReplay
@@ -31,18 +42,8 @@ from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_match import RunMatch
-from noitu.application.arena.storage import (
-    AlreadyStored,
-    BotRecord,
-    BuildStatus,
-    MatchRecord,
-    MatchStatus,
-    kept_stderr,
-    new_bot_id,
-    new_owner_key,
-    owner_hash,
-)
-from noitu.domain.arena.match import Result
+from noitu.application.arena.storage import AlreadyStored
+from noitu.domain.arena.match import EndReason, Result
 from support.fakes import START_MS, CollectingBackground, FakeClock
 
 Answer = Callable[[dict], "bytes | ProcessFailure | None"]
@@ -187,15 +188,75 @@ class FakeBuiltins:
 
 @dataclass
 class MemoryStores:
-    """`BotCatalogue` (what rooms read) and `MatchArchive`, in memory, with the SQL
-    repository's rules for matches (the first ending stands)."""
+    """`BotCatalogue` and `MatchArchive` in memory, one process's store. The storage
+    contract (tests/contract/test_arena_storage.py) holds it to the SQL repository's
+    rules: ids taken once, the owner's limits, the orders of the lists, the first ending
+    of a match standing."""
 
     bots: dict[str, BotRecord] = field(default_factory=dict)
     matches: dict[str, MatchRecord] = field(default_factory=dict)
     stderr: dict[str, tuple[bytes, bytes]] = field(default_factory=dict)
+    uploads: dict[str, list[int]] = field(default_factory=dict)
+
+    # --- BotCatalogue ---------------------------------------------------------------
+
+    async def record_upload(self, owner: str, at_ms: int, *, window_ms: int, limit: int) -> bool:
+        since = at_ms - window_ms
+        recent = [at for at in self.uploads.get(owner, []) if at > since]
+        self.uploads[owner] = recent
+        if len(recent) >= limit:
+            return False
+        recent.append(at_ms)
+        return True
+
+    async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
+        if max_bots is not None and await self.count_bots(bot.owner) >= max_bots:
+            return False
+        if bot.id in self.bots:
+            raise AlreadyStored(bot.id)
+        self.bots[bot.id] = bot
+        return True
 
     async def get_bot(self, bot_id: str) -> BotRecord | None:
         return self.bots.get(bot_id)
+
+    async def bots_of(self, owner: str) -> list[BotRecord]:
+        return _newest_first(b for b in self.bots.values() if b.owner == owner)
+
+    async def count_bots(self, owner: str) -> int:
+        return sum(
+            1 for b in self.bots.values() if b.owner == owner and b.build is BuildStatus.OK
+        )
+
+    async def failed_builds(self, owner: str | None = None) -> list[BotRecord]:
+        return _newest_first(
+            b
+            for b in self.bots.values()
+            if b.build is BuildStatus.FAILED and owner in (None, b.owner)
+        )
+
+    async def public_bots(self, limit: int, before: BotCursor | None = None) -> list[BotRecord]:
+        listed = _newest_first(b for b in self.bots.values() if b.public)
+        if before is not None:
+            stop = (before.created_ms, before.bot_id)
+            listed = [b for b in listed if (b.created_ms, b.id) < stop]
+        return listed[: max(limit, 0)]
+
+    async def set_public(self, bot_id: str, owner: str, public: bool) -> bool:
+        found = self.bots.get(bot_id)
+        if found is None or found.owner != owner:
+            return False
+        self.bots[bot_id] = replace(found, public=public)
+        return True
+
+    async def delete_bot(self, bot_id: str, owner: str) -> bool:
+        found = self.bots.get(bot_id)
+        if found is None or found.owner != owner:
+            return False
+        del self.bots[bot_id]
+        return True
+
+    # --- MatchArchive ---------------------------------------------------------------
 
     async def add_match(self, match: MatchRecord) -> None:
         if match.id in self.matches:
@@ -239,7 +300,21 @@ class MemoryStores:
         return self.stderr.get(match_id, (b"", b""))
 
     async def live_matches(self) -> list[MatchRecord]:
-        return [m for m in self.matches.values() if m.status is MatchStatus.LIVE]
+        live = [m for m in self.matches.values() if m.status is MatchStatus.LIVE]
+        return sorted(live, key=lambda m: (m.created_ms, m.id))
+
+    async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
+        abandoned = Result(winner=None, reason=EndReason.ABANDONED, turns=0)
+        ended = 0
+        for match in await self.live_matches():
+            if runner is None or match.runner == runner:
+                await self.finish_match(match.id, abandoned, now_ms, None)
+                ended += 1
+        return ended
+
+
+def _newest_first(bots: Iterable[BotRecord]) -> list[BotRecord]:
+    return sorted(bots, key=lambda b: (b.created_ms, b.id), reverse=True)
 
 
 RNG = random.Random(2024)

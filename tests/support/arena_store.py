@@ -39,7 +39,7 @@ def fresh_data_dir(template: Path, target: Path) -> Path:
 
 
 class ProbedOnce:
-    """`SandboxProbe` that answers what one real probe found (and its `Sandbox`)."""
+    """In place of `BubblewrapProbe`: answers what one real probe found (and its `Sandbox`)."""
 
     def __init__(self, status: SandboxStatus, sandbox: Sandbox | None, stage_root: Path) -> None:
         self.status = status
@@ -65,7 +65,7 @@ class ProbedOnce:
 
 
 class NoSandbox:
-    """`SandboxProbe` of a host without a sandbox."""
+    """In place of `BubblewrapProbe` on a host without a sandbox."""
 
     def __init__(self) -> None:
         self.status: SandboxStatus | None = None

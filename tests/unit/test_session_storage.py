@@ -1,4 +1,4 @@
-"""What the load of short games asked of the session's storage (issue 13): copies that
+"""What a load of short games asks of the session's storage: copies that
 miss no field, finished games kept out of the garbage collector and read back whole,
 view values the collector does not track, per-key locks that forget themselves, and a
 sweep that lets requests in while it goes through the store."""

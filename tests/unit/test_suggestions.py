@@ -1,5 +1,5 @@
 """The suggestions after a loss (spec B7), against a plain second implementation: the
-server ranks them with the key spelled out (issue 13), and must rank as the rule says."""
+server ranks them with the key spelled out (for speed), and must rank as the rule says."""
 
 from __future__ import annotations
 

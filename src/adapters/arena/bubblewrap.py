@@ -44,15 +44,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.adapters.arena.cgroups import (
-    BOT_LIMITS,
-    MIB,
-    BotCgroup,
-    CgroupError,
-    CgroupLimits,
-    CgroupTree,
-    find_cgroups,
-)
+from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.mounts import find_cgroups
+from noitu.adapters.arena.cgroups.tree import BotCgroup, CgroupError, CgroupTree
 from noitu.adapters.arena.languages import artefact_files, needs_jvm, run_command
 from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
 from noitu.adapters.arena.seccomp import (
@@ -123,9 +117,6 @@ class SandboxUsers:
             if uid not in self._held:
                 self._held[uid] = holder
                 return uid, uid
-
-    def in_use(self) -> int:
-        return sum(1 for directory in self._held.values() if os.path.lexists(directory))
 
 
 def jdk_etc_dirs(java: str | None) -> tuple[str, ...]:
@@ -449,7 +440,8 @@ def describe_bwrap_failure(returncode: int, stderr: str) -> str:
 
 
 class BubblewrapProbe:
-    """`SandboxProbe`: says whether uploads can run here, by really trying.
+    """Says whether uploads can run here, by really trying (a sandboxed `true`, a test
+    cgroup made and removed).
 
     `make_sandbox()` afterwards gives the `Sandbox` the launcher and builder share."""
 

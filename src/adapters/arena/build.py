@@ -35,14 +35,17 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import tempfile
 import zipfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
-from noitu.adapters.arena.cgroups import BUILD_LIMITS, MIB, CgroupError, CgroupLimits
+from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.tree import CgroupError
 from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
 from noitu.application.arena.limits import (
     MAX_ARTEFACT_BYTES,
@@ -607,6 +610,34 @@ class SandboxBuilder:
             os.close(write_end)
             if folder_fd >= 0:
                 os.close(folder_fd)
+
+        async def stop() -> None:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            await cgroup.kill_all()
+
+        try:
+            ran = await self._watch(process, read_end, stop)
+        finally:
+            oom = cgroup.oom_kills() > 0
+            forks = cgroup.pids_limit_hits() > 0
+            await cgroup.remove()
+        if ran.limit is None and oom:
+            ran.limit = "memory"
+        if ran.limit is None and forks and ran.code != 0:
+            ran.limit = "pids"
+        return ran
+
+    async def _watch(
+        self,
+        process: asyncio.subprocess.Process,
+        read_end: int,
+        stop: Callable[[], Awaitable[None]],
+    ) -> _Ran:
+        """Read the driver's output and the artefact pipe `read_end` while it runs for
+        at most the wall limit, then `stop()` whatever is left of it (both builders'
+        way to kill) and collect what came, giving up on a stuck pipe after 2 s."""
         assert process.stdout is not None
         kept = bytearray()
         reader = asyncio.create_task(_collect_output(process.stdout, kept))
@@ -617,10 +648,7 @@ class SandboxBuilder:
         except TimeoutError:
             limit = "wall"
         finally:
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-            await cgroup.kill_all()
+            await stop()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), 5.0)
             truncated = False
@@ -629,13 +657,6 @@ class SandboxBuilder:
             packed, overflow = b"", False
             with contextlib.suppress(TimeoutError):
                 packed, overflow = await asyncio.wait_for(artefact, 2.0)
-            oom = cgroup.oom_kills() > 0
-            forks = cgroup.pids_limit_hits() > 0
-            await cgroup.remove()
-        if limit is None and oom:
-            limit = "memory"
-        if limit is None and forks and process.returncode != 0:
-            limit = "pids"
         return _Ran(process.returncode, bytes(kept), truncated, limit, packed, overflow)
 
 
@@ -687,19 +708,12 @@ class DirectBuilder(SandboxBuilder):
             raise BuildUnavailable(f"cannot start {driver[0]}: {error}") from error
         finally:
             os.close(write_end)
-        assert process.stdout is not None
-        kept = bytearray()
-        reader = asyncio.create_task(_collect_output(process.stdout, kept))
-        artefact = asyncio.create_task(_drain(read_end, MAX_HEADER_BYTES + MAX_ARTEFACT_BYTES))
-        limit: BuildLimit | None = None
-        try:
-            await asyncio.wait_for(process.wait(), self.limits.wall_s)
-        except TimeoutError:
-            limit = "wall"
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, 9)
-            await process.wait()
-        truncated = await reader
-        packed, overflow = await artefact
-        output = bytes(kept).replace(f"{work}/".encode(), b"")
-        return _Ran(process.returncode, output, truncated, limit, packed, overflow)
+
+        async def stop() -> None:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+
+        ran = await self._watch(process, read_end, stop)
+        ran.output = ran.output.replace(f"{work}/".encode(), b"")
+        return ran

@@ -22,7 +22,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from noitu.adapters.arena.cgroups import BOT_LIMITS, MIB, CgroupError, CgroupLimits, CgroupTree
+from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.languages import ENTRY_NAME, run_command
 from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
 from noitu.application.arena.ports import Artefact, BotProcess, ProcessFailure

@@ -44,7 +44,7 @@ from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Language
-from noitu.application.arena.storage import is_bot_id, is_match_id
+from noitu.application.arena.records import is_bot_id, is_match_id
 
 BOTS = "bots"
 REPLAYS = "replays"
@@ -317,11 +317,6 @@ class DataDirFiles:
     def replay_writer(self, match_id: str) -> _Replay:
         name = self.replay_name(match_id)
         return _Replay(self.root / name, name)
-
-    async def put_replay(self, match_id: str, data: bytes) -> str:
-        name = self.replay_name(match_id)
-        await asyncio.to_thread(write_atomically, self.root / name, data)
-        return name
 
     def open_replay(self, name: str) -> BinaryIO:
         return open(self.replay_path(name), "rb")  # the caller closes it

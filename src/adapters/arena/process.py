@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from noitu.adapters.arena.cgroups import BotCgroup
+from noitu.adapters.arena.cgroups.tree import BotCgroup
 from noitu.application.arena.ports import (
     MAX_REPLY_CODE_POINTS,
     STDERR_TAIL_BYTES,

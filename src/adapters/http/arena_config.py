@@ -22,7 +22,7 @@ from litestar import Response, Router, get
 from noitu.adapters.arena.bubblewrap import BOT_TMP_BYTES
 from noitu.adapters.arena.build import BuildLimits
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
-from noitu.adapters.arena.cgroups import BOT_LIMITS, BUILD_LIMITS, MIB
+from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, BUILD_LIMITS, MIB
 from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
 from noitu.adapters.http.paths import ARENA_API_PATH

@@ -2,17 +2,18 @@
 docs/arena-api.md "Rooms" and "Matches and replays").
 
 Thin: a handler reads the owner key (header `X-Owner-Key`), decodes the body into the
-adapter's tagged unions below (so the OpenAPI document says exactly what is accepted),
-turns it into the use case's command, calls the use case and returns its result; errors
-go through the one table in `errors`. Creating or joining a room may make a new owner
-key: both answer `ownerKey`. Use cases are reached through plain closures, not
-litestar's dependency injection (issue 13: resolving dependencies per request costs).
+tagged unions of `arena_room_bodies` (so the OpenAPI document says exactly what is
+accepted), turns it into the use case's command, calls the use case and returns its
+result; errors go through the one table in `errors`. Creating or joining a room may
+make a new owner key: both answer `ownerKey`. Use cases are reached through plain
+closures, not litestar's dependency injection (resolving dependencies per request
+costs a share of every request's CPU under load).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Protocol
 
 import anyio.to_thread
 import msgspec
@@ -21,9 +22,19 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 
-from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.http.arena_bots import OWNER_KEY_HEADER, OwnerKey
 from noitu.adapters.http.arena_config import config_router
+from noitu.adapters.http.arena_room_bodies import (
+    BODIES,
+    ActionBody,
+    CreateRoomBody,
+    JoinRoomBody,
+    PlacementBody,
+    SurrenderBody,
+    action_input,
+    placement_input,
+    seat_choice,
+)
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
@@ -58,28 +69,19 @@ from noitu.application.arena.rooms.failure_details import (
 )
 from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand, ReplayDownload
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
-from noitu.application.arena.rooms.inputs import ActionInput, SquareInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import Lobby, OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
-from noitu.application.arena.rooms.seating import SeatChoice
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
-from noitu.domain.arena.board import COLS, ROWS
 
 MAX_BODY_BYTES = 4096
 REPLAY_MEDIA_TYPE = "application/x-ndjson"
-#: A person's name as sent (the room keeps at most 40 code points of it).
-MAX_SENT_NAME = 200
-BOT_ID_PATTERN = "^[0-9a-z]{16}$"
 
 JsonBody = Body(media_type=MediaType.JSON)
-#: The built-in bots' names, read from their one home (adapters/arena/builtin.py).
-BuiltinName = Literal[tuple(BUILTIN_SOURCES)]  # type: ignore[valid-type]
-SideName = Literal["P1", "P2"]
 
 
 class ArenaRoomUseCases(Protocol):
@@ -100,138 +102,9 @@ class ArenaRoomUseCases(Protocol):
     failure_details: Callable[[], FailureDetails]
 
 
-# --- what the routes accept ------------------------------------------------------------
-
-
-class PersonSeatBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="person"
-):
-    """The caller plays in the browser under this name."""
-
-    name: Annotated[str, msgspec.Meta(max_length=MAX_SENT_NAME)] = ""
-
-
-class UploadSeatBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="upload"
-):
-    """An uploaded bot: the caller's own, or a public one."""
-
-    ref: Annotated[str, msgspec.Meta(pattern=BOT_ID_PATTERN)]
-
-
-class BuiltinSeatBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="builtin"
-):
-    """One of the server's bots."""
-
-    ref: BuiltinName
-
-
-SeatBody = PersonSeatBody | UploadSeatBody | BuiltinSeatBody
-
-
-class CreateRoomBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    seat: SeatBody  # P1: the creator's seat
-    opponent: SeatBody | None = None  # P2 at once (the match then starts)
-
-
-class JoinRoomBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    seat: SeatBody
-    side: SideName | None = None  # the empty seat when absent
-
-
-Row = Annotated[int, msgspec.Meta(ge=0, lt=ROWS)]
-Col = Annotated[int, msgspec.Meta(ge=0, lt=COLS)]
-
-
-class SquareBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    row: Row
-    col: Col
-
-
-PieceId = Annotated[str, msgspec.Meta(min_length=1, max_length=32)]
-
-
-class PlaceBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="PLACE",
-    rename="camel",
-):
-    piece_id: PieceId
-    to: SquareBody
-
-
-class RandomPlacementBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type",
-    tag="RANDOM_PLACEMENT",
-):
-    pass
-
-
-class ReadyBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="READY"
-):
-    pass
-
-
-PlacementBody = PlaceBody | RandomPlacementBody | ReadyBody
-
-
-class MoveBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="MOVE",
-    rename="camel",
-):
-    piece_id: PieceId
-    from_: SquareBody = msgspec.field(name="from")
-    to: SquareBody
-
-
-class PassBody(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="type", tag="PASS"
-):
-    pass
-
-
-ActionBody = MoveBody | PassBody
-
-
-class SurrenderBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    side: SideName | None = None  # needed only by the owner of both seated bots
-
-
-BODIES = (
-    PersonSeatBody, UploadSeatBody, BuiltinSeatBody, CreateRoomBody, JoinRoomBody,
-    SquareBody, PlaceBody, RandomPlacementBody, ReadyBody, MoveBody, PassBody, SurrenderBody,
-)
-
-
-# --- what they answer ------------------------------------------------------------------
-
-
 class RoomAnswer(msgspec.Struct, frozen=True, rename="camel"):
     room: RoomSnapshot
     owner_key: str  # the key used, or the new one: keep it
-
-
-def seat_choice(body: SeatBody) -> SeatChoice:
-    if isinstance(body, PersonSeatBody):
-        return SeatChoice("person", name=body.name)
-    return SeatChoice("upload" if isinstance(body, UploadSeatBody) else "builtin", ref=body.ref)
-
-
-def _square(body: SquareBody) -> SquareInput:
-    return SquareInput(body.row, body.col)
-
-
-def placement_input(body: PlacementBody) -> ActionInput:
-    if isinstance(body, PlaceBody):
-        return ActionInput("PLACE", piece_id=body.piece_id, to=_square(body.to))
-    return ActionInput("RANDOM_PLACEMENT" if isinstance(body, RandomPlacementBody) else "READY")
-
-
-def action_input(body: ActionBody) -> ActionInput:
-    if isinstance(body, MoveBody):
-        return ActionInput("MOVE", body.piece_id, _square(body.from_), _square(body.to))
-    return ActionInput("PASS")
 
 
 def _read_replay(download: ReplayDownload) -> bytes:
@@ -247,9 +120,6 @@ KEYED = {
     ("post", "/rooms/{code}/surrender"),
     ("get", "/matches/{match_id}/failure"),
 }
-
-ROOM_ANSWER = "The room as the caller sees it"
-
 
 def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
     @post(

@@ -21,7 +21,6 @@ import msgspec
 import structlog
 from litestar import Router, WebSocket, get, post, websocket
 from litestar.datastructures import State
-from litestar.exceptions import WebSocketDisconnect
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
 from litestar.params import QueryParameter
@@ -38,6 +37,7 @@ from noitu.adapters.http.noitu import (
     tighten_schema,
 )
 from noitu.adapters.http.paths import NOITU_API_PATH
+from noitu.adapters.http.socket_feed import refuse, send_until_gone
 from noitu.application.errors import GameError
 from noitu.application.noitu.errors import BadToken, TokenExpired, TooFast
 from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
@@ -77,8 +77,6 @@ ROOM_API_PATH = f"{NOITU_API_PATH}/room"
 FEED_PATH = "/feed"
 KEEPALIVE_S = 15.0  # an event stream's comment line while nothing changes
 PUMP_QUEUE = 2  # views waiting for a slow client; older ones are dropped (each is full)
-CLOSE_NORMAL = 1000
-CLOSE_TROUBLE = 1011
 
 MemberQuery = Annotated[
     str,
@@ -153,38 +151,12 @@ async def _event_stream(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[
             yield ServerSentEventMessage(data=body.decode(), sep="\n")
 
 
-async def _until_gone(socket: WebSocket[Any, Any, State]) -> None:
-    with contextlib.suppress(WebSocketDisconnect):
-        while True:
-            message = await socket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-
-
-async def _socket_stream(
+async def _send_all(
     socket: WebSocket[Any, Any, State], views: AsyncGenerator[RoomView, None]
 ) -> None:
-    async def send_all() -> None:
-        async with pumped(views) as queue:
-            while (body := await queue.get()) is not None:
-                await socket.send_text(body.decode())
-
-    sending = asyncio.ensure_future(send_all())
-    listening = asyncio.ensure_future(_until_gone(socket))
-    try:
-        await asyncio.wait({sending, listening}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in (sending, listening):
-            if not task.done():
-                task.cancel()
-        await asyncio.gather(sending, listening, return_exceptions=True)
-    if listening.done() and not listening.cancelled():
-        return
-    error = None if sending.cancelled() else sending.exception()
-    if error is not None and not isinstance(error, (WebSocketDisconnect, OSError)):
-        log.error("room_feed_failed", exc_info=error)
-    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-        await socket.close(code=CLOSE_NORMAL if error is None else CLOSE_TROUBLE)
+    async with pumped(views) as queue:
+        while (body := await queue.get()) is not None:
+            await socket.send_text(body.decode())
 
 
 def group_room_router(use_cases: RoomUseCases) -> Router:
@@ -276,11 +248,9 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
             views = await use_cases.group_feed()(MemberCommand(member))
         except GameError as error:
             frame = _encode(FeedError(error.code, error.message)).decode()
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await socket.send_text(frame)
-                await socket.close(code=4000 + ERROR_STATUS[error.code])
+            await refuse(socket, frame, 4000 + ERROR_STATUS[error.code])
             return
-        await _socket_stream(socket, views)
+        await send_until_gone(socket, lambda: _send_all(socket, views), failed="room_feed_failed")
 
     return Router(
         path=ROOM_API_PATH,

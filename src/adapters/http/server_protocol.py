@@ -38,7 +38,7 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
     - Past `max_connections` open connections, a new one is answered 503 and closed at
       once, before it reads anything. (uvicorn's `limit_concurrency` answers 503 only
       once a whole request head arrived, so connections that send nothing would still
-      pile up and hold their descriptors: the attack of issue 19.)
+      pile up and hold their descriptors until the server runs out of them.)
     - The head timer. uvicorn has none: its only timer is the keep-alive one, armed
       after an answer and cancelled by any byte received, so a connection that sends
       nothing, or one byte of its head every few seconds, stays open as long as the

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 from noitu.application.arena.errors import BadOwnerKey, BotNotFound, NotOwner
 from noitu.application.arena.ports import Language
-from noitu.application.arena.storage import (
-    BotCatalogue,
+from noitu.application.arena.records import (
     BotRecord,
     BuildStatus,
     is_bot_id,
     is_owner_key,
     owner_hash,
 )
+from noitu.application.arena.storage import BotCatalogue
 
 
 @dataclass(frozen=True, slots=True)

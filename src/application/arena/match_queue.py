@@ -1,4 +1,4 @@
-"""The match queue: the promise of 0.5 CPU per thinking bot, kept (issue 12, spec B2).
+"""The match queue: the promise of 0.5 CPU per thinking bot, kept under load (spec B2).
 
 A match has one side thinking at a time, and a thinking bot may use 0.5 CPU, so a match
 needs about half a core. The queue lets at most `slots` matches play at once — by

@@ -138,10 +138,3 @@ class BotLauncher(Protocol):
     async def launch(self, artefact: Artefact) -> BotProcess | ProcessFailure:
         """Start one process of `artefact`; a START_FAILED failure when it cannot."""
         ...
-
-
-class SandboxProbe(Protocol):
-    async def probe(self) -> SandboxStatus:
-        """Really try the sandbox (start a sandboxed `true`, create and remove a test
-        cgroup) and say whether uploads can run."""
-        ...

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from noitu.application.arena.bot_info import BotInfo, info_of, viewer_of
 from noitu.application.arena.errors import BadRequest
 from noitu.application.arena.limits import MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
-from noitu.application.arena.storage import BotCatalogue, BotCursor
+from noitu.application.arena.records import BotCursor
+from noitu.application.arena.storage import BotCatalogue
 
 CURSOR_PATTERN = re.compile(r"(0|[1-9][0-9]{0,17})\.([0-9a-z]{16})")
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from noitu.application.arena.bot_info import BotInfo, info_of, owned_bot, viewer_of
 from noitu.application.arena.errors import BotNotBuilt, BotNotFound
-from noitu.application.arena.storage import BotCatalogue, BuildStatus
+from noitu.application.arena.records import BuildStatus
+from noitu.application.arena.storage import BotCatalogue
 
 
 @dataclass(frozen=True, slots=True)

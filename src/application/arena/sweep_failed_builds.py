@@ -11,7 +11,8 @@ never seated, so no match is using what is removed. The row goes first, then the
 from __future__ import annotations
 
 from noitu.application.arena.limits import FAILED_BUILD_KEPT_MS, MAX_FAILED_BUILDS_PER_OWNER
-from noitu.application.arena.storage import ArenaFiles, BotCatalogue, BotRecord
+from noitu.application.arena.records import BotRecord
+from noitu.application.arena.storage import ArenaFiles, BotCatalogue
 from noitu.application.ports import Clock
 
 

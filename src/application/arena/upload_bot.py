@@ -56,9 +56,7 @@ from noitu.application.arena.limits import (
     UPLOADS_PER_WINDOW,
 )
 from noitu.application.arena.ports import BotBuilder, Language
-from noitu.application.arena.storage import (
-    ArenaFiles,
-    BotCatalogue,
+from noitu.application.arena.records import (
     BotRecord,
     BuildStatus,
     bot_display_name,
@@ -67,6 +65,7 @@ from noitu.application.arena.storage import (
     new_owner_key,
     owner_hash,
 )
+from noitu.application.arena.storage import ArenaFiles, BotCatalogue
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.ports import Clock
 

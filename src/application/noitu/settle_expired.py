@@ -14,7 +14,7 @@ from noitu.domain.noitu.rules import SessionLimits
 # Sessions the sweep goes through before it lets waiting requests in. A store in
 # memory answers without yielding, so a sweep over tens of thousands of sessions (those
 # of the last three minutes, under a load of short games) would otherwise hold every
-# request for the whole of it: half a second and more (issue 13).
+# request for the whole of it: half a second and more, as measured under that load.
 SWEEP_BATCH = 64
 
 

@@ -14,7 +14,8 @@ CACHED_CHAINS = 4096
 # The views of words are immutable values holding only strings, numbers and tuples of
 # such values: they can take part in no reference cycle, so they are kept out of the
 # garbage collector (`gc=False`). A session's cached chain views then cost its full
-# collections nothing, where they were two tracked objects a word (issue 13).
+# collections nothing, where they were two tracked objects a word (the full passes
+# then stalled requests under a load of short games).
 class MeaningView(msgspec.Struct, frozen=True, gc=False):
     pos: str
     gloss: str

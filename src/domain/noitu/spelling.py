@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable
 
 GRAVE, ACUTE, TILDE, HOOK, DOT = "\u0300", "\u0301", "\u0303", "\u0309", "\u0323"
 TONE_MARKS = frozenset({GRAVE, ACUTE, TILDE, HOOK, DOT})
-LETTER_MARKS = frozenset({"\u0302", "\u0306", "\u031b"})  # â ê ô, ă, ơ ư
 
 MAX_WORD_VARIANTS = 32
 

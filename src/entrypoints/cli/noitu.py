@@ -101,7 +101,7 @@ SPARE_DESCRIPTORS = 512
 def descriptor_limit(soft: int, hard: int, max_connections: int) -> tuple[int, str]:
     """The soft RLIMIT_NOFILE `noitu serve` runs with, and a warning when even that
     leaves too few descriptors beyond `max_connections` (then a flood of connections,
-    though capped, starves the bots and the database: issue 19)."""
+    though capped, starves the bots and the database)."""
     needed = max_connections + SPARE_DESCRIPTORS
     if soft == resource.RLIM_INFINITY or soft >= needed:
         return soft, ""
@@ -141,7 +141,7 @@ def serve(args: argparse.Namespace) -> None:
     # the garbage collector's full passes, which would otherwise stall requests.
     gc.collect()
     gc.freeze()
-    # Young passes less often (issue 13): with the default 700, a pass came every ~50 ms
+    # Young passes less often, for a load of short games: with the default 700, a pass came every ~50 ms
     # under load and caught each stored copy of a session during the 300 ms it lives
     # (until the player's next request replaces it), promoting thousands of objects a
     # second towards the full passes. At 10,000 a pass comes every 7–10 s under the same
@@ -175,7 +175,7 @@ def serve(args: argparse.Namespace) -> None:
             settings.max_connections, settings.head_timeout_s
         )),
         # The room WebSocket reads nothing from clients: uvicorn's 16 MiB per message
-        # let 40 frames take 1.3 GB (issue 19). A larger one closes the socket (1009).
+        # let 40 frames take 1.3 GB. A larger one closes the socket (1009).
         ws_max_size=settings.ws_max_message_bytes, ws_max_queue=4,
         # uvicorn must not rewrite the peer from X-Forwarded-For: the arena's limits per
         # client address read that header themselves, and only from a proxy the operator

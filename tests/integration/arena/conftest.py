@@ -1,4 +1,5 @@
-"""Fixtures of the arena runner's integration tests: the real sandbox of this machine."""
+"""Fixtures of the arena's integration tests: the real sandbox of this machine, and the
+databases of the SQL repository's tests."""
 
 from __future__ import annotations
 
@@ -8,6 +9,12 @@ import pytest
 
 from noitu.adapters.arena.bubblewrap import Sandbox
 from support.arena_bots import sandbox_fixture
+from support.arena_databases import (  # noqa: F401 (fixtures of the SQL repository's tests)
+    engines,
+    new_url,
+    postgres,
+    sqlite_template,
+)
 
 
 @pytest.fixture(scope="session")

@@ -14,16 +14,11 @@ from pathlib import Path
 import pytest
 
 from noitu.adapters.arena.bubblewrap import describe_bwrap_failure
-from noitu.adapters.arena.cgroups import (
-    BOT_LIMITS,
-    MIB,
-    CgroupError,
-    CgroupLimits,
-    CgroupTree,
-    CgroupV1Tree,
-    CgroupV2Tree,
-    find_cgroups,
-)
+from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.cgroups.mounts import find_cgroups
+from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
+from noitu.adapters.arena.cgroups.v1 import CgroupV1Tree
+from noitu.adapters.arena.cgroups.v2 import CgroupV2Tree
 from noitu.adapters.arena.process import joined
 from support.arena_bots import probe_now
 

@@ -1,5 +1,5 @@
 """More matches than slots, every bot using most of its 2 s: through the queue, no bot
-loses on time (issue 12: the promise of 0.5 CPU kept under load)."""
+loses on time (the promise of 0.5 CPU per thinking bot kept under load)."""
 
 from __future__ import annotations
 

@@ -365,7 +365,7 @@ async def test_launch_is_quick(launcher: BubblewrapLauncher, tmp_path: Path) -> 
 async def test_each_bot_has_a_uid_of_its_own_and_a_stage_no_one_else_reads(
     probe_bot, arena_sandbox: Sandbox
 ) -> None:
-    """Issue 19's local exposure: stages were 0755/0644 under a path every local user
+    """A local user's view of other bots: stages were once 0755/0644 under a path every local user
     could read off bwrap's command line, and every bot was uid 65534."""
     first, second = await probe_bot(), await probe_bot()
     code = 'import os\nresult = {"uid": os.getuid(), "bot": sorted(os.listdir("/bot"))}'

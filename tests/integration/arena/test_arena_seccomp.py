@@ -104,7 +104,7 @@ result["threads"] = __import__("threading").Thread(target=lambda: None).start() 
 
 
 async def test_no_socket_buffers_can_be_pinned_outside_the_cgroup(arena_sandbox: Sandbox, start_probe) -> None:
-    """The attack of issue 19: loopback TCP connections left unread inside the bot's own
+    """A memory attack: loopback TCP connections left unread inside the bot's own
     network namespace pinned host memory its v1 memory cgroup did not see."""
     bot = await start_probe(arena_sandbox)
     result = await ask(

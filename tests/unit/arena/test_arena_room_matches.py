@@ -23,6 +23,7 @@ from noitu.application.arena.errors import (
     TimeUp,
     WrongRoomPhase,
 )
+from noitu.application.arena.records import MatchStatus
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.failure_details import FailureDetailsCommand
 from noitu.application.arena.rooms.get_replay import GetReplayCommand
@@ -33,7 +34,6 @@ from noitu.application.arena.rooms.place_pieces import PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayActionCommand
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.application.arena.rooms.surrender import SurrenderCommand
-from noitu.application.arena.storage import MatchStatus
 from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, person, upload
 
 

@@ -23,6 +23,7 @@ from noitu.application.arena.errors import (
     TooManyMatches,
 )
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
+from noitu.application.arena.records import ROOM_CODE_LENGTH
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoomCommand
 from noitu.application.arena.rooms.room import (
@@ -32,7 +33,6 @@ from noitu.application.arena.rooms.room import (
     new_room_code,
     person_name,
 )
-from noitu.application.arena.storage import ROOM_CODE_LENGTH
 from support.arena_rooms import Arena, builtin, new_owner, person, upload
 
 

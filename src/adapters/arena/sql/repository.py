@@ -25,20 +25,17 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from noitu.adapters.arena.sql.engine import writer
 from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
 from noitu.application.arena.ports import Language
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import (
-    AlreadyStored,
+from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
     BuildStatus,
-    MatchCursor,
     MatchRecord,
     MatchStatus,
-    Owner,
     Seat,
-    StorageUnavailable,
     kept_stderr,
 )
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.storage import AlreadyStored, StorageUnavailable
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
@@ -102,21 +99,6 @@ class SqlArenaRepository:
 
     # --- owners and uploads -----------------------------------------------------------
 
-    async def ensure_owner(self, key_hash: str, now_ms: int) -> Owner:
-        async with self._write() as connection:
-            await connection.execute(self._insert_owner(key_hash, now_ms))
-            row = (
-                await connection.execute(select(owners).where(owners.c.key_hash == key_hash))
-            ).one()
-        return Owner(row.key_hash, row.created_ms)
-
-    async def get_owner(self, key_hash: str) -> Owner | None:
-        async with self._read() as connection:
-            row = (
-                await connection.execute(select(owners).where(owners.c.key_hash == key_hash))
-            ).first()
-        return None if row is None else Owner(row.key_hash, row.created_ms)
-
     async def record_upload(self, owner: str, at_ms: int, *, window_ms: int, limit: int) -> bool:
         since = at_ms - window_ms
         async with self._write() as connection:
@@ -135,17 +117,6 @@ class SqlArenaRepository:
                 return False
             await connection.execute(insert(upload_events).values(owner=owner, at_ms=at_ms))
         return True
-
-    async def uploads_since(self, owner: str, since_ms: int) -> int:
-        async with self._read() as connection:
-            count = await connection.scalar(
-                select(func.count())
-                .select_from(upload_events)
-                .where(upload_events.c.owner == owner, upload_events.c.at_ms > since_ms)
-            )
-        return int(count or 0)
-
-    # --- bots -------------------------------------------------------------------------
 
     async def add_bot(self, bot: BotRecord, *, max_bots: int | None = None) -> bool:
         async with self._write() as connection:
@@ -278,27 +249,6 @@ class SqlArenaRepository:
         if row is None:
             return None
         return (bytes(row.p1_stderr or b""), bytes(row.p2_stderr or b""))
-
-    async def finished_matches(
-        self, limit: int, before: MatchCursor | None = None, owner: str | None = None
-    ) -> list[MatchRecord]:
-        query = select(*_RECORD_COLUMNS).where(matches.c.status == MatchStatus.FINISHED.value)
-        if before is not None:
-            query = query.where(
-                or_(
-                    matches.c.finished_ms < before.finished_ms,
-                    and_(
-                        matches.c.finished_ms == before.finished_ms,
-                        matches.c.id < before.match_id,
-                    ),
-                )
-            )
-        if owner is not None:
-            query = query.where(or_(matches.c.p1_owner == owner, matches.c.p2_owner == owner))
-        query = query.order_by(matches.c.finished_ms.desc(), matches.c.id.desc()).limit(
-            max(limit, 0)
-        )
-        return await self._matches(query)
 
     async def live_matches(self) -> list[MatchRecord]:
         query = (

@@ -11,10 +11,11 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.errors import MatchNotFound, NotOwner
+from noitu.application.arena.records import Seat, is_match_id
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.seating import check_owner
-from noitu.application.arena.storage import MatchArchive, Seat, is_match_id
+from noitu.application.arena.storage import MatchArchive
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.match import Result
 

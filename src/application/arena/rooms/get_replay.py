@@ -9,7 +9,8 @@ from typing import BinaryIO
 import msgspec
 
 from noitu.application.arena.errors import MatchNotFound, ReplayNotReady
-from noitu.application.arena.storage import ArenaFiles, MatchArchive, MatchStatus, is_match_id
+from noitu.application.arena.records import MatchStatus, is_match_id
+from noitu.application.arena.storage import ArenaFiles, MatchArchive
 
 
 class GetReplayCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

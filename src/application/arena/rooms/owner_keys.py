@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.errors import BadOwnerKey
-from noitu.application.arena.storage import is_owner_key, new_owner_key, owner_hash
+from noitu.application.arena.records import is_owner_key, new_owner_key, owner_hash
 
 
 @dataclass(frozen=True, slots=True)

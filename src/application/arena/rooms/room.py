@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from noitu.application.arena.live_match import LiveMatch
+from noitu.application.arena.records import ROOM_CODE_LENGTH, Seat
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import ROOM_CODE_LENGTH, Seat
 from noitu.domain.arena.board import SIDES, Side
 from noitu.domain.arena.match import EndReason, Phase, Result
 

@@ -7,16 +7,11 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.errors import BadOwnerKey, BadRequest, BotNotBuilt, BotNotFound
+from noitu.application.arena.records import OWNER_HASH_PATTERN, BuildStatus, Seat, is_bot_id
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
 from noitu.application.arena.rooms.room import RoomSeat, person_name
-from noitu.application.arena.storage import (
-    OWNER_HASH_PATTERN,
-    BotCatalogue,
-    BuildStatus,
-    Seat,
-    is_bot_id,
-)
+from noitu.application.arena.storage import BotCatalogue
 
 
 class SeatChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -34,20 +34,17 @@ from noitu.application.arena.errors import Busy
 from noitu.application.arena.live_match import LiveMatch, Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
+from noitu.application.arena.records import MAX_SEED, BotRecord, BuildStatus, MatchRecord
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
 from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.run_match import BotSeat, MatchSeat, PersonSeat, RunMatch
 from noitu.application.arena.storage import (
-    MAX_SEED,
     AlreadyStored,
     ArenaFiles,
     BotCatalogue,
-    BotRecord,
-    BuildStatus,
     MatchArchive,
-    MatchRecord,
     ReplayWriter,
     StorageError,
 )

@@ -16,7 +16,7 @@ from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.http.errors import ERROR_STATUS
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.errors import StorageFull
-from noitu.application.arena.storage import owner_hash
+from noitu.application.arena.records import owner_hash
 from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.entrypoints.settings import SettingsError, load_settings
 from support.arena_store import ScriptedBuilder, fresh_data_dir, migrated_template

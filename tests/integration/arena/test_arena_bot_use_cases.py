@@ -47,14 +47,14 @@ from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.ports import Language
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import (
+from noitu.application.arena.records import (
     BuildStatus,
     MatchRecord,
     Seat,
     is_owner_key,
     owner_hash,
 )
+from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.domain.arena.match import EndReason, Result
@@ -161,7 +161,10 @@ async def test_refused_files_store_nothing_and_are_not_counted(world: World, fil
     with pytest.raises(error):
         await world.upload(file_name, data)
     assert world.builder.built == [] and world.stored_ids() == []
-    assert await world.repository.uploads_since(owner_hash(KEY_A), 0) == 0
+    # The window has room for one upload still: the refused one took no place in it.
+    assert await world.repository.record_upload(
+        owner_hash(KEY_A), world.clock.now_ms(), window_ms=UPLOAD_WINDOW_MS, limit=1
+    )
 
 
 def jar_of_size(size: int) -> bytes:

@@ -1,0 +1,237 @@
+"""The arena's SQL repository itself: its migrations (an empty database, idempotence,
+the schema equal to `models.py`, rows from before 0002, two instances migrating at once,
+a failed migration, going down and up again), SQLite's settings, the URL forms the
+settings accept, and an unreachable database. On SQLite and on PostgreSQL (Debian's,
+one throwaway server per session). What every store must do is the contract in
+tests/contract/test_arena_storage.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Callable
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, text
+from sqlalchemy.exc import IntegrityError
+
+from noitu.adapters.arena.sql import migrations
+from noitu.adapters.arena.sql.engine import create_engine, default_url, normalize_url
+from noitu.adapters.arena.sql.models import VERSION_TABLE, metadata
+from noitu.adapters.arena.sql.repository import SqlArenaRepository
+from noitu.application.arena.records import new_bot_id
+from noitu.application.arena.storage import StorageUnavailable
+from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
+
+#: The newest revision (0002: the matches' stderr tails).
+HEAD = "0002"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def url(new_url: Callable[[bool], str]) -> str:
+    return new_url(True)
+
+
+async def test_an_unreachable_database_is_storage_unavailable(engines) -> None:
+    from noitu.bench.postgres_server import free_port
+
+    engine = create_engine(f"postgresql://nobody@127.0.0.1:{free_port()}/none")
+    engines.append(engine)
+    with pytest.raises(StorageUnavailable):
+        await SqlArenaRepository(engine).get_bot(new_bot_id(RNG))
+
+
+# --- migrations -----------------------------------------------------------------------
+
+
+def _tables(connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
+
+
+def _schema_diff(connection) -> list[object]:
+    context = MigrationContext.configure(
+        connection, opts={"version_table": VERSION_TABLE, "compare_type": True}
+    )
+    return compare_metadata(context, metadata)
+
+
+async def test_migrations_build_an_empty_database_and_are_idempotent(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    assert await migrations.current_revision(engine) is None
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_tables) == set()
+    await migrations.upgrade(engine)
+    assert await migrations.current_revision(engine) == migrations.head_revision() == HEAD
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
+    repo = SqlArenaRepository(engine)
+    bot = make_bot()
+    await repo.add_bot(bot)
+    await migrations.upgrade(engine)  # again: nothing changes, nothing is lost
+    await migrations.upgrade_url(str(engine.url.render_as_string(hide_password=False)))
+    assert await migrations.current_revision(engine) == HEAD
+    assert await repo.get_bot(bot.id) == bot
+
+
+async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine, "0001")
+    old = make_match()
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
+                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
+                " finished_ms, runner) VALUES (:id, :room, 5, 200, :t, 'upload', :ref, :name,"
+                " :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT', 200,"
+                " :t, '')"
+            ),
+            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
+             "owner": old.p1.owner},
+        )
+    await migrations.upgrade(engine)
+    repo = SqlArenaRepository(engine)
+    stored = await repo.get_match(old.id)
+    assert stored is not None and stored.result == DRAW and stored.p1 == old.p1
+    assert await repo.match_stderr(old.id) == (b"", b"")
+
+
+async def test_the_migrated_schema_is_the_models(url, engines) -> None:
+    engine = create_engine(url)
+    engines.append(engine)
+    await migrations.upgrade(engine)
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_schema_diff) == []
+
+
+async def test_two_instances_migrating_at_once(new_url, engines) -> None:
+    target = new_url(False)
+    both = [create_engine(target) for _ in range(3)]
+    engines.extend(both)
+    await asyncio.gather(*(migrations.upgrade(engine) for engine in both))
+    assert {await migrations.current_revision(e) for e in both} == {HEAD}
+
+
+BROKEN_REVISION = """
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0999"
+down_revision = "%s"
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.create_table("arena_half_done", sa.Column("id", sa.Integer, primary_key=True))
+    op.add_column("arena_bots", sa.Column("half", sa.Integer, nullable=True))
+    raise RuntimeError("the migration breaks half-way")
+
+
+def downgrade():
+    pass
+"""
+
+
+async def test_a_failed_migration_leaves_nothing_behind(
+    new_url, engines, tmp_path, monkeypatch
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine)
+    versions = tmp_path / "versions"
+    versions.mkdir()
+    for revision in migrations.VERSIONS.glob("0*.py"):
+        shutil.copy(revision, versions)
+    (versions / "0999_broken.py").write_text(BROKEN_REVISION % HEAD)
+    monkeypatch.setattr(migrations, "VERSIONS", versions)
+    with pytest.raises(RuntimeError, match="half-way"):
+        await migrations.upgrade(engine)
+    assert await migrations.current_revision(engine) == HEAD
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_tables) == {*metadata.tables, VERSION_TABLE}
+        assert await connection.run_sync(_schema_diff) == []
+
+
+async def test_downgrade_and_upgrade_again(new_url, engines) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine)
+
+    def down(connection) -> None:
+        from alembic import command
+
+        config = migrations.alembic_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, "base")
+
+    async with engine.begin() as connection:
+        await connection.run_sync(down)
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_tables) == {VERSION_TABLE}
+    await migrations.upgrade(engine)
+    assert await migrations.current_revision(engine) == HEAD
+
+
+# --- SQLite specifics, URLs and records -----------------------------------------------
+
+
+async def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path, engines) -> None:
+    engine = create_engine(default_url(tmp_path / "data"))
+    engines.append(engine)
+    await migrations.upgrade(engine)
+    assert (tmp_path / "data" / "arena.sqlite3").is_file()
+    async with engine.connect() as connection:
+        assert (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar() == "wal"
+        assert (await connection.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
+    with pytest.raises(IntegrityError):  # a bot whose owner does not exist: refused
+        async with engine.begin() as connection:
+            await connection.execute(
+                text(
+                    "INSERT INTO arena_bots (id, owner, name, language, public, created_ms,"
+                    " source_bytes, build_status, build_messages, source_file)"
+                    " VALUES ('0123456789abcdef', :owner, 'x', 'python', 0, 1, 1, 'ok', '', 'f')"
+                ),
+                {"owner": ALICE},
+            )
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("sqlite:////var/lib/noitu/a.db", "sqlite+aiosqlite:////var/lib/noitu/a.db"),
+        ("sqlite+aiosqlite:///rel/a.db", "sqlite+aiosqlite:///rel/a.db"),
+        ("postgresql://u:p%40ss@db:5433/noitu", "postgresql+asyncpg://u:p%40ss@db:5433/noitu"),
+        ("postgres://u@db/noitu", "postgresql+asyncpg://u@db/noitu"),
+        ("postgresql+asyncpg://u@db/noitu", "postgresql+asyncpg://u@db/noitu"),
+    ],
+)
+def test_database_urls_are_normalized(given: str, expected: str) -> None:
+    assert normalize_url(given) == expected
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["", "mysql://u@h/db", "sqlite://", "sqlite:///:memory:", "postgresql:///noitu", "not a url"],
+)
+def test_unsupported_database_urls_are_refused(given: str) -> None:
+    with pytest.raises(ValueError):
+        normalize_url(given)
+
+
+def test_the_default_database_is_a_file_in_the_data_directory(tmp_path) -> None:
+    assert default_url(tmp_path) == f"sqlite+aiosqlite:///{tmp_path}/arena.sqlite3"
