@@ -45,6 +45,11 @@ class Member:
         suspend = self.suspended or (not self.builtin and failures >= FAILURES_TO_SUSPEND)
         return replace(self, failures_in_row=failures, suspended=suspend)
 
+    @property
+    def just_suspended(self) -> bool:
+        """Suspended by the failure `after_match` just counted (the third in a row)."""
+        return self.suspended and self.failures_in_row == FAILURES_TO_SUSPEND
+
     def resumed(self) -> Member:
         """B8: the owner resumes a suspended bot, which resets the count."""
         return replace(self, failures_in_row=0, suspended=False)
