@@ -515,6 +515,47 @@ async def test_whole_history_rebuild_gives_the_live_table_twice():
             assert (row.wins, row.draws, row.losses) == (shown.wins, shown.draws, shown.losses)
 
 
+class RacedStandings(MemoryStandings):
+    """A store where another writer gets in once, just before this one's first write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.other_writer = None
+
+    async def replace(self, standings, *, expected) -> bool:
+        writer, self.other_writer = self.other_writer, None
+        if writer is not None:
+            await writer()
+        return await super().replace(standings, expected=expected)
+
+
+async def test_whole_history_a_writer_that_loses_the_race_folds_again():
+    """Two instances record the two matches of a pairing at once: the one whose write
+    comes second sees the other's, and neither result is lost."""
+    ladder = Ladder()
+    ladder.standings = RacedStandings()
+    ladder.record = RecordLadderResult(
+        ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.roster,
+        ladder.clock, ladder.rng,
+    )
+    bot = await ladder.ranked(1)
+    pairing = await ladder.open(bot, BUILTINS[0])
+    other_instance = RecordLadderResult(
+        ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.roster,
+        ladder.clock, random.Random(2),
+    )
+
+    async def records_the_other_match() -> None:
+        await other_instance(RecordLadderResultCommand(
+            pairing.id, "0000BBBB", *pairing.seats(1), WIN, ladder.clock.now_ms() + 5_000,
+        ))
+
+    ladder.standings.other_writer = records_the_other_match
+    await ladder.play(pairing, 0, WIN)
+    assert ladder.standing(bot).games == 2 and ladder.standing(bot).wins == 1
+    assert ladder.standings.stored.through.match_id == "0000BBBB"
+
+
 # --- The rating behaves ---------------------------------------------------------------
 
 

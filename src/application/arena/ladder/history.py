@@ -1,6 +1,6 @@
 """B8 "Whole history", as the use cases apply it: the stored standings are the fold of
 the stored results up to their `through` key. A new result after that key is folded in;
-one at or before it (stored late, e.g. after an outage) refolds the whole history, so
+one before it (stored late, e.g. after an outage) refolds the whole history, so
 the live table always equals a rebuild. Every write is a compare-and-set on `through`:
 when another instance moved the standings on first, the fold starts again from what it
 wrote.
@@ -24,10 +24,10 @@ async def catch_up(
     results: LadderResults, standings: LadderStandings, stored: ResultKey | None = None
 ) -> Standings:
     """The standings with every stored result folded in; `stored` is the key of a
-    result just stored (a rebuild when it is not after the standings' last key)."""
+    result just stored (a rebuild when it sorts before the standings' last key)."""
     for _ in range(ATTEMPTS):
         current = await standings.load()
-        late = stored is not None and current.through is not None and stored <= current.through
+        late = stored is not None and current.through is not None and stored < current.through
         if late:
             updated = standings_from(await results.after(None))
         else:
