@@ -80,10 +80,8 @@ class RecordLadderResult:
 
     async def __call__(self, command: RecordLadderResultCommand) -> RecordedLadderMatch:
         rated = is_rated(command.result)
-        end = PairingEnd(
-            command.match_id, rated, winner_bot(command.p1, command.p2, command.result.winner)
-            if rated else None,
-        )
+        winner = winner_bot(command.p1, command.p2, command.result.winner) if rated else None
+        end = PairingEnd(command.match_id, rated, winner)
 
         def ended(known: Pairing) -> Pairing:
             if {command.p1, command.p2} != set(known.bots):
