@@ -7,121 +7,36 @@ import random
 
 import pytest
 
+from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.application.arena.errors import BotNotBuilt, BotNotFound, NotOwner
 from noitu.application.arena.ladder.errors import LadderBusy, NotRanked, TooManyRanked
-from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
-from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder, RebuildLadderCommand
+from noitu.application.arena.ladder.rank_bot import RankBotCommand
+from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
 from noitu.application.arena.ladder.record_ladder_result import (
     RecordLadderResult,
     RecordLadderResultCommand,
     UnknownPairing,
 )
-from noitu.application.arena.ladder.resume_bot import ResumeBot, ResumeBotCommand
+from noitu.application.arena.ladder.resume_bot import ResumeBotCommand
 from noitu.application.arena.ladder.schedule_pairing import (
     LEASE_MS,
-    SchedulePairing,
     SchedulePairingCommand,
 )
-from noitu.application.arena.ladder.show_ladder import ShowLadder
-from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
+from noitu.application.arena.ladder.unrank_bot import UnrankBotCommand
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.ladder.rating import FIRST_RATING
-from noitu.domain.arena.match import EndReason, Failure, Result
-from support.fakes import FakeClock
-from support.ladder import (
-    BuiltinNames,
-    MemoryBots,
-    MemoryLease,
-    MemoryMembers,
-    MemoryPairings,
-    MemoryResults,
-    MemoryStandings,
-)
+from noitu.domain.arena.match import EndReason, Result
+from support.ladder import KEY, Ladder, MemoryStandings, bot_id, failed, other
 
-BUILTINS = BuiltinNames().names()
-KEY = "1" * 32
+BUILTINS = tuple(BUILTIN_SOURCES)
 OTHER_KEY = "2" * 32
 WIN = Result(Side.P1, EndReason.BASE_CAPTURED, 41)
 LOSS = Result(Side.P2, EndReason.NO_PIECES, 58)
 DRAW = Result(None, EndReason.TURN_LIMIT, 200)
 ABANDONED = Result(None, EndReason.ABANDONED, 12)
-
-
-def other(side: Side) -> Side:
-    return Side.P2 if side is Side.P1 else Side.P1
-
-
-def failed(side: Side, code: FailureCode = FailureCode.TIMEOUT) -> Result:
-    """`side`'s bot failed: the other side wins with BOT_FAILED."""
-    return Result(other(side), EndReason.BOT_FAILED, 5, Failure(side, code, "detail"))
-
-
-def bot_id(n: int) -> str:
-    return f"{n:016d}"
-
-
-class Ladder:
-    """Every port in memory and every use case over them."""
-
-    def __init__(self, seed: int = 1) -> None:
-        self.clock = FakeClock()
-        self.rng = random.Random(seed)
-        self.bots, self.members = MemoryBots(), MemoryMembers()
-        self.results, self.standings = MemoryResults(), MemoryStandings()
-        self.pairings, self.lease, self.roster = MemoryPairings(), MemoryLease(), BuiltinNames()
-        self.rank = RankBot(self.bots, self.members, self.standings)
-        self.unrank = UnrankBot(self.bots, self.members)
-        self.resume = ResumeBot(self.bots, self.members)
-        self.record = RecordLadderResult(
-            self.results, self.standings, self.members, self.pairings, self.roster,
-            self.clock, self.rng,
-        )
-        self.schedule = SchedulePairing(
-            self.lease, self.members, self.standings, self.pairings, self.roster,
-            self.clock, self.rng,
-        )
-        self.rebuild = RebuildLadder(
-            self.lease, self.results, self.standings, self.members, self.roster, self.clock
-        )
-        self.show = ShowLadder(self.members, self.standings, self.roster)
-        self._matches = 0
-        self._pairings_opened = 0
-
-    async def ranked(self, n: int, key: str = KEY, created_ms: int = 1) -> str:
-        self.bots.add(bot_id(n), key, created_ms=created_ms)
-        await self.rank(RankBotCommand(bot_id(n), key))
-        return bot_id(n)
-
-    async def open(self, first: str, second: str, placement: bool = False) -> Pairing:
-        self._pairings_opened += 1
-        pairing = Pairing(f"pair{self._pairings_opened:012d}", 3, first, second, placement, 0)
-        assert await self.pairings.open(pairing)
-        return pairing
-
-    async def play(self, pairing: Pairing, index: int, result: Result):
-        """Record match `index` (0 or 1) of `pairing`, sides as the pairing seats them."""
-        self._matches += 1
-        self.clock.advance(1_000)
-        p1, p2 = pairing.seats(index)
-        return await self.record(RecordLadderResultCommand(
-            pairing.id, f"{self._matches:08X}", p1, p2, result, self.clock.now_ms(),
-        ))
-
-    async def pairing(self, first: str, second: str, won_by_first: tuple[bool, bool]):
-        """A whole pairing in which `first` wins or loses each match."""
-        pairing = await self.open(first, second)
-        outcomes = []
-        for index, first_wins in enumerate(won_by_first):
-            first_side = Side.P1 if index == 0 else Side.P2
-            winner = first_side if first_wins else other(first_side)
-            outcomes.append(await self.play(pairing, index, Result(winner, EndReason.NO_PIECES, 30)))
-        return outcomes
-
-    def standing(self, bot: str):
-        return self.standings.stored.of(bot)
 
 
 # --- Entry ----------------------------------------------------------------------------
