@@ -88,6 +88,8 @@ async def test_members_the_cap_per_owner_is_checked_in_the_same_write(stores):
     assert await stores.members.rank(Member("m1", OWNER, 1), max_per_owner=2)  # ranked already
     assert await stores.members.rank(Member("o1", OTHER, 1), max_per_owner=2)
     assert [m.bot for m in await stores.members.members()] == ["m1", "m2", "o1"]
+    await stores.members.update("m1", lambda m: replace(m, suspended=True))
+    assert not await stores.members.rank(Member("m3", OWNER, 1), max_per_owner=2)  # still counts
 
 
 async def test_members_update_and_unrank(stores):

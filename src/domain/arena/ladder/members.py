@@ -58,8 +58,3 @@ class Member:
 def founding_members(builtin_names: Iterable[str]) -> tuple[Member, ...]:
     """The built-in bots, members from the start (in the order they are listed)."""
     return tuple(Member(bot=name, owner=None, created_ms=0) for name in builtin_names)
-
-
-def may_rank_another(members: Iterable[Member], owner: str) -> bool:
-    """Whether `owner` may rank one more bot: fewer than three ranked already."""
-    return sum(member.owner == owner for member in members) < MAX_RANKED_PER_OWNER
