@@ -1,0 +1,151 @@
+"""The ladder's ports (spec B8), as every store must keep them: results in their order
+and told once, standings written by compare-and-set, the ranked bots' cap checked in the
+same write, a bot in one live pairing at a time, one lease holder.
+
+Only the in-memory stores the unit tests use exist so far; the database's stores join
+`LADDER_STORES` when they are written, and must pass the same cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
+from noitu.domain.arena.ladder.results import LadderResult
+from noitu.domain.arena.ladder.standings import Standings
+from support.ladder import (
+    MemoryLease,
+    MemoryMembers,
+    MemoryPairings,
+    MemoryResults,
+    MemoryStandings,
+)
+
+OWNER, OTHER = "a" * 64, "b" * 64
+
+
+@dataclass
+class LadderStores:
+    results: Any
+    standings: Any
+    members: Any
+    pairings: Any
+    lease: Any
+
+
+LADDER_STORES: dict[str, Callable[[], LadderStores]] = {
+    "memory": lambda: LadderStores(
+        MemoryResults(), MemoryStandings(), MemoryMembers(), MemoryPairings(), MemoryLease()
+    ),
+}
+
+
+@pytest.fixture(params=sorted(LADDER_STORES))
+def stores(request: pytest.FixtureRequest) -> LadderStores:
+    return LADDER_STORES[request.param]()
+
+
+def result(match_id: str, at: int, p1: str = "x", p2: str = "y") -> LadderResult:
+    return LadderResult(match_id, "pair", p1, p2, Side.P1, at)
+
+
+async def test_results_come_back_in_end_time_then_match_id_order(stores):
+    for one in (result("0000000C", 20), result("0000000B", 10), result("0000000A", 10)):
+        assert await stores.results.append(one)
+    assert [r.match_id for r in await stores.results.after(None)] == [
+        "0000000A", "0000000B", "0000000C",
+    ]
+    after = await stores.results.after(result("0000000A", 10).key)
+    assert [r.match_id for r in after] == ["0000000B", "0000000C"]
+
+
+async def test_a_result_is_stored_once(stores):
+    assert await stores.results.append(result("0000000A", 10))
+    assert not await stores.results.append(result("0000000A", 99, "y", "x"))
+    (kept,) = await stores.results.after(None)
+    assert kept == result("0000000A", 10)
+
+
+async def test_standings_are_replaced_only_from_what_the_writer_read(stores):
+    first = Standings().after(result("0000000A", 10))
+    assert await stores.standings.replace(first, expected=None)
+    second = first.after(result("0000000B", 20))
+    assert not await stores.standings.replace(second, expected=None)  # stale writer
+    assert await stores.standings.load() == first
+    assert await stores.standings.replace(second, expected=first.through)
+    assert await stores.standings.load() == second
+
+
+async def test_members_the_cap_per_owner_is_checked_in_the_same_write(stores):
+    for bot in ("m1", "m2"):
+        assert await stores.members.rank(Member(bot, OWNER, 1), max_per_owner=2)
+    assert not await stores.members.rank(Member("m3", OWNER, 1), max_per_owner=2)
+    assert await stores.members.rank(Member("m1", OWNER, 1), max_per_owner=2)  # ranked already
+    assert await stores.members.rank(Member("o1", OTHER, 1), max_per_owner=2)
+    assert [m.bot for m in await stores.members.members()] == ["m1", "m2", "o1"]
+    await stores.members.update("m1", lambda m: replace(m, suspended=True))
+    assert not await stores.members.rank(Member("m3", OWNER, 1), max_per_owner=2)  # still counts
+
+
+async def test_members_update_and_unrank(stores):
+    await stores.members.rank(Member("m1", OWNER, 1), max_per_owner=3)
+    changed = await stores.members.update("m1", lambda m: m.after_match(failed=True))
+    assert changed.failures_in_row == 1 and (await stores.members.get("m1")) == changed
+    assert await stores.members.update("nobody", lambda m: m) is None
+    assert await stores.members.unrank("m1") and not await stores.members.unrank("m1")
+    assert await stores.members.get("m1") is None
+
+
+def pairing(pairing_id: str, first: str, second: str) -> Pairing:
+    return Pairing(pairing_id, 1, first, second, placement=False, started_ms=0)
+
+
+async def test_pairings_a_bot_is_in_one_live_pairing_at_a_time(stores):
+    assert await stores.pairings.open(pairing("p1", "a", "b"))
+    assert not await stores.pairings.open(pairing("p2", "b", "c"))
+    assert await stores.pairings.open(pairing("p3", "c", "d"))
+    assert {p.id for p in await stores.pairings.live()} == {"p1", "p3"}
+
+
+async def test_pairings_update_is_all_or_nothing(stores):
+    await stores.pairings.open(pairing("p1", "a", "b"))
+    end = PairingEnd("0000000A", True, "a")
+    changed = await stores.pairings.update("p1", lambda p: p.with_end(end))
+    assert changed.ends == (end,)
+
+    def refuse(_: Pairing) -> Pairing:
+        raise LookupError("not these bots")
+
+    with pytest.raises(LookupError):
+        await stores.pairings.update("p1", refuse)
+    assert (await stores.pairings.live())[0] == changed
+    assert await stores.pairings.update("nope", lambda p: p) is None
+
+
+async def test_pairings_close_starts_the_replay_in_the_same_write(stores):
+    await stores.pairings.open(pairing("p1", "a", "b"))
+    again = replace(pairing("p2", "a", "b"), seed=2)
+    await stores.pairings.close("p1", again)
+    assert await stores.pairings.live() == [again]
+    assert not await stores.pairings.open(pairing("p3", "a", "c"))  # still busy
+    await stores.pairings.close("p2")
+    assert await stores.pairings.previous_opponents() == {"a": "b", "b": "a"}
+    await stores.pairings.open(pairing("p4", "c", "a"))
+    await stores.pairings.close("p4")
+    assert (await stores.pairings.previous_opponents())["a"] == "c"
+
+
+async def test_the_lease_has_one_holder_until_released_or_expired(stores):
+    assert await stores.lease.acquire("one", 1_000, 500)
+    assert await stores.lease.acquire("one", 1_100, 500)  # renewed by its holder
+    assert not await stores.lease.acquire("two", 1_500, 500)
+    await stores.lease.release("two")  # not the holder's: no effect
+    assert not await stores.lease.acquire("two", 1_599, 500)
+    assert await stores.lease.acquire("two", 1_600, 500)  # expired
+    await stores.lease.release("two")
+    assert await stores.lease.acquire("one", 1_601, 500)

@@ -1,0 +1,260 @@
+"""Hand-written in-memory fakes of the ladder's ports (spec B8), for unit tests: each
+keeps plain values and applies atomic changes in one step, as a store's transaction
+would. `Ladder` puts every use case over them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from noitu.adapters.arena.builtin import BUILTIN_SOURCES
+from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
+from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
+from noitu.application.arena.ladder.record_ladder_result import (
+    RecordedLadderMatch,
+    RecordLadderResult,
+    RecordLadderResultCommand,
+)
+from noitu.application.arena.ladder.resume_bot import ResumeBot
+from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
+from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.ladder.unrank_bot import UnrankBot
+from noitu.application.arena.ports import Language
+from noitu.application.arena.records import BotRecord, BuildStatus, owner_hash
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.pairing import Pairing
+from noitu.domain.arena.ladder.results import LadderResult, ResultKey
+from noitu.domain.arena.ladder.standings import Standing, Standings
+from noitu.domain.arena.match import EndReason, Failure, Result
+from support.fakes import FakeClock
+
+
+class MemoryResults:
+    def __init__(self) -> None:
+        self.by_match: dict[str, LadderResult] = {}
+
+    async def append(self, result: LadderResult) -> bool:
+        if result.match_id in self.by_match:
+            return False
+        self.by_match[result.match_id] = result
+        return True
+
+    async def after(self, key: ResultKey | None) -> list[LadderResult]:
+        ordered = sorted(self.by_match.values(), key=lambda result: result.key)
+        return [result for result in ordered if key is None or result.key > key]
+
+
+class MemoryStandings:
+    def __init__(self) -> None:
+        self.stored = Standings()
+        self.writes = 0
+
+    async def load(self) -> Standings:
+        return self.stored
+
+    async def replace(self, standings: Standings, *, expected: ResultKey | None) -> bool:
+        if self.stored.through != expected:
+            return False
+        self.stored = standings
+        self.writes += 1
+        return True
+
+
+class MemoryMembers:
+    def __init__(self) -> None:
+        self.by_bot: dict[str, Member] = {}
+
+    async def members(self) -> list[Member]:
+        return list(self.by_bot.values())
+
+    async def get(self, bot: str) -> Member | None:
+        return self.by_bot.get(bot)
+
+    async def rank(self, member: Member, *, max_per_owner: int) -> bool:
+        if member.bot in self.by_bot:
+            return True
+        ranked = sum(known.owner == member.owner for known in self.by_bot.values())
+        if ranked >= max_per_owner:
+            return False
+        self.by_bot[member.bot] = member
+        return True
+
+    async def unrank(self, bot: str) -> bool:
+        return self.by_bot.pop(bot, None) is not None
+
+    async def update(self, bot: str, change: Callable[[Member], Member]) -> Member | None:
+        known = self.by_bot.get(bot)
+        if known is None:
+            return None
+        self.by_bot[bot] = changed = change(known)
+        return changed
+
+
+class MemoryPairings:
+    def __init__(self) -> None:
+        self.live_by_id: dict[str, Pairing] = {}
+        self.closed: list[Pairing] = []
+
+    async def live(self) -> list[Pairing]:
+        return list(self.live_by_id.values())
+
+    async def open(self, pairing: Pairing) -> bool:
+        busy = {bot for known in self.live_by_id.values() for bot in known.bots}
+        if busy & set(pairing.bots) or pairing.id in self.live_by_id:
+            return False
+        self.live_by_id[pairing.id] = pairing
+        return True
+
+    async def update(self, pairing_id: str, change: Callable[[Pairing], Pairing]) -> Pairing | None:
+        known = self.live_by_id.get(pairing_id)
+        if known is None:
+            return None
+        self.live_by_id[pairing_id] = changed = change(known)
+        return changed
+
+    async def close(self, pairing_id: str, replay: Pairing | None = None) -> None:
+        self.closed.append(self.live_by_id.pop(pairing_id))
+        if replay is not None:
+            self.live_by_id[replay.id] = replay
+
+    async def previous_opponents(self) -> Mapping[str, str]:
+        previous: dict[str, str] = {}
+        for pairing in self.closed:  # in closing order: the last one wins
+            previous[pairing.first] = pairing.second
+            previous[pairing.second] = pairing.first
+        return previous
+
+
+class MemoryLease:
+    def __init__(self) -> None:
+        self.holder: str | None = None
+        self.until_ms = 0
+
+    async def acquire(self, holder: str, now_ms: int, ttl_ms: int) -> bool:
+        if self.holder not in (None, holder) and now_ms < self.until_ms:
+            return False
+        self.holder, self.until_ms = holder, now_ms + ttl_ms
+        return True
+
+    async def release(self, holder: str) -> None:
+        if self.holder == holder:
+            self.holder = None
+
+
+class MemoryBots:
+    """The two catalogue methods the ladder uses, over uploaded bots' records."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, BotRecord] = {}
+
+    def add(self, bot_id: str, owner_key: str, *, built: bool = True, created_ms: int = 1,
+            public: bool = False) -> BotRecord:
+        record = BotRecord(
+            id=bot_id, owner=owner_hash(owner_key), name=f"bot {bot_id[:4]}",
+            language=Language.PYTHON, public=public, created_ms=created_ms, source_bytes=10,
+            build=BuildStatus.OK if built else BuildStatus.FAILED, build_messages="",
+            source_file=f"{bot_id}.py", artefact_dir=f"{bot_id}-built" if built else None,
+        )
+        self.by_id[bot_id] = record
+        return record
+
+    async def get_bot(self, bot_id: str) -> BotRecord | None:
+        return self.by_id.get(bot_id)
+
+    async def set_public(self, bot_id: str, owner: str, public: bool) -> bool:
+        known = self.by_id.get(bot_id)
+        if known is None or known.owner != owner:
+            return False
+        self.by_id[bot_id] = replace(known, public=public)
+        return True
+
+
+class BuiltinNames:
+    """The arena's built-in bots, named where they live."""
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(BUILTIN_SOURCES)
+
+
+# --- every use case over the fakes -----------------------------------------------------
+
+KEY = "1" * 32
+
+
+def other(side: Side) -> Side:
+    return Side.P2 if side is Side.P1 else Side.P1
+
+
+def failed(side: Side, code: FailureCode = FailureCode.TIMEOUT) -> Result:
+    """`side`'s bot failed: the other side wins with BOT_FAILED."""
+    return Result(other(side), EndReason.BOT_FAILED, 5, Failure(side, code, "detail"))
+
+
+def bot_id(n: int) -> str:
+    return f"{n:016d}"
+
+
+class Ladder:
+    """Every port in memory and every use case over them."""
+
+    def __init__(self, seed: int = 1) -> None:
+        self.clock = FakeClock()
+        self.rng = random.Random(seed)
+        self.bots, self.members = MemoryBots(), MemoryMembers()
+        self.results, self.standings = MemoryResults(), MemoryStandings()
+        self.pairings, self.lease, self.roster = MemoryPairings(), MemoryLease(), BuiltinNames()
+        self.rank = RankBot(self.bots, self.members, self.standings)
+        self.unrank = UnrankBot(self.bots, self.members)
+        self.resume = ResumeBot(self.bots, self.members)
+        self.record = RecordLadderResult(
+            self.results, self.standings, self.members, self.pairings, self.roster,
+            self.clock, self.rng,
+        )
+        self.schedule = SchedulePairing(
+            self.lease, self.members, self.standings, self.pairings, self.roster,
+            self.clock, self.rng,
+        )
+        self.rebuild = RebuildLadder(
+            self.lease, self.results, self.standings, self.members, self.roster, self.clock
+        )
+        self.show = ShowLadder(self.members, self.standings, self.roster)
+        self._matches = 0
+        self._pairings_opened = 0
+
+    async def ranked(self, n: int, key: str = KEY, created_ms: int = 1) -> str:
+        self.bots.add(bot_id(n), key, created_ms=created_ms)
+        await self.rank(RankBotCommand(bot_id(n), key))
+        return bot_id(n)
+
+    async def open(self, first: str, second: str, placement: bool = False) -> Pairing:
+        self._pairings_opened += 1
+        pairing = Pairing(f"pair{self._pairings_opened:012d}", 3, first, second, placement, 0)
+        assert await self.pairings.open(pairing)
+        return pairing
+
+    async def play(self, pairing: Pairing, index: int, result: Result) -> RecordedLadderMatch:
+        """Record match `index` (0 or 1) of `pairing`, sides as the pairing seats them."""
+        self._matches += 1
+        self.clock.advance(1_000)
+        p1, p2 = pairing.seats(index)
+        return await self.record(RecordLadderResultCommand(
+            pairing.id, f"{self._matches:08X}", p1, p2, result, self.clock.now_ms(),
+        ))
+
+    async def pairing(
+        self, first: str, second: str, won_by_first: tuple[bool, bool]
+    ) -> list[RecordedLadderMatch]:
+        """A whole pairing in which `first` wins or loses each match."""
+        pairing = await self.open(first, second)
+        outcomes = []
+        for index, first_wins in enumerate(won_by_first):
+            first_side = Side.P1 if index == 0 else Side.P2
+            winner = first_side if first_wins else other(first_side)
+            outcomes.append(await self.play(pairing, index, Result(winner, EndReason.NO_PIECES, 30)))
+        return outcomes
+
+    def standing(self, bot: str) -> Standing:
+        return self.standings.stored.of(bot)
