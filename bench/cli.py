@@ -66,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     http.add_argument("--no-route-cpu", action="store_true",
                       help="do not have the server count its CPU per route (NOITU_BENCH_CPU)")
+    http.add_argument(
+        "--floor", action="store_true",
+        help="after each run, load a hello-world Litestar app (bench/floor_app.py) the same"
+             " way, its requests back to back, and print real ÷ floor (give enough --players"
+             " to saturate the server, e.g. 1500)",
+    )
     http.add_argument("--json", action="store_true", help="print one JSON object")
     http.set_defaults(run=run_http)
 
@@ -138,7 +144,7 @@ def run_http(args: argparse.Namespace) -> None:
     report = bench_http(
         _positive(args.runs, "--runs"), _positive(args.players, "--players"), args.difficulty,
         args.duration, args.warmup, args.client, args.server_python, args.store, args.mix,
-        not args.no_route_cpu, max(args.jitter_ms, 0.0),
+        not args.no_route_cpu, max(args.jitter_ms, 0.0), args.floor,
     )
     emit(report, args.json, format_http)
 
