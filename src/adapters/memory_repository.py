@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
 from noitu.domain.noitu.chain import Side
 from noitu.domain.noitu.game import EndReason, Game, Status
@@ -166,8 +167,11 @@ class InMemorySessionRepository:
         return True
 
     async def save(self, session: Session) -> None:
-        if session.id not in self._sessions:
+        found = self._sessions.get(session.id)
+        if found is None:
             return
+        if found.version != session.version:
+            raise WriteConflict()
         session.version += 1
         self._sessions[session.id] = stored(session)
         self._index(session)
