@@ -35,7 +35,9 @@ class SessionRepository(Protocol):
 
     async def save(self, session: Session) -> None:
         """Write a changed session back if nobody wrote it since it was read
-        (`WriteConflict` otherwise); a session that is gone stays gone."""
+        (`WriteConflict` otherwise); a session that is gone stays gone. The session
+        given is the store's afterwards (a store may keep it rather than a copy): the
+        caller may read it, and reads the session again to change it."""
         ...
 
     async def remove(self, session_id: str) -> None: ...
