@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import gc
 import sys
+from typing import Annotated
 
 import msgspec
-from litestar import Litestar, get, post
+from litestar import Litestar, MediaType, get, post
+from litestar.params import Body
 
 from noitu.adapters.http.paths import NOITU_API_PATH
 
@@ -30,23 +32,27 @@ class FloorCommand(msgspec.Struct, frozen=True):
     difficulty: str = ""
 
 
+# The body marker nối từ's routes use.
+FloorBody = Annotated[FloorCommand, Body(media_type=MediaType.JSON)]
+
+
 class FloorAnswer(msgspec.Struct, frozen=True):
     ok: bool
     echo: str
 
 
 @post("/start", status_code=200)
-async def start(data: FloorCommand) -> FloorAnswer:
+async def start(data: FloorBody) -> FloorAnswer:
     return FloorAnswer(True, data.difficulty)
 
 
 @post("/move", status_code=200)
-async def move(data: FloorCommand) -> FloorAnswer:
+async def move(data: FloorBody) -> FloorAnswer:
     return FloorAnswer(True, data.word)
 
 
 @post("/give-up", status_code=200)
-async def give_up(data: FloorCommand) -> FloorAnswer:
+async def give_up(data: FloorBody) -> FloorAnswer:
     return FloorAnswer(True, data.session)
 
 
