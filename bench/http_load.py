@@ -196,7 +196,7 @@ def bench_http(
                 file=sys.stderr, flush=True,
             )
         if floor:
-            result["floor"] = _floor_run(players, warmup, duration, client, server_python, lexicon, index)
+            result["floor"] = _floor_run(players, warmup, duration, client, lexicon, index)
             result["floor_ratio"] = _ratio(result["overall"]["per_s"], result["floor"]["overall"]["per_s"])
             result["floor_cpu_ratio"] = _ratio(
                 result["floor"]["server_cpu_ms_per_request"], result["server_cpu_ms_per_request"]
@@ -246,12 +246,12 @@ def _ratio(part: float, whole: float) -> float:
 
 
 def _floor_run(
-    players: int, warmup: float, duration: float, client: str, python: str, lexicon: Any,
-    index: Any,
+    players: int, warmup: float, duration: float, client: str, lexicon: Any, index: Any,
 ) -> dict:
     """The floor app (`floor_app`) under the same generator, as many connections and
-    the same window, right after the real run."""
-    with running_server("", python=python, floor=True) as (server, port):
+    the same window, right after the real run; always on this interpreter (the floor
+    is the same whichever server `--server-python` compares)."""
+    with running_server("", floor=True) as (server, port):
         return run_generator(
             run_load(port, server.pid, [[]] * players, "medium", lexicon, index, warmup,
                      duration, min(warmup, 3.0), client, "floor")
