@@ -4,6 +4,7 @@ word bots' self-play tournament.
     noitu bench engine   dictionary load, move validation, bot replies per difficulty
     noitu bench memory   RSS with 2,000 live sessions of 100 words each
     noitu bench http     a load generator against a real `noitu serve` on loopback
+    noitu bench app      CPU per request of the real mix inside the app, and the floor's
     noitu bench rooms    group rooms: live-update latency and CPU per move
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
@@ -67,8 +68,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     http.add_argument("--no-route-cpu", action="store_true",
                       help="do not have the server count its CPU per route (NOITU_BENCH_CPU)")
+    http.add_argument(
+        "--floor", action="store_true",
+        help="after each run, load a hello-world Litestar app (bench/floor_app.py) the same"
+             " way, its requests back to back, and print real ÷ floor (give enough --players"
+             " to saturate the server, e.g. 1500)",
+    )
     http.add_argument("--json", action="store_true", help="print one JSON object")
     http.set_defaults(run=run_http)
+
+    app = commands.add_parser("app", help="CPU per request inside the app, and the floor's")
+    app.add_argument("--runs", type=int, default=7, help="batches (the best is kept)")
+    app.add_argument("--batch", type=int, default=2000, help="requests per batch")
+    app.add_argument("--store", default="memory", choices=("memory", "redis"))
+    app.add_argument("--no-access-log", action="store_true",
+                     help="the access log off (it is on by default, as in `noitu serve`)")
+    app.add_argument("--json", action="store_true", help="print one JSON object")
+    app.set_defaults(run=run_app)
 
     rooms = commands.add_parser("rooms", help="group rooms: live-update latency, CPU per move")
     rooms.add_argument("--rooms", type=int, default=200, help="rooms played at once")
@@ -139,9 +155,20 @@ def run_http(args: argparse.Namespace) -> None:
     report = bench_http(
         _positive(args.runs, "--runs"), _positive(args.players, "--players"), args.difficulty,
         args.duration, args.warmup, args.client, args.server_python, args.store, args.mix,
-        not args.no_route_cpu, max(args.jitter_ms, 0.0),
+        not args.no_route_cpu, max(args.jitter_ms, 0.0), args.floor,
     )
     emit(report, args.json, format_http)
+
+
+def run_app(args: argparse.Namespace) -> None:
+    from noitu.bench.http_app_cpu import bench_app_cpu, format_app_cpu
+    from noitu.bench.machine import emit
+
+    report = bench_app_cpu(
+        _positive(args.runs, "--runs"), _positive(args.batch, "--batch"), args.store,
+        not args.no_access_log,
+    )
+    emit(report, args.json, format_app_cpu)
 
 
 def run_rooms(args: argparse.Namespace) -> None:

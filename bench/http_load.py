@@ -60,11 +60,12 @@ def _noitu_executable() -> str:
 
 @contextlib.contextmanager
 def running_server(
-    secret: str, extra_env: dict[str, str] | None = None, python: str = ""
+    secret: str, extra_env: dict[str, str] | None = None, python: str = "", floor: bool = False,
 ) -> Iterator[tuple[subprocess.Popen, int]]:
     """`noitu serve` as the README starts it, on a free loopback port; stopped on exit.
     With `python`, that interpreter runs `-m noitu.entrypoints.cli serve` instead (to
-    compare a server environment, e.g. one with uvloop and httptools)."""
+    compare a server environment, e.g. one with uvloop and httptools). With `floor`,
+    the hello-world app of `floor_app` runs instead, on the same interpreter."""
     import urllib.request
 
     port = free_port()
@@ -79,7 +80,9 @@ def running_server(
     }
     env.pop("TELEGRAM_BOT_TOKEN", None)
     command = (
-        [python, "-m", "noitu.entrypoints.cli", "serve"] if python else [_noitu_executable(), "serve"]
+        [python or sys.executable, "-m", "noitu.bench.floor_app", str(port)] if floor
+        else [python, "-m", "noitu.entrypoints.cli", "serve"] if python
+        else [_noitu_executable(), "serve"]
     )
     # The server's output goes to a file: a pipe nobody reads would block it when full.
     log_path = os.environ.get("NOITU_BENCH_SERVER_LOG") or os.devnull
@@ -154,7 +157,7 @@ def run_generator(load: Coroutine[Any, Any, dict]) -> dict:
 def bench_http(
     runs: int, players: int, difficulty: str, duration: float, warmup: float, client: str,
     server_python: str = "", store: str = "memory", mix: str = "real", route_cpu: bool = True,
-    jitter_ms: float = 0.0,
+    jitter_ms: float = 0.0, floor: bool = False,
 ) -> dict:
     from noitu.adapters.dictionary_file import load_lexicon
     from noitu.domain.noitu.bots import BotIndex
@@ -167,6 +170,9 @@ def bench_http(
     # Player i plays as users i, i + players, i + 2 × players, …
     tokens = [issued[i::players] for i in range(players)]
     extra = {"NOITU_BENCH_CPU": "1"} if route_cpu else {}
+    # Every player holds one connection: the server's cap (1,000 by default, answered
+    # 503 beyond) must not turn a saturating load into refusals.
+    extra["NOITU_MAX_CONNECTIONS"] = str(max(1000, players + 64))
     results = []
     for run in range(runs):
         load_before = load_average()
@@ -189,12 +195,28 @@ def bench_http(
                 " something else on the machine?): this run's figures are not the server's",
                 file=sys.stderr, flush=True,
             )
+        if floor:
+            result["floor"] = _floor_run(players, warmup, duration, client, lexicon, index)
+            result["floor_ratio"] = _ratio(result["overall"]["per_s"], result["floor"]["overall"]["per_s"])
+            result["floor_cpu_ratio"] = _ratio(
+                result["floor"]["server_cpu_ms_per_request"], result["server_cpu_ms_per_request"]
+            )
         result["load_average"] = load_before
         result["host_probe_ms"] = probe
         result["load_average_after"] = load_average()
         results.append(result)
         overall = result["overall"]
         move = result["routes"].get("move", {})
+        if floor:
+            print(
+                f"noitu bench http: run {run + 1}/{runs}: the floor app answered"
+                f" {result['floor']['overall']['per_s']:.0f} requests/s at"
+                f" {result['floor']['server_cpu_percent']:.0f} % CPU"
+                f" ({result['floor']['server_cpu_ms_per_request']:.3f} ms per request);"
+                f" real mix ÷ floor {result['floor_ratio']:.2f} (by CPU per request"
+                f" {result['floor_cpu_ratio']:.2f})",
+                file=sys.stderr, flush=True,
+            )
         print(
             f"noitu bench http: run {run + 1}/{runs} ({mix}): {overall['per_s']:.0f} requests/s,"
             f" p50 {overall['p50_ms']:.1f} ms, p99 {overall['p99_ms']:.1f} ms;"
@@ -210,11 +232,30 @@ def bench_http(
     merged["errors"] = [r["errors"] for r in results]
     merged["rejected_moves"] = [r["rejected_moves"] for r in results]
     merged["load_averages"] = [r["load_average"] for r in results]
+    if floor:
+        merged["floor_ratios"] = [r["floor_ratio"] for r in results]
     merged["runs"] = runs
     merged["store"] = store
     merged["server"] = f"{server_python} -m noitu.entrypoints.cli serve" if server_python else "noitu serve"
     merged["machine"] = machine()
     return merged
+
+
+def _ratio(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0
+
+
+def _floor_run(
+    players: int, warmup: float, duration: float, client: str, lexicon: Any, index: Any,
+) -> dict:
+    """The floor app (`floor_app`) under the same generator, as many connections and
+    the same window, right after the real run; always on this interpreter (the floor
+    is the same whichever server `--server-python` compares)."""
+    with running_server("", floor=True) as (server, port):
+        return run_generator(
+            run_load(port, server.pid, [[]] * players, "medium", lexicon, index, warmup,
+                     duration, min(warmup, 3.0), client, "floor")
+        )
 
 
 def format_http(report: dict) -> str:
@@ -272,6 +313,17 @@ def format_http(report: dict) -> str:
     if real:
         lines.append(row("  so one whole core would answer",
                          f"{report['one_core_requests_per_s']:.0f} requests/s"))
+    if "floor_ratio" in report:
+        floor = report["floor"]
+        lines += [
+            row("floor app requests/s (same generator)", f"{floor['overall']['per_s']:.0f}"),
+            row("floor app server CPU, per request",
+                f"{floor['server_cpu_percent']:.0f} %, {floor['server_cpu_ms_per_request']:.3f} ms"),
+            row("real ÷ floor, requests/s (per run)",
+                f"{report['floor_ratio']:.2f} ({', '.join(f'{r:.2f}' for r in report['floor_ratios'])})",
+                "≥ 0.5", verdict(report["floor_ratio"] >= 0.5)),
+            row("floor ÷ real, CPU per request", f"{report['floor_cpu_ratio']:.2f}"),
+        ]
     else:
         lines.append(row("  so one whole core would answer",
                          f"{report['one_core_moves_per_s']:.0f} moves/s"))

@@ -383,6 +383,29 @@ async def real_player(
             await asyncio.sleep(1.0)
 
 
+# The floor's players cycle through bodies shaped like the real mix's: a start, two
+# moves and a give-up, with a token, a session id and a word of the real lengths.
+FLOOR_CYCLE = (
+    ("start", {"token": "t" * 120, "difficulty": "medium"}),
+    ("move", {"session": "s" * 22, "word": "đầu tiên"}),
+    ("move", {"session": "s" * 22, "word": "tiên sinh"}),
+    ("give-up", {"session": "s" * 22}),
+)
+
+
+async def floor_player(connection: Connection, state: LoadState, delay: float) -> None:
+    """The floor's load (`floor_app`): the real mix's requests back to back, without
+    the game's 300 ms between moves (the floor has no such rule), so that as many
+    connections as the real mix's players keep it saturated."""
+    call = Caller(connection, state)
+    await asyncio.sleep(delay)
+    while not state.stop:
+        for route, body in FLOOR_CYCLE:
+            status, _ = await call(route, body)
+            if status == 0:
+                await asyncio.sleep(0.1)
+
+
 def server_cpu_by_route(port: int) -> dict | None:
     """The server's CPU per route so far (NOITU_BENCH_CPU=1, `server_cpu`), or None."""
     import json
@@ -497,6 +520,8 @@ async def _run_load(
             if mix == "real" else
             long_player(i + 1, tokens[i][0], difficulty, lexicon, index, connections[i], state,
                         ramp * i / players)
+            if mix == "long" else
+            floor_player(connections[i], state, ramp * i / players)
         )
         for i in range(players)
     ]

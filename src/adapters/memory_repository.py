@@ -1,8 +1,11 @@
 """The in-memory session repository: the default store of one server process.
 
-It keeps copies, as any real store keeps snapshots: `get` hands out a copy of what was
-stored and `save` stores a copy, so a change never committed is lost here as it would be
-in Redis (the contract tests check both).
+It hands out copies, as any real store hands out snapshots: `get` gives a copy of what
+was stored, so a change never committed is lost here as it would be in Redis (the
+contract tests check both). `add` stores a copy too (the starting use case keeps its
+session), while `save` keeps the very session it is given, as the port allows: the unit
+of work only reads a session after writing it, and a copy per write was a few percent
+of a move's CPU.
 
 A finished game is kept as a `FinishedSession`: a flat record the garbage collector does
 not track, rebuilt into a Session by `Game.restore` when read (as the Redis store
@@ -22,6 +25,7 @@ from typing import Any
 import msgspec
 
 from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
 from noitu.domain.noitu.chain import Side
 from noitu.domain.noitu.game import EndReason, Game, Status
@@ -136,9 +140,12 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
         return False
 
 
-def stored(session: Session) -> Session | FinishedSession:
-    """What the store keeps of a session: a copy while it is played, then a record."""
-    return session.copy() if session.is_playing else FinishedSession.of(session)
+def stored(session: Session, *, keep: bool = False) -> Session | FinishedSession:
+    """What the store keeps of a session: a copy while it is played (or, with `keep`,
+    the session itself), then a record."""
+    if not session.is_playing:
+        return FinishedSession.of(session)
+    return session if keep else session.copy()
 
 
 class InMemorySessionRepository:
@@ -166,10 +173,13 @@ class InMemorySessionRepository:
         return True
 
     async def save(self, session: Session) -> None:
-        if session.id not in self._sessions:
+        found = self._sessions.get(session.id)
+        if found is None:
             return
+        if found.version != session.version:
+            raise WriteConflict()
         session.version += 1
-        self._sessions[session.id] = stored(session)
+        self._sessions[session.id] = stored(session, keep=True)
         self._index(session)
 
     def _index(self, session: Session) -> None:

@@ -1,8 +1,7 @@
 """The SessionRepository port: what every adapter (memory, Redis) must do.
 
 Tests named `test_redis_*` cover what only a shared store has: several instances on one
-store, lock time-outs, the version check against a stale copy, key expiry, and Redis
-being unreachable.
+store, lock time-outs, key expiry, and Redis being unreachable.
 """
 
 from __future__ import annotations
@@ -14,7 +13,9 @@ import time
 import pytest
 
 from noitu.application.noitu.errors import Busy
+from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import ReportState
+from noitu.application.noitu.unit_of_work import WRITE_ATTEMPTS, Sessions, SessionWork
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Side
 from noitu.domain.noitu.game import EndReason, Status
@@ -319,28 +320,7 @@ async def test_a_lock_is_released_when_its_body_fails(repository):
             pass
 
 
-async def test_no_update_is_lost_under_concurrent_changes(make_repository, new_session):
-    """Many read-change-write rounds under the lock, from two instances: none is lost."""
-    first, second = make_repository(), make_repository()
-    session = new_session()
-    await first.add(session, 10)
-
-    async def bump(repository) -> None:
-        async with repository.lock(session.id):
-            stored = await repository.get(session.id)
-            stored.last_move_ms += 1
-            await repository.save(stored)
-
-    await asyncio.gather(*(bump(first if i % 2 else second) for i in range(30)))
-    assert (await first.get(session.id)).last_move_ms == 30
-
-
-# Redis only.
-
-
-@pytest.mark.redis
-@pytest.mark.parametrize("kind", ["redis"])
-async def test_redis_a_stale_copy_is_refused(repository, new_session):
+async def test_a_stale_copy_is_refused(repository, new_session):
     session = new_session()
     await repository.add(session, 10)
     one = await repository.get(session.id)
@@ -348,9 +328,98 @@ async def test_redis_a_stale_copy_is_refused(repository, new_session):
     one.last_move_ms = 1
     await repository.save(one)
     two.last_move_ms = 2
-    with pytest.raises(Busy):
+    with pytest.raises(WriteConflict):
         await repository.save(two)
     assert (await repository.get(session.id)).last_move_ms == 1
+    # A copy read after the write is current again.
+    three = await repository.get(session.id)
+    three.last_move_ms = 3
+    await repository.save(three)
+    assert (await repository.get(session.id)).last_move_ms == 3
+
+
+class ReadThenWait:
+    """The repository port as the unit of work uses it, whose first read waits for a
+    signal before answering, counting the writes refused."""
+
+    def __init__(self, repository, has_read: asyncio.Event, go_on: asyncio.Event) -> None:
+        self._repository = repository
+        self._has_read, self._go_on = has_read, go_on
+        self.reads = self.refused = 0
+
+    async def get(self, session_id):
+        found = await self._repository.get(session_id)
+        self.reads += 1
+        if self.reads == 1:
+            self._has_read.set()
+            await self._go_on.wait()
+        return found
+
+    async def save(self, stored) -> None:
+        try:
+            await self._repository.save(stored)
+        except WriteConflict:
+            self.refused += 1
+            raise
+
+
+async def test_concurrent_writers_on_one_session_lose_nothing(make_repository, new_session, clock):
+    """Two instances change one session with no lock, the second's write landing
+    between the first's read and write: the first's write is refused, the unit of
+    work reads again and applies its change to the newer copy; both changes arrive."""
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    has_read, go_on = asyncio.Event(), asyncio.Event()
+    slow = ReadThenWait(first, has_read, go_on)
+
+    def bump(work: SessionWork) -> None:
+        work.session.last_move_ms += 1
+        work.commit()
+
+    async def meanwhile() -> None:
+        await has_read.wait()
+        await Sessions(second, None, None, clock).change(session.id, bump)  # type: ignore[arg-type]
+        go_on.set()
+
+    await asyncio.wait_for(asyncio.gather(
+        Sessions(slow, None, None, clock).change(session.id, bump),  # type: ignore[arg-type]
+        meanwhile(),
+    ), 10)
+    assert (slow.reads, slow.refused) == (2, 1)
+    stored = await second.get(session.id)
+    assert stored.last_move_ms == 2
+    assert stored.version == session.version + 2
+
+
+async def test_a_change_that_keeps_losing_is_busy(repository, new_session, clock):
+    session = new_session()
+    await repository.add(session, 10)
+    attempts: list[int] = []
+
+    def step(work: SessionWork) -> None:
+        attempts.append(work.session.version)
+        work.commit()
+
+    class AlwaysBeaten:
+        """Another writer gets in between every read and write."""
+
+        async def get(self, session_id):
+            found = await repository.get(session_id)
+            other = await repository.get(session_id)
+            await repository.save(other)
+            return found
+
+        async def save(self, stored) -> None:
+            await repository.save(stored)
+
+    with pytest.raises(Busy):
+        await Sessions(AlwaysBeaten(), None, None, clock).change(session.id, step)  # type: ignore[arg-type]
+    assert len(attempts) == WRITE_ATTEMPTS
+    assert len(set(attempts)) == WRITE_ATTEMPTS  # each attempt read a newer copy
+
+
+# Redis only.
 
 
 @pytest.mark.redis

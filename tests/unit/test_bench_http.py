@@ -127,3 +127,22 @@ def test_a_players_pause_is_the_move_interval_plus_its_own_jitter() -> None:
     spread = [jittered.pause_s(rng) for _ in range(2000)]
     assert MOVE_INTERVAL_S <= min(spread) and max(spread) < MOVE_INTERVAL_S + 0.016
     assert abs(sum(spread) / len(spread) - (MOVE_INTERVAL_S + 0.008)) < 0.001
+
+
+def test_the_floor_app_answers_the_real_mix_requests_the_floor_players_send() -> None:
+    """The floor comparison loads the hello-world app with bodies shaped like the real
+    mix's, on the same paths: each must be decoded and answered 200 (a refusal would
+    make the floor a measure of errors)."""
+    from litestar.testing import TestClient
+
+    from noitu.adapters.http.paths import NOITU_API_PATH
+    from noitu.bench.floor_app import create_floor_app
+    from noitu.bench.http_players import FLOOR_CYCLE
+
+    with TestClient(create_floor_app()) as client:
+        assert {route for route, _ in FLOOR_CYCLE} == {"start", "move", "give-up"}
+        for route, body in FLOOR_CYCLE:
+            answer = client.post(f"{NOITU_API_PATH}/{route}", json=body)
+            assert answer.status_code == 200, (route, answer.text)
+            assert answer.json()["ok"] is True
+        assert client.get("/healthz").status_code == 200

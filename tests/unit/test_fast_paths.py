@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+import msgspec
 from litestar import Litestar, Request, get, post
 from litestar.connection.base import ScopeState
 from litestar.testing import TestClient
@@ -15,6 +16,8 @@ from uvicorn.protocols.http import httptools_impl
 from uvicorn.server import ServerState
 
 from noitu.adapters.http.fast_paths import (
+    EncodedJson,
+    JsonAnswer,
     ScopeHeaderRequest,
     allow_every_method_in_options,
     cached_json,
@@ -123,3 +126,61 @@ def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> No
         UPGRADE + "uvicorn's ServerState.connections is no longer a set; re-check the cap"
     )
     assert "response_complete" in inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
+
+
+class Answer(msgspec.Struct, frozen=True):
+    word: str
+    points: int
+
+
+def test_a_struct_returned_by_a_route_leaves_through_json_answer() -> None:
+    """Litestar builds the route's `response_class` from the returned struct and calls its
+    `to_asgi_response`: JsonAnswer's answer is what goes out, with the route's status."""
+    made: list[object] = []
+
+    class Watched(JsonAnswer):
+        __slots__ = ()
+
+        def to_asgi_response(self, *args: object, **kwargs: object) -> EncodedJson:  # type: ignore[override]
+            answer = super().to_asgi_response(*args, **kwargs)
+            made.append(answer)
+            return answer
+
+    @post("/play", status_code=200)
+    async def play() -> Answer:
+        return Answer("con cá", 3)
+
+    @post("/made", status_code=201)
+    async def create() -> Answer:
+        return Answer("cá mè", 1)
+
+    @post("/gone", status_code=204)
+    async def gone() -> None:
+        return None
+
+    app = Litestar([play, create, gone], response_class=Watched, openapi_config=None)
+    with TestClient(app) as client:
+        played = client.post("/play")
+        created = client.post("/made")
+        removed = client.post("/gone")
+    assert len(made) == 3 and all(isinstance(a, EncodedJson) for a in made), (
+        UPGRADE + "litestar no longer sends a returned struct through the route's "
+        "response_class.to_asgi_response; re-check fast_paths.JsonAnswer"
+    )
+    assert played.status_code == 200 and played.content == b'{"word":"con c\xc3\xa1","points":3}'
+    assert played.headers["content-type"] == "application/json"
+    assert played.headers["content-length"] == str(len(played.content))
+    assert created.status_code == 201 and created.json() == {"word": "cá mè", "points": 1}
+    assert removed.status_code == 204 and removed.content == b""
+
+
+def test_json_answer_refuses_what_it_would_drop() -> None:
+    """A route given headers or cookies must not lose them silently."""
+
+    @post("/play", status_code=200, response_headers={"x-extra": "1"})
+    async def play() -> Answer:
+        return Answer("con cá", 3)
+
+    app = Litestar([play], response_class=JsonAnswer, openapi_config=None)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.post("/play").status_code == 500

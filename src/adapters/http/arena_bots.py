@@ -31,6 +31,7 @@ from noitu.adapters.http.errors import (
     error_responses,
     http_error_handler,
 )
+from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_info import BotInfo
@@ -335,5 +336,6 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
             route_handlers=[upload, mine, public, details, source, publish, remove],
             request_max_body_size=MAX_BODY_BYTES,
             tags=["arena"],
+            response_class=JsonAnswer,
         )
     ]

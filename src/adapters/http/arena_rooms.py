@@ -37,6 +37,7 @@ from noitu.adapters.http.arena_room_bodies import (
 )
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
+from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.errors import (
     AddressTooManyKeys,
@@ -273,6 +274,7 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
         ],
         tags=["arena"],
         request_max_body_size=MAX_BODY_BYTES,
+        response_class=JsonAnswer,
     )
 
 

@@ -1,7 +1,8 @@
 """Nối từ over HTTP: the API under /games/noitu/api/ and the page (spec "HTTP API", B9).
 
 Handlers are thin: litestar parses the JSON body into the use case's command, the use
-case runs, the result goes back as JSON; errors go through the table in `errors`.
+case runs, the result struct goes back as JSON (`fast_paths.JsonAnswer`, the response
+class of both games' APIs); errors go through the table in `errors`.
 """
 
 from __future__ import annotations
@@ -9,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
-import msgspec
 from litestar import MediaType, Request, Response, Router, post
 from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 from litestar.response import Redirect
-from litestar.types import Receive, Scope, Send
 
 from noitu.adapters.http.assets import PageAssets
 from noitu.adapters.http.errors import ErrorBody, error_responses
+from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
 from noitu.application.noitu.commands import (
@@ -30,7 +30,6 @@ from noitu.application.noitu.commands import (
 from noitu.application.noitu.errors import (
     BadToken,
     Busy,
-    GameError,
     GameOver,
     NoSession,
     TokenExpired,
@@ -61,48 +60,6 @@ class NoituUseCases(Protocol):
     give_up: Callable[[], GiveUp]
 
 
-class JsonAnswer:
-    """A 200 answer with a JSON body, as a bare ASGI app the route returns.
-
-    Litestar would wrap a returned struct in a `Response` and then an `ASGIResponse`,
-    building its headers through a mutable header view: about a tenth of a move's CPU
-    under load (issue 13). The body is encoded here with msgspec, as litestar encodes
-    it; the route declares its 200 answer itself (`answers`) for the OpenAPI document,
-    and the security headers are added by the `before_send` hook like everywhere."""
-
-    __slots__ = ("body",)
-
-    def __init__(self, value: object) -> None:
-        self.body = _encode(value)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = self.body
-        await send({
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        })
-        await send({"type": "http.response.body", "body": body})
-
-
-_encode = msgspec.json.Encoder().encode
-
-
-def answers(view: type, *errors: type[GameError]) -> dict[int, ResponseSpec]:
-    """A route's OpenAPI answers: `view` as its 200 JSON body, and its errors."""
-    return {
-        200: ResponseSpec(
-            data_container=view,
-            description="Request fulfilled, document follows",
-            generate_examples=False,
-        ),
-        **error_responses(*errors),
-    }
-
-
 def api_router(use_cases: NoituUseCases) -> Router:
     # Plain closures rather than litestar's dependency injection: resolving four
     # dependencies per request cost ~15% of a request's CPU under load (issue 13).
@@ -110,43 +67,44 @@ def api_router(use_cases: NoituUseCases) -> Router:
         "/start",
         status_code=200,
         summary="Start a game from a signed game link",
-        responses=answers(SessionView, BadToken, TokenExpired, RoomLink, TooFast, Busy),
+        responses=error_responses(BadToken, TokenExpired, RoomLink, TooFast, Busy),
     )
-    async def start(data: Annotated[StartGameCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.start_game()(data))
+    async def start(data: Annotated[StartGameCommand, JsonBody]) -> SessionView:
+        return await use_cases.start_game()(data)
 
     @post(
         "/move",
         status_code=200,
         summary="Play a word; the bot answers in the same request",
-        responses=answers(PlayMoveResult, NoSession, GameOver, TooFast),
+        responses=error_responses(NoSession, GameOver, TooFast),
     )
-    async def move(data: Annotated[PlayMoveCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.play_move()(data))
+    async def move(data: Annotated[PlayMoveCommand, JsonBody]) -> PlayMoveResult:
+        return await use_cases.play_move()(data)
 
     @post(
         "/state",
         status_code=200,
         summary="The session view; settles a turn that ran out",
-        responses=answers(SessionView, NoSession),
+        responses=error_responses(NoSession),
     )
-    async def state(data: Annotated[SessionCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.get_state()(data))
+    async def state(data: Annotated[SessionCommand, JsonBody]) -> SessionView:
+        return await use_cases.get_state()(data)
 
     @post(
         "/give-up",
         status_code=200,
         summary="Chịu thua: end the game",
-        responses=answers(SessionView, NoSession),
+        responses=error_responses(NoSession),
     )
-    async def give_up(data: Annotated[SessionCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.give_up()(data))
+    async def give_up(data: Annotated[SessionCommand, JsonBody]) -> SessionView:
+        return await use_cases.give_up()(data)
 
     return Router(
         path=NOITU_API_PATH,
         route_handlers=[start, move, state, give_up],
         tags=["game"],
         request_max_body_size=MAX_BODY_BYTES,
+        response_class=JsonAnswer,
     )
 
 

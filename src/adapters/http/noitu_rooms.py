@@ -28,12 +28,11 @@ from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
 from noitu.adapters.http.errors import ERROR_STATUS, error_responses
+from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.noitu import (
     MAX_BODY_BYTES,
     WORD_CONSTRAINTS,
-    JsonAnswer,
     JsonBody,
-    answers,
     tighten_schema,
 )
 from noitu.adapters.http.paths import NOITU_API_PATH
@@ -164,58 +163,58 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         "/join",
         status_code=200,
         summary="Join the room of a room card's link: a member credential and the view",
-        responses=answers(JoinView, BadToken, TokenExpired, NotARoomLink, TooFast, RoomFull,
+        responses=error_responses(BadToken, TokenExpired, NotARoomLink, TooFast, RoomFull,
                           TooManyRooms, Busy),
     )
-    async def join(data: Annotated[JoinRoomCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_join()(data))
+    async def join(data: Annotated[JoinRoomCommand, JsonBody]) -> JoinView:
+        return await use_cases.group_join()(data)
 
     @post(
         "/start",
         status_code=200,
         summary="The host starts a game with the first 8 members",
-        responses=answers(RoomView, *MEMBER_ERRORS, NotHost, GameRunning, NotEnoughPlayers,
+        responses=error_responses(*MEMBER_ERRORS, NotHost, GameRunning, NotEnoughPlayers,
                           TooFast),
     )
-    async def start(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_start()(data))
+    async def start(data: Annotated[MemberCommand, JsonBody]) -> RoomView:
+        return await use_cases.group_start()(data)
 
     @post(
         "/add-bot",
         status_code=200,
         summary="The host adds the bot as a player (level easy, medium or hard; null removes it)",
-        responses=answers(RoomView, *MEMBER_ERRORS, NotHost, GameRunning, RoomFull),
+        responses=error_responses(*MEMBER_ERRORS, NotHost, GameRunning, RoomFull),
     )
-    async def add_bot(data: Annotated[AddRoomBotCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_add_bot()(data))
+    async def add_bot(data: Annotated[AddRoomBotCommand, JsonBody]) -> RoomView:
+        return await use_cases.group_add_bot()(data)
 
     @post(
         "/move",
         status_code=200,
         summary="Play a word on your turn",
-        responses=answers(RoomMoveResult, *MEMBER_ERRORS, NoGame, Watching, OutOfGame,
+        responses=error_responses(*MEMBER_ERRORS, NoGame, Watching, OutOfGame,
                           NotYourTurn, TooFast),
     )
-    async def move(data: Annotated[RoomMoveCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_move()(data))
+    async def move(data: Annotated[RoomMoveCommand, JsonBody]) -> RoomMoveResult:
+        return await use_cases.group_move()(data)
 
     @post(
         "/give-up",
         status_code=200,
         summary="Chịu thua: leave the game being played (on your turn or not)",
-        responses=answers(RoomView, *MEMBER_ERRORS, NoGame, Watching, OutOfGame),
+        responses=error_responses(*MEMBER_ERRORS, NoGame, Watching, OutOfGame),
     )
-    async def give_up(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_give_up()(data))
+    async def give_up(data: Annotated[MemberCommand, JsonBody]) -> RoomView:
+        return await use_cases.group_give_up()(data)
 
     @post(
         "/leave",
         status_code=200,
         summary="Leave the room (out of a game being played); the credential stops working",
-        responses=answers(RoomView, *MEMBER_ERRORS),
+        responses=error_responses(*MEMBER_ERRORS),
     )
-    async def leave(data: Annotated[MemberCommand, JsonBody]) -> JsonAnswer:
-        return JsonAnswer(await use_cases.group_leave()(data))
+    async def leave(data: Annotated[MemberCommand, JsonBody]) -> RoomView:
+        return await use_cases.group_leave()(data)
 
     @get(
         FEED_PATH,
@@ -257,6 +256,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         route_handlers=[join, start, add_bot, move, give_up, leave, feed_events, feed_socket],
         tags=["rooms"],
         request_max_body_size=MAX_BODY_BYTES,
+        response_class=JsonAnswer,
     )
 
 

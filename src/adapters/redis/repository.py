@@ -15,9 +15,11 @@ Keys, all under a prefix (`noitu:` by default):
 | `update:<id>` | string | a Telegram update already handled | one hour |
 
 A session key and its entries in `sessions` and `playing` get the same expiry in one
-script (from Redis's own clock), so an index never outlives its session. Every change to
-a session happens under `lock(id)` and is written back with a version check (`SAVE`), so
-an update is never lost, even when a lock ran out while its holder was still working.
+script (from Redis's own clock), so an index never outlives its session. A change to a
+session takes two round trips and no lock: one read (`HMGET` of the version and the
+snapshot) and one script (`SAVE`) that writes only if the version is still the one read;
+otherwise the unit of work reads again and retries, so an update is never lost. Locks
+(`lock:<key>`) remain for what must not overlap at all: the starts of one user.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from noitu.adapters.redis.scripts import (
     REMOVE,
     SAVE,
 )
-from noitu.application.errors import Busy
+from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import Session
 from noitu.application.ports import Clock
 from noitu.domain.noitu.lexicon import Lexicon
@@ -175,9 +177,10 @@ class RedisSessionRepository:
         return bool(added)
 
     async def save(self, session: Session) -> None:
-        """Write a changed session back; refused (`Busy`) when someone else wrote it
-        since it was read, so no update is ever lost. A session that is gone (removed,
-        expired) is not brought back."""
+        """Write a changed session back: one script that compares the version and
+        writes (`WriteConflict` when someone else wrote it since it was read, so no
+        update is ever lost). A session that is gone (removed, expired) is not brought
+        back."""
         result = await self._link.run(
             self._save(
                 keys=self._write_keys(session),
@@ -186,8 +189,7 @@ class RedisSessionRepository:
         )
         result = int(result)
         if result < 0:
-            log.warning("session_write_conflict", session=session.id, version=session.version)
-            raise Busy()
+            raise WriteConflict()
         if result > 0:
             session.version = result
 

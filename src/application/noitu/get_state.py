@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from noitu.application.noitu.commands import SessionCommand
-from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.application.noitu.view import SessionView, SessionViews
 
 
@@ -13,7 +13,11 @@ class GetState:
         self._views = views
 
     async def __call__(self, command: SessionCommand) -> SessionView:
-        async with self._sessions.open(command.session) as work:
-            work.session.game.settle(work.now_ms)
-            await work.commit()
-            return self._views.of(work.session, work.now_ms)
+        work = await self._sessions.change(command.session, _settle)
+        return self._views.of(work.session, work.now_ms)
+
+
+def _settle(work: SessionWork) -> SessionWork:
+    work.session.game.settle(work.now_ms)
+    work.commit()
+    return work

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from noitu.application.noitu.commands import SessionCommand
-from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.application.noitu.view import SessionView, SessionViews
 
 
@@ -13,10 +13,14 @@ class GiveUp:
         self._views = views
 
     async def __call__(self, command: SessionCommand) -> SessionView:
-        async with self._sessions.open(command.session) as work:
-            game = work.session.game
-            # A turn that already ran out ends as it ran out, not as a give-up.
-            if not game.settle(work.now_ms):
-                game.give_up(work.now_ms)
-            await work.commit()
-            return self._views.of(work.session, work.now_ms)
+        work = await self._sessions.change(command.session, _give_up)
+        return self._views.of(work.session, work.now_ms)
+
+
+def _give_up(work: SessionWork) -> SessionWork:
+    game = work.session.game
+    # A turn that already ran out ends as it ran out, not as a give-up.
+    if not game.settle(work.now_ms):
+        game.give_up(work.now_ms)
+    work.commit()
+    return work

@@ -10,7 +10,7 @@ from noitu.application.noitu.commands import PlayMoveCommand
 from noitu.application.noitu.errors import BadRequest, GameOver, TooFast
 from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
 from noitu.application.noitu.session import Session
-from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.application.noitu.view import SessionView, SessionViews
 from noitu.domain.noitu.opponent import Difficulty, Opponent
 from noitu.domain.noitu.rules import Rejection, SessionLimits, typed_word_too_long
@@ -30,6 +30,11 @@ class PlayMoveResult(msgspec.Struct, frozen=True):
     state: SessionView
 
 
+#: What a move did: the session's read, the word's rejection (None: accepted), the
+#: player's word and the bot's reply (word ids).
+Played = tuple[SessionWork, Rejection | None, int | None, int | None]
+
+
 class PlayMove:
     def __init__(
         self,
@@ -46,30 +51,33 @@ class PlayMove:
         self._rng = rng
 
     async def __call__(self, command: PlayMoveCommand) -> PlayMoveResult:
-        async with self._sessions.open(command.session) as work:
-            session, now = work.session, work.now_ms
-            game = session.game
-            if game.settle(now):
-                await work.commit()
-                return self._answer(session, now, Rejection.TIMEOUT, None, None)
-            if game.is_over:
-                raise GameOver()
-            if now - session.last_move_ms < self._limits.move_interval_ms:
-                raise TooFast(
-                    retry_after_ms=session.last_move_ms + self._limits.move_interval_ms - now
-                )
-            session.last_move_ms = now
-            if typed_word_too_long(command.word):
-                await work.commit()
-                raise BadRequest(WORD_TOO_LONG)
+        played = await self._sessions.change(command.session, lambda work: self._play(work, command))
+        if isinstance(played, BadRequest):
+            raise played  # after the write: the attempt counts for the 300 ms limit
+        # The view after the write: it shows the score report the commit marked.
+        work, rejection, player, bot = played
+        return self._answer(work.session, work.now_ms, rejection, player, bot)
 
-            outcome = game.play(
-                normalize(command.word), now, self._opponents[game.difficulty], self._rng
+    def _play(self, work: SessionWork, command: PlayMoveCommand) -> Played | BadRequest:
+        session, now = work.session, work.now_ms
+        game = session.game
+        if game.settle(now):
+            work.commit()
+            return work, Rejection.TIMEOUT, None, None
+        if game.is_over:
+            raise GameOver()
+        if now - session.last_move_ms < self._limits.move_interval_ms:
+            raise TooFast(
+                retry_after_ms=session.last_move_ms + self._limits.move_interval_ms - now
             )
-            await work.commit()
-            return self._answer(
-                session, now, outcome.rejection, outcome.player_word, outcome.bot_word
-            )
+        session.last_move_ms = now
+        work.commit()
+        if typed_word_too_long(command.word):
+            return BadRequest(WORD_TOO_LONG)
+        outcome = game.play(
+            normalize(command.word), now, self._opponents[game.difficulty], self._rng
+        )
+        return work, outcome.rejection, outcome.player_word, outcome.bot_word
 
     def _answer(
         self,

@@ -8,13 +8,20 @@ from typing import Protocol
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
 
 
+class WriteConflict(Exception):
+    """`save` found the stored session changed since this copy was read."""
+
+
 class SessionRepository(Protocol):
     """Where sessions live.
 
     `get` hands out an independent copy: a change reaches the store only through
-    `save` (the unit of work's commit). `lock(key)` serializes every change to one
-    session (key: the session id) and every start of one user (key: `user:<id>`),
-    across all server instances sharing the store.
+    `save` (the unit of work's commit). Changes are optimistic: each copy carries the
+    version it was read at, and `save` writes it only if the stored version is still
+    that one (then the version goes up), else raises `WriteConflict`; the unit of work
+    reads again and retries. `lock(key)` serializes what must not overlap at all, such
+    as the starts of one user (key: `user:<id>`), across all server instances sharing
+    the store.
     """
 
     def lock(self, key: str) -> AbstractAsyncContextManager[None]: ...
@@ -26,7 +33,12 @@ class SessionRepository(Protocol):
         the check and the write are one atomic step."""
         ...
 
-    async def save(self, session: Session) -> None: ...
+    async def save(self, session: Session) -> None:
+        """Write a changed session back if nobody wrote it since it was read
+        (`WriteConflict` otherwise); a session that is gone stays gone. The session
+        given is the store's afterwards (a store may keep it rather than a copy): the
+        caller may read it, and reads the session again to change it."""
+        ...
 
     async def remove(self, session_id: str) -> None: ...
 

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 
 import msgspec
 
 from noitu.application.noitu.errors import NoSession
-from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.domain.noitu.rules import SessionLimits
 
 # Sessions the sweep goes through before it lets waiting requests in. A store in
@@ -35,19 +36,33 @@ class SettleExpired:
             if done % SWEEP_BATCH == 0:
                 await asyncio.sleep(0)
             try:
-                async with self._sessions.open(session_id, touch=False) as work:
-                    session, now = work.session, work.now_ms
-                    game = session.game
-                    if game.settle(now):
-                        settled += 1
-                        await work.commit()
-                    elif session.is_playing and now - session.last_active_ms >= self._limits.idle_ms:
-                        game.give_up(now)
-                        await work.remove()
-                        dropped_idle += 1
-                    elif not session.is_playing and now - game.ended_ms >= self._limits.finished_ms:
-                        await work.remove()
-                        dropped_finished += 1
+                done_with = await self._sessions.change(session_id, self._sweep, touch=False)
             except NoSession:
                 continue  # gone since the listing
+            settled += done_with is Swept.SETTLED
+            dropped_idle += done_with is Swept.IDLE
+            dropped_finished += done_with is Swept.FINISHED
         return SweepResult(settled, dropped_idle, dropped_finished)
+
+    def _sweep(self, work: SessionWork) -> Swept | None:
+        session, now = work.session, work.now_ms
+        game = session.game
+        if game.settle(now):
+            work.commit()
+            return Swept.SETTLED
+        if session.is_playing and now - session.last_active_ms >= self._limits.idle_ms:
+            game.give_up(now)
+            work.remove()
+            return Swept.IDLE
+        if not session.is_playing and now - game.ended_ms >= self._limits.finished_ms:
+            work.remove()
+            return Swept.FINISHED
+        return None
+
+
+class Swept(enum.Enum):
+    """What the sweep did with one session."""
+
+    SETTLED = "settled"
+    IDLE = "idle"
+    FINISHED = "finished"

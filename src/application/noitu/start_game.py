@@ -10,7 +10,7 @@ from noitu.application.noitu.messages import BAD_DIFFICULTY
 from noitu.application.noitu.ports import StartRateLimiter, TokenVerifier
 from noitu.application.noitu.rooms.errors import RoomLink
 from noitu.application.noitu.session import Session, Ticket
-from noitu.application.noitu.unit_of_work import Sessions
+from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.application.noitu.view import SessionView, SessionViews
 from noitu.application.ports import Clock
 from noitu.domain.noitu.game import Game
@@ -105,14 +105,16 @@ class StartGame:
         which session took its place, so that a tab still showing it can say so instead
         of reporting a give-up the player never made. A turn that had run out already
         ends as it ran out, with no such note: the start did not end that game."""
+        def end(work: SessionWork) -> None:
+            game = work.session.game
+            if game.is_over:
+                return
+            if not game.settle(work.now_ms):  # a turn that ran out ends as it ran out
+                game.give_up(work.now_ms)
+                work.session.replaced_by = replaced_by
+            work.commit()
+
         try:
-            async with self._sessions.open(session_id, touch=False) as work:
-                game = work.session.game
-                if game.is_over:
-                    return
-                if not game.settle(work.now_ms):  # a turn that ran out ends as it ran out
-                    game.give_up(work.now_ms)
-                    work.session.replaced_by = replaced_by
-                await work.commit()
+            await self._sessions.change(session_id, end, touch=False)
         except NoSession:
             return

@@ -1,42 +1,69 @@
-"""The one way a use case changes a session: open it under its lock, change it, commit.
+"""The one way a use case changes a session: read it, change it, write it back.
 
 A session read from the store is a copy, so nothing reaches the store without a
-commit. A commit that records the game's end also marks its score report "pending" in
-the same write, and the report starts only once that write succeeded (B8): a failed
-write reports nothing, and the instance that wrote the ending is the only one that
-reports.
+commit. Changes are optimistic rather than locked: a use case hands `Sessions.change`
+a step, a plain function of the session that marks it to be committed or removed; the
+session is read, the step runs, and the write succeeds only if nobody wrote the
+session since it was read (the store compares versions). If somebody did, the session
+is read again and the step runs again on the newer copy, up to `WRITE_ATTEMPTS` times
+(then `Busy`). A step therefore does no I/O and may run more than once: it decides from
+the copy it is given, and only the attempt that was written counts.
+
+A commit that records the game's end also marks its score report "pending" in the same
+write, and the report starts only once that write succeeded (B8): a failed write
+reports nothing, and the instance that wrote the ending is the only one that reports.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+import enum
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import TypeVar
 
+from noitu.application.errors import Busy
 from noitu.application.noitu.errors import NoSession
-from noitu.application.noitu.ports import ScoreReporter, SessionRepository
+from noitu.application.noitu.ports import ScoreReporter, SessionRepository, WriteConflict
 from noitu.application.noitu.session import ReportState, Session
 from noitu.application.ports import Background, Clock
 
+T = TypeVar("T")
+
+#: Reads of one session a change may take when other writers keep coming first. A
+#: player's requests come one at a time, so a conflict needs a second writer (the
+#: sweep, a score report, another tab) on the same session at the same moment: more
+#: than a few in a row means the store is overloaded, which is `Busy`.
+WRITE_ATTEMPTS = 8
+
+
+class Write(enum.Enum):
+    NOTHING = "nothing"
+    COMMIT = "commit"
+    REMOVE = "remove"
+
 
 class SessionWork:
-    """One session opened under its lock, and the time it was opened at."""
+    """One read of a session, the time it was read at, and what to write back."""
 
-    def __init__(self, sessions: Sessions, session: Session, now_ms: int) -> None:
-        self._sessions = sessions
+    __slots__ = ("now_ms", "session", "write")
+
+    def __init__(self, session: Session, now_ms: int) -> None:
         self.session = session
         self.now_ms = now_ms
+        self.write = Write.NOTHING
 
-    async def commit(self) -> None:
-        """Write the session back; if this write records the game's end, report it."""
-        await self._sessions.commit(self.session)
+    def commit(self) -> None:
+        """Write the session back when the step returns; if this write records the
+        game's end, report it."""
+        self.write = Write.COMMIT
 
-    async def remove(self) -> None:
-        """Drop the session; a game it ends is still reported."""
-        await self._sessions.remove(self.session)
+    def remove(self) -> None:
+        """Drop the session when the step returns; a game it ends is still reported."""
+        self.write = Write.REMOVE
 
 
 class Sessions:
-    """The session store as the use cases see it: units of work, the per-user start
+    """The session store as the use cases see it: optimistic changes, the per-user start
     lock, the queries a start needs, and the score reports that follow an ending."""
 
     def __init__(
@@ -51,18 +78,31 @@ class Sessions:
         self._background = background
         self._clock = clock
 
-    @asynccontextmanager
-    async def open(self, session_id: str, *, touch: bool = True) -> AsyncIterator[SessionWork]:
-        """Hold the session's lock and read it; `NoSession` when it is gone. `touch`
-        records a player's request (the idle limit counts from the last one)."""
-        async with self._repository.lock(session_id):
+    async def change(
+        self, session_id: str, step: Callable[[SessionWork], T], *, touch: bool = True
+    ) -> T:
+        """Read the session, run `step` on it and write back what it marked; again on a
+        newer copy while another write comes first. `NoSession` when it is gone; an error
+        the step raises writes nothing. `touch` records a player's request (the idle
+        limit counts from the last one)."""
+        for _ in range(WRITE_ATTEMPTS):
             session = await self._repository.get(session_id)
             if session is None:
                 raise NoSession()
             now = self._clock.now_ms()
             if touch:
                 session.last_active_ms = now
-            yield SessionWork(self, session, now)
+            work = SessionWork(session, now)
+            result = step(work)
+            try:
+                if work.write is Write.COMMIT:
+                    await self._commit(session)
+                elif work.write is Write.REMOVE:
+                    await self._remove(session)
+            except WriteConflict:
+                continue
+            return result
+        raise Busy()
 
     def lock_user(self, user_id: int) -> AbstractAsyncContextManager[None]:
         """Serializes the starts of one user across instances."""
@@ -83,13 +123,13 @@ class Sessions:
     async def ids(self) -> list[str]:
         return await self._repository.ids()
 
-    async def commit(self, session: Session) -> None:
+    async def _commit(self, session: Session) -> None:
         report = self._mark_ended(session)
         await self._repository.save(session)
         if report:
             self._background.spawn(self._report(session))
 
-    async def remove(self, session: Session) -> None:
+    async def _remove(self, session: Session) -> None:
         report = self._mark_ended(session)
         await self._repository.remove(session.id)
         if report:
@@ -108,9 +148,12 @@ class Sessions:
 
     async def _report(self, ended: Session) -> None:
         outcome = await self._reporter.report(ended.user_id, ended.game.score, ended.ticket.message)
-        async with self._repository.lock(ended.id):
-            stored = await self._repository.get(ended.id)
-            if stored is None:
-                return  # evicted or replaced meanwhile; Telegram has the score anyway
-            stored.report = outcome
-            await self._repository.save(stored)
+
+        def record(work: SessionWork) -> None:
+            work.session.report = outcome
+            work.commit()
+
+        try:
+            await self.change(ended.id, record, touch=False)
+        except NoSession:
+            return  # evicted or replaced meanwhile; Telegram has the score anyway
