@@ -70,6 +70,7 @@ from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.ladder.list_ladder import ListLadder
 from noitu.application.arena.ladder.rank_bot import RankBot
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
 from noitu.application.arena.ladder.record_ladder_result import RecordLadderResult
@@ -578,6 +579,9 @@ class Container(containers.DeclarativeContainer):
     unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
     resume_bot = providers.Singleton(ResumeBot, arena_repository, ladder_members)
     show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
+    list_ladder = providers.Singleton(
+        ListLadder, ladder_members, ladder_standings, ladder_roster, arena_repository
+    )
     rebuild_ladder = providers.Singleton(
         RebuildLadder, ladder_lease, ladder_results, ladder_standings, ladder_members,
         ladder_roster, clock,
@@ -617,8 +621,10 @@ class Container(containers.DeclarativeContainer):
     public_bots = providers.Singleton(PublicBots, arena_repository)
     bot_details = providers.Singleton(BotDetails, arena_repository)
     bot_source = providers.Singleton(BotSource, arena_repository, arena_files)
-    publish_bot = providers.Singleton(PublishBot, arena_repository)
-    delete_bot = providers.Singleton(DeleteBot, arena_repository, arena_repository, arena_files)
+    publish_bot = providers.Singleton(PublishBot, arena_repository, ladder_members)
+    delete_bot = providers.Singleton(
+        DeleteBot, arena_repository, arena_repository, arena_files, ladder_members
+    )
     sweep_failed_builds = providers.Singleton(
         SweepFailedBuilds, arena_repository, arena_files, clock
     )
