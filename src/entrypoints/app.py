@@ -27,6 +27,7 @@ from noitu.adapters.http.arena_bots import (
     storage_error_handler,
     tighten_bots_schema,
 )
+from noitu.adapters.http.arena_ladder import arena_ladder_routers, tighten_ladder_schema
 from noitu.adapters.http.arena_rooms import arena_room_routers, tighten_rooms_schema
 from noitu.adapters.http.arena_ws import room_socket_router
 from noitu.adapters.http.assets import KernelAssets, PageAssets
@@ -257,7 +258,8 @@ def create_app(container: Container) -> Litestar:
         routes += arena_bot_routers(container)
         lifespans.append(_arena_lifespan(container, settings))
         routes += arena_room_routers(container)
-        schema_parts += [tighten_bots_schema, tighten_rooms_schema]
+        routes += arena_ladder_routers(container)
+        schema_parts += [tighten_bots_schema, tighten_rooms_schema, tighten_ladder_schema]
         routes.append(room_socket_router(container))
         lifespans.append(_rooms_lifespan(container))
     _log_startup(settings)

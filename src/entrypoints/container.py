@@ -38,6 +38,7 @@ from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
 from noitu.adapters.arena.sql.engine import create_engine, is_sqlite
+from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.background import AsyncioBackground
@@ -69,6 +70,14 @@ from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.ladder.list_ladder import ListLadder
+from noitu.application.arena.ladder.rank_bot import RankBot
+from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
+from noitu.application.arena.ladder.record_ladder_result import RecordLadderResult
+from noitu.application.arena.ladder.resume_bot import ResumeBot
+from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
+from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.ports import SandboxStatus
@@ -556,6 +565,36 @@ class Container(containers.DeclarativeContainer):
         DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
     )
 
+    # --- the ladder (B8): its stores in the arena's database, on the same engine ------
+    ladder_stores = providers.Singleton(SqlLadder, arena_engine)
+    ladder_results = ladder_stores.provided.results
+    ladder_standings = ladder_stores.provided.standings
+    ladder_members = ladder_stores.provided.members
+    ladder_pairings = ladder_stores.provided.pairings
+    ladder_lease = ladder_stores.provided.lease
+    # The built-ins' names are the class's (static): no builder or probe is needed to list
+    # them, so the CLI's rebuild can name them too.
+    ladder_roster = providers.Object(BuiltinBots)
+    rank_bot = providers.Singleton(RankBot, arena_repository, ladder_members, ladder_standings)
+    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
+    resume_bot = providers.Singleton(ResumeBot, arena_repository, ladder_members)
+    show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
+    list_ladder = providers.Singleton(
+        ListLadder, ladder_members, ladder_standings, ladder_roster, arena_repository
+    )
+    rebuild_ladder = providers.Singleton(
+        RebuildLadder, ladder_lease, ladder_results, ladder_standings, ladder_members,
+        ladder_roster, clock,
+    )
+    record_ladder_result = providers.Singleton(
+        RecordLadderResult, ladder_results, ladder_standings, ladder_members, ladder_pairings,
+        ladder_roster, clock, rng,
+    )
+    schedule_pairing = providers.Singleton(
+        SchedulePairing, ladder_lease, ladder_members, ladder_standings, ladder_pairings,
+        ladder_roster, clock, rng,
+    )
+
     # --- admission control (B10): per client address, and builds at once ---------------
     client_addresses = providers.Singleton(ClientAddresses, settings.provided.trusted_proxies)
     address_limiter = providers.Selector(
@@ -582,8 +621,10 @@ class Container(containers.DeclarativeContainer):
     public_bots = providers.Singleton(PublicBots, arena_repository)
     bot_details = providers.Singleton(BotDetails, arena_repository)
     bot_source = providers.Singleton(BotSource, arena_repository, arena_files)
-    publish_bot = providers.Singleton(PublishBot, arena_repository)
-    delete_bot = providers.Singleton(DeleteBot, arena_repository, arena_repository, arena_files)
+    publish_bot = providers.Singleton(PublishBot, arena_repository, ladder_members)
+    delete_bot = providers.Singleton(
+        DeleteBot, arena_repository, arena_repository, arena_files, ladder_members
+    )
     sweep_failed_builds = providers.Singleton(
         SweepFailedBuilds, arena_repository, arena_files, clock
     )

@@ -1,18 +1,26 @@
 """The ladder's ports (spec B8), as every store must keep them: results in their order
 and told once, standings written by compare-and-set, the ranked bots' cap checked in the
-same write, a bot in one live pairing at a time, one lease holder.
+same write, a bot in one live pairing at a time, one lease holder — on the in-memory
+stores the unit tests use and the SQL stores on SQLite and PostgreSQL.
 
-Only the in-memory stores the unit tests use exist so far; the database's stores join
-`LADDER_STORES` when they are written, and must pass the same cases."""
+`open_stores` opens the stores as a server would at start-up; each call is another
+instance (in memory, the one process's stores again), so the races below are between
+instances, as they would be between servers sharing the database.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from noitu.adapters.arena.sql import migrations
+from noitu.adapters.arena.sql.engine import create_engine
+from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
@@ -38,16 +46,42 @@ class LadderStores:
     lease: Any
 
 
-LADDER_STORES: dict[str, Callable[[], LadderStores]] = {
-    "memory": lambda: LadderStores(
-        MemoryResults(), MemoryStandings(), MemoryMembers(), MemoryPairings(), MemoryLease()
-    ),
-}
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest) -> str:
+    return request.param
 
 
-@pytest.fixture(params=sorted(LADDER_STORES))
-def stores(request: pytest.FixtureRequest) -> LadderStores:
-    return LADDER_STORES[request.param]()
+@pytest.fixture
+async def open_stores(
+    database: str, request: pytest.FixtureRequest, engines: list[AsyncEngine]
+) -> Callable[[], Awaitable[LadderStores]]:
+    if database == "memory":
+        shared = LadderStores(
+            MemoryResults(), MemoryStandings(), MemoryMembers(), MemoryPairings(),
+            MemoryLease(),
+        )
+
+        async def the_same() -> LadderStores:
+            return shared
+
+        return the_same
+    url = request.getfixturevalue("new_url")(True)
+
+    async def open_() -> LadderStores:
+        engine = create_engine(url)
+        engines.append(engine)
+        await migrations.upgrade(engine)
+        ladder = SqlLadder(engine)
+        return LadderStores(
+            ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.lease
+        )
+
+    return open_
+
+
+@pytest.fixture
+async def stores(open_stores: Callable[[], Awaitable[LadderStores]]) -> LadderStores:
+    return await open_stores()
 
 
 def result(match_id: str, at: int, p1: str = "x", p2: str = "y") -> LadderResult:
@@ -149,3 +183,85 @@ async def test_the_lease_has_one_holder_until_released_or_expired(stores):
     assert await stores.lease.acquire("two", 1_600, 500)  # expired
     await stores.lease.release("two")
     assert await stores.lease.acquire("one", 1_601, 500)
+
+
+async def test_a_released_lease_is_free_at_once(stores):
+    assert await stores.lease.acquire("one", 1_000, 30_000)
+    await stores.lease.release("one")
+    assert await stores.lease.acquire("two", 1_001, 30_000)
+
+
+async def test_a_pairing_keeps_its_seed_placement_and_start(stores):
+    kept = Pairing("p1", 2**63 - 1, "a", "b", placement=True, started_ms=1_800_000_000_000)
+    await stores.pairings.open(kept)
+    assert await stores.pairings.live() == [kept]
+    draw = PairingEnd("0000000B", True, None)
+    changed = await stores.pairings.update("p1", lambda p: p.with_end(draw))
+    assert (await stores.pairings.live()) == [changed] and changed.ends == (draw,)
+
+
+async def test_standings_keep_floats_exactly_and_the_key(stores):
+    standings = Standings()
+    for n in range(1, 6):
+        standings = standings.after(result(f"0000000{n}", n * 10, p1=f"b{n % 2}", p2="c"))
+    assert await stores.standings.replace(standings, expected=None)
+    loaded = await stores.standings.load()
+    assert loaded == standings and loaded.through == result("00000005", 50).key
+    assert await stores.standings.replace(Standings(), expected=standings.through)
+    assert await stores.standings.load() == Standings()
+
+
+# --- races between instances ---------------------------------------------------------
+
+
+async def test_two_instances_writing_standings_at_once_one_wins(open_stores):
+    instances = [await open_stores() for _ in range(4)]
+    base = Standings().after(result("0000000A", 10))
+    assert await instances[0].standings.replace(base, expected=None)
+    attempts = [
+        base.after(result(f"0000001{n}", 20 + n, p1=f"w{n}")) for n in range(len(instances))
+    ]
+    won = await asyncio.gather(*(
+        one.standings.replace(standings, expected=base.through)
+        for one, standings in zip(instances, attempts, strict=True)
+    ))
+    assert sum(won) == 1
+    assert await instances[0].standings.load() == attempts[won.index(True)]
+
+
+async def test_an_owner_ranking_from_several_instances_at_once_stays_under_the_cap(open_stores):
+    instances = [await open_stores() for _ in range(6)]
+    ranked = await asyncio.gather(*(
+        one.members.rank(Member(f"m{n}", OWNER, 1), max_per_owner=3)
+        for n, one in enumerate(instances)
+    ))
+    assert sum(ranked) == 3
+    assert len(await instances[0].members.members()) == 3
+
+
+async def test_pairings_opened_at_once_take_each_bot_once(open_stores):
+    instances = [await open_stores() for _ in range(4)]
+    opened = await asyncio.gather(*(
+        one.pairings.open(pairing(f"p{n}", "shared", f"x{n}"))
+        for n, one in enumerate(instances)
+    ))
+    assert sum(opened) == 1
+    (live,) = await instances[0].pairings.live()
+    assert live.id == f"p{opened.index(True)}"
+
+
+async def test_the_lease_asked_for_at_once_has_one_holder(open_stores):
+    instances = [await open_stores() for _ in range(4)]
+    taken = await asyncio.gather(*(
+        one.lease.acquire(f"h{n}", 1_000, 30_000) for n, one in enumerate(instances)
+    ))
+    assert sum(taken) == 1
+
+
+async def test_results_appended_at_once_are_stored_once(open_stores):
+    instances = [await open_stores() for _ in range(4)]
+    stored = await asyncio.gather(*(
+        one.results.append(result("0000000A", 10 + n)) for n, one in enumerate(instances)
+    ))
+    assert sum(stored) == 1
+    assert len(await instances[0].results.after(None)) == 1

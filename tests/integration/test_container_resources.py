@@ -8,9 +8,14 @@ import asyncio
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from noitu.adapters.arena.build import SandboxBuilder
+from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.sql.engine import SQLITE_FILE
+from noitu.application.arena.ladder.errors import LadderBusy
+from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
 from noitu.application.arena.ports import SandboxStatus
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
@@ -124,6 +129,25 @@ async def test_the_database_opens_migrated_only_when_the_arena_runs(tmp_path: Pa
     await noitu.shutdown_resources()
     assert probe.probes == 0
     assert not (tmp_path / "noitu" / SQLITE_FILE).exists()
+
+
+async def test_the_ladder_is_stored_in_the_arena_database(tmp_path: Path) -> None:
+    arena = container_for(tmp_path, FakeProbe(available=False))
+    await arena.init_resources()
+    try:
+        table = await arena.show_ladder()()
+        # The built-ins, members from the start, at the first rating; nothing played yet.
+        assert [row.bot for row in table] == list(BuiltinBots.names())
+        assert all(row.games == 0 for row in table)
+        lease, now_ms = arena.ladder_lease(), arena.clock().now_ms()
+        assert await lease.acquire("scheduler", now_ms, 60_000)
+        with pytest.raises(LadderBusy):  # the rebuild takes the scheduler's lease
+            await arena.rebuild_ladder()(RebuildLadderCommand("rebuild"))
+        await lease.release("scheduler")
+        rebuilt = await arena.rebuild_ladder()(RebuildLadderCommand("rebuild"))
+        assert rebuilt.table == table and rebuilt.results == 0
+    finally:
+        await arena.shutdown_resources()
 
 
 class Closing:

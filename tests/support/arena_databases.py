@@ -39,6 +39,13 @@ from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
 
 SHARED = "arena_shared"
+#: Every table of the arena's database, emptied before each test that shares one.
+TABLES = (
+    "arena_matches", "arena_upload_events", "arena_bots", "arena_owners",
+    "arena_ladder_members", "arena_ladder_results", "arena_ladder_standings",
+    "arena_ladder_state", "arena_ladder_busy", "arena_ladder_pairings",
+    "arena_ladder_previous", "arena_ladder_lease",
+)
 T0 = 1_800_000_000_000
 _names = itertools.count()
 
@@ -98,7 +105,7 @@ def new_url(
         name = f"arena_{n}"
         if migrated:
             server.psql(
-                "TRUNCATE arena_matches, arena_upload_events, arena_bots, arena_owners",
+                f"TRUNCATE {', '.join(TABLES)}",
                 database=SHARED,
             )
             return server.url(SHARED)

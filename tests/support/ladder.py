@@ -178,6 +178,9 @@ class BuiltinNames:
     def names(self) -> tuple[str, ...]:
         return tuple(BUILTIN_SOURCES)
 
+    def language(self, name: str) -> Language:
+        return Language.CPP if BUILTIN_SOURCES[name].endswith(".cpp") else Language.PYTHON
+
 
 # --- every use case over the fakes -----------------------------------------------------
 

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 from noitu.adapters.arena.languages import ENTRY_NAME, language_for
-from noitu.application.arena.ports import Artefact, BotBuilder
+from noitu.application.arena.ports import Artefact, BotBuilder, Language
 
 BUILTIN_SOURCES = {"random": "random.py", "tactical": "tactical.py", "strong": "strong.cpp"}
 FOLDER = "builtin-bots"
@@ -36,6 +36,14 @@ class BuiltinBots:
     @staticmethod
     def names() -> tuple[str, ...]:
         return tuple(BUILTIN_SOURCES)
+
+    @staticmethod
+    def language(name: str) -> Language:
+        """The language a built-in bot is written in (by its source's suffix)."""
+        found = language_for(BUILTIN_SOURCES[name])
+        if found is None:
+            raise BuiltinUnavailable(f"the built-in bot {name!r} has a source of no language")
+        return found
 
     @staticmethod
     def source(name: str) -> Path:

@@ -56,6 +56,7 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
 from noitu.application.arena.my_bots import MyBots
@@ -194,7 +195,7 @@ def tighten_bots_schema(schema: OpenAPI) -> None:
     for path, item in (schema.paths or {}).items():
         if not path.startswith(ARENA_API_PATH):
             continue
-        for operation in (item.get, item.post, item.patch, item.delete):
+        for operation in (item.get, item.post, item.put, item.patch, item.delete):
             for parameter in (operation.parameters or []) if operation else []:
                 pattern = PARAMETER_PATTERNS.get(getattr(parameter, "name", ""))
                 if pattern is not None:
@@ -308,7 +309,9 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
     @patch(
         "/{bot_id:str}",
         summary="Make one's bot public or private",
-        responses=error_responses(BadOwnerKey, BotNotFound, NotOwner, BotNotBuilt, Busy),
+        responses=error_responses(
+            BadOwnerKey, BotNotFound, NotOwner, BotNotBuilt, BotRanked, Busy
+        ),
     )
     async def publish(
         bot_id: FromPath[str],

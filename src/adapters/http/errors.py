@@ -86,6 +86,10 @@ ERROR_STATUS: dict[str, int] = {
     "match_not_found": 404,
     "replay_not_ready": 409,
     "one_spectacle": 429,
+    # the ladder (B8)
+    "too_many_ranked": 409,
+    "not_ranked": 409,
+    "bot_ranked": 409,
 }
 
 

@@ -5,6 +5,7 @@ exactly what a match on the server runs — the sandbox, the protocol, the clock
                             [--stderr DIR] [--show-stderr] [--no-build-cache] [--quiet]
     noitu arena match A B --games N [--swap-sides] [--jobs J] [--seed N] ...
     noitu arena check FILE [--no-sandbox]
+    noitu arena ladder rebuild [--json]
 
 P1 and P2 are bot files (.py .cpp .cc .cxx .java .jar) or built-in bots
 (builtin:random, builtin:tactical, builtin:strong). Untrusted files run only in the
@@ -14,6 +15,12 @@ Language (docs/decisions.md): everything these commands print for the author is
 Vietnamese; what a tool said (a compiler's messages, the sandbox's reason, a bot's
 stderr) is quoted as it is, on lines of its own; `--help` texts and JSON keys are
 English. A run leaves nothing in the temporary directory but the replay it names.
+
+`noitu arena ladder rebuild` (spec B8, "Whole history") is the operator's: it opens the
+arena's database (NOITU_ARENA_DATABASE_URL, migrated first), recomputes every rating from
+the stored ladder results in their order under the scheduler's lease, writes them in one
+transaction and prints the table; while a scheduler holds the lease it answers busy
+(exit 75, try again) and changes nothing.
 """
 
 from __future__ import annotations
@@ -35,10 +42,13 @@ from noitu.adapters.arena.builtin import BuiltinBots, BuiltinUnavailable
 from noitu.adapters.arena.languages import accepted_suffixes, language_for
 from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.check_bot import SILENT_HINT, Verdict, all_passed
+from noitu.application.arena.ladder.errors import LadderBusy
+from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand, RebuiltLadder
 from noitu.application.arena.play_series import Game, PlaySeries, SeriesBot, SeriesCommand
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand
+from noitu.application.arena.storage import StorageUnavailable
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
@@ -53,13 +63,17 @@ from noitu.entrypoints.cli.arena_view import (
     say,
 )
 from noitu.entrypoints.container import Container
-from noitu.entrypoints.settings import SettingsError, load_settings
+from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 BUILTIN_PREFIX = "builtin:"
 NO_SANDBOX_WARNING = (
     "--no-sandbox: bot chạy KHÔNG có sandbox (không giới hạn, toàn quyền trên máy này)."
     " Chỉ dùng cho tệp của chính bạn."
 )
+
+
+#: sysexits' EX_TEMPFAIL: the lease is held elsewhere; running again later works.
+EXIT_BUSY = 75
 
 
 class UsageError(Exception):
@@ -337,6 +351,81 @@ async def run_check(args: argparse.Namespace) -> bool:
     return all_passed(verdicts)
 
 
+def _server_settings() -> Settings:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        problems = "\n    ".join(error.problems)  # the settings' own (English) lines, quoted
+        raise UsageError(f"biến môi trường không hợp lệ:\n    {problems}") from None
+    return dataclasses.replace(settings, modules=("arena",))
+
+
+async def run_ladder_rebuild(args: argparse.Namespace) -> dict[str, object]:
+    """Rebuild the ladder in the server's database; the table as JSON-ready rows."""
+    container = Container(settings=_server_settings())
+    # The one Resource this needs: the database, migrated (no sandbox, no Redis).
+    await container.arena_database_resource.init()
+    try:
+        holder = f"rebuild-{secrets.token_hex(6)}"
+        rebuilt = await container.rebuild_ladder()(RebuildLadderCommand(holder))
+        names = await _ladder_names(container, rebuilt)
+    finally:
+        await container.arena_database_resource.shutdown()
+    return {
+        "results": rebuilt.results,
+        "rows": [
+            {
+                "rank": row.rank, "botId": row.bot, "name": names[row.bot],
+                "builtin": row.builtin, "mu": row.mu, "sigma": row.sigma,
+                "ordinal": row.ordinal, "games": row.games, "wins": row.wins,
+                "draws": row.draws, "losses": row.losses, "lastGameMs": row.last_game_ms,
+                "suspended": row.suspended,
+            }
+            for row in rebuilt.table
+        ],
+    }
+
+
+async def _ladder_names(container: Container, rebuilt: RebuiltLadder) -> dict[str, str]:
+    """Each row's bot name: a built-in's own; an uploaded bot's as stored (its id when
+    it was deleted meanwhile)."""
+    catalogue = container.arena_repository()
+    names = {}
+    for row in rebuilt.table:
+        record = None if row.builtin else await catalogue.get_bot(row.bot)
+        names[row.bot] = row.bot if record is None else record.name
+    return names
+
+
+def print_ladder(table: dict[str, object]) -> None:
+    rows = table["rows"]
+    assert isinstance(rows, list)
+    print(f"Bảng xếp hạng, tính lại từ {table['results']} trận có xếp hạng:")
+    print(f"{'#':>3}  {'bot':<40}  {'μ':>7}  {'σ':>6}  {'μ−3σ':>7}  {'trận':>5}  thắng/hoà/thua")
+    for row in rows:
+        mark = " (tạm dừng)" if row["suspended"] else ""
+        print(
+            f"{row['rank']:>3}  {row['name'][:40]:<40}  {row['mu']:>7.2f}  {row['sigma']:>6.2f}"
+            f"  {row['ordinal']:>7.2f}  {row['games']:>5}  {row['wins']}/{row['draws']}/"
+            f"{row['losses']}{mark}"
+        )
+
+
+def ladder_rebuild_command(args: argparse.Namespace) -> None:
+    try:
+        table = _run(run_ladder_rebuild, args)
+    except LadderBusy:
+        say("bảng xếp hạng đang được bộ lập lịch cập nhật. Bạn chạy lại sau ít giây nhé.")
+        raise SystemExit(EXIT_BUSY) from None
+    except StorageUnavailable as error:
+        say(f"không mở được cơ sở dữ liệu của đấu trường. Lý do:\n    {error}")
+        raise SystemExit(1) from None
+    if args.json:
+        print(json.dumps(table, ensure_ascii=False), flush=True)
+    else:
+        print_ladder(table)
+
+
 def _run(coroutine_factory, args: argparse.Namespace):
     try:
         return asyncio.run(coroutine_factory(args))
@@ -398,3 +487,13 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     check.add_argument("--turn-limit", type=int, default=DEFAULT_TURN_LIMIT,
                        help="turns of the whole matches against builtin:random")
     check.set_defaults(run=check_command)
+
+    ladder = kinds.add_parser("ladder", help="the ladder in the server's database (spec B8)")
+    ladder_kinds = ladder.add_subparsers(dest="ladder_command", required=True)
+    rebuild = ladder_kinds.add_parser(
+        "rebuild",
+        help="recompute every rating from the stored ladder results and print the table"
+             " (answers busy, exit 75, while a scheduler holds the lease)",
+    )
+    rebuild.add_argument("--json", action="store_true", help="print the table as one JSON object")
+    rebuild.set_defaults(run=ladder_rebuild_command)

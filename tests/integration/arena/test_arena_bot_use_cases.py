@@ -34,6 +34,8 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.ladder.errors import BotRanked
+from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
 from noitu.application.arena.limits import (
     FAILED_BUILD_KEPT_MS,
     MAX_BOTS_PER_OWNER,
@@ -60,6 +62,7 @@ from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.domain.arena.match import EndReason, Result
 from support.arena_store import ScriptedBuilder, fresh_data_dir, migrated_template
 from support.fakes import FakeClock
+from support.ladder import MemoryMembers, MemoryStandings
 
 KEY_A = "a" * 32
 KEY_B = "b" * 32
@@ -354,7 +357,7 @@ async def test_details_are_the_owners_and_a_private_bot_of_someone_else_is_not_f
             await details(bot.id, viewer)
     with pytest.raises(BotNotFound):
         await details("../../etc/passwd", KEY_A)
-    await PublishBot(world.repository)(PublishBotCommand(bot.id, True, KEY_A))
+    await PublishBot(world.repository, MemoryMembers())(PublishBotCommand(bot.id, True, KEY_A))
     theirs = await details(bot.id, KEY_B)
     assert (theirs.mine, theirs.build_messages, theirs.source_bytes, theirs.public) == (False, None, None, True)
 
@@ -366,7 +369,7 @@ async def test_the_source_is_the_owners_alone(world: World):
     assert (found.data, found.file_name, found.language) == (b"public class Main {}\n", "Main.java", Language.JAVA)
     with pytest.raises(BotNotFound):
         await source(bot.id, KEY_B)
-    await PublishBot(world.repository)(PublishBotCommand(bot.id, True, KEY_A))
+    await PublishBot(world.repository, MemoryMembers())(PublishBotCommand(bot.id, True, KEY_A))
     with pytest.raises(NotOwner):
         await source(bot.id, KEY_B)
     with pytest.raises(NotOwner):
@@ -378,7 +381,7 @@ async def test_public_bots_page_newest_first_with_a_cursor(world: World):
     for n in range(5):
         world.clock.advance(UPLOAD_WINDOW_MS)
         bot = (await world.upload(f"p{n}.py")).bot
-        await PublishBot(world.repository)(PublishBotCommand(bot.id, True, KEY_A))
+        await PublishBot(world.repository, MemoryMembers())(PublishBotCommand(bot.id, True, KEY_A))
         ids.append(bot.id)
     await world.upload(key=KEY_B)  # private: never listed
     public = PublicBots(world.repository)
@@ -398,7 +401,7 @@ async def test_public_bots_page_newest_first_with_a_cursor(world: World):
 
 async def test_publishing_is_the_owners_and_needs_a_good_build(world: World):
     bot = (await world.upload()).bot
-    publish = PublishBot(world.repository)
+    publish = PublishBot(world.repository, MemoryMembers())
     with pytest.raises(BotNotFound):
         await publish(PublishBotCommand(bot.id, True, KEY_B))
     assert (await publish(PublishBotCommand(bot.id, True, KEY_A))).public
@@ -422,7 +425,7 @@ def live_match(bot_id: str, owner: str) -> MatchRecord:
 
 async def test_delete_is_the_owners_removes_the_files_and_waits_for_a_live_match(world: World):
     bot = (await world.upload()).bot
-    delete = DeleteBot(world.repository, world.repository, world.files)
+    delete = DeleteBot(world.repository, world.repository, world.files, MemoryMembers())
     with pytest.raises(BotNotFound):
         await delete(bot.id, KEY_B)
     await world.repository.add_match(live_match(bot.id, owner_hash(KEY_A)))
@@ -435,6 +438,19 @@ async def test_delete_is_the_owners_removes_the_files_and_waits_for_a_live_match
     assert world.stored_ids() == [] and await world.repository.get_bot(bot.id) is None
     with pytest.raises(BotNotFound):
         await delete(bot.id, KEY_A)
+
+
+async def test_a_ranked_bot_stays_public_and_leaves_the_ladder_when_deleted(world: World):
+    bot = (await world.upload()).bot
+    members = MemoryMembers()
+    publish = PublishBot(world.repository, members)
+    await RankBot(world.repository, members, MemoryStandings())(RankBotCommand(bot.id, KEY_A))
+    with pytest.raises(BotRanked):
+        await publish(PublishBotCommand(bot.id, False, KEY_A))
+    assert (await world.repository.get_bot(bot.id)).public
+    assert (await publish(PublishBotCommand(bot.id, True, KEY_A))).public
+    await DeleteBot(world.repository, world.repository, world.files, members)(bot.id, KEY_A)
+    assert await members.get(bot.id) is None
 
 
 # --- the global build queue (spec B10) ----------------------------------------------------

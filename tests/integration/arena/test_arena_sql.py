@@ -26,8 +26,8 @@ from noitu.application.arena.records import new_bot_id
 from noitu.application.arena.storage import StorageUnavailable
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0002: the matches' stderr tails).
-HEAD = "0002"
+#: The newest revision (0003: the ladder's tables).
+HEAD = "0003"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -21,6 +21,7 @@ from noitu.application.arena.upload_bot import UploadBot, UploadBotCommand
 from noitu.entrypoints.settings import SettingsError, load_settings
 from support.arena_store import ScriptedBuilder, fresh_data_dir, migrated_template
 from support.fakes import FakeClock
+from support.ladder import MemoryMembers
 
 KEY = "c" * 32
 SOURCE = b"import sys\nfor line in sys.stdin:\n    print('{}', flush=True)\n"
@@ -65,7 +66,7 @@ async def test_uploads_are_refused_once_the_data_directorys_room_is_used_up(
         await UploadBot(repository, DataDirFiles(directory, 3 * S + S // 2), ScriptedBuilder(),
                         clock, random.Random(2))(UploadBotCommand("bot.py", SOURCE, owner_key=KEY))
 
-    await DeleteBot(repository, repository, files)(first, KEY)
+    await DeleteBot(repository, repository, files, MemoryMembers())(first, KEY)
     assert await files.uploads_bytes() == 2 * S
     await send()  # room again
 

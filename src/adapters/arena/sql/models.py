@@ -10,6 +10,12 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   reference bots: history outlives a deleted bot, and keeps the name it had. The last
   8 KiB of each bot's stderr (`p1_stderr`, `p2_stderr`, bytes as read) are written by
   the same UPDATE that finishes the match; NULL while it is live.
+- `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
+  the rated results (the whole history), every rated bot's standing with the one-row
+  `ladder_state` saying which result they are folded through, the live pairings with
+  one `ladder_busy` row per bot in one (its primary key keeps a bot in one pairing),
+  each bot's previous opponent, and the scheduler's lease. Bots are referenced by id
+  or built-in name without a foreign key: the history outlives a deleted bot.
 
 Times are integers of milliseconds since the epoch (BIGINT), like every time in the
 code; enumerations are short strings with a CHECK.
@@ -22,6 +28,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -158,4 +165,97 @@ matches = Table(
     Index(None, "status", "finished_ms", "id"),
     Index(None, "p1_owner", "finished_ms"),
     Index(None, "p2_owner", "finished_ms"),
+)
+
+
+# --- the ladder (spec B8) ----------------------------------------------------------------
+
+#: A ladder bot: an uploaded bot's id or a built-in's name.
+_LADDER_BOT = 64
+
+ladder_members = Table(
+    "arena_ladder_members",
+    metadata,
+    Column("seq", BigKey, primary_key=True, autoincrement=True),
+    Column("bot", String(_LADDER_BOT), nullable=False, unique=True),
+    Column("owner", String(64), nullable=False),
+    Column("created_ms", BigInteger, nullable=False),
+    Column("failures_in_row", Integer, nullable=False),
+    Column("suspended", Boolean(create_constraint=False), nullable=False),
+    Column("placement_step", Integer, nullable=True),
+    Index(None, "owner"),
+)
+
+ladder_results = Table(
+    "arena_ladder_results",
+    metadata,
+    Column("match_id", String(8), primary_key=True),
+    Column("pairing_id", String(32), nullable=False),
+    Column("p1", String(_LADDER_BOT), nullable=False),
+    Column("p2", String(_LADDER_BOT), nullable=False),
+    Column("winner", String(2), nullable=True),
+    Column("ended_ms", BigInteger, nullable=False),
+    CheckConstraint(f"winner IS NULL OR winner IN {_SIDES}", name="winner"),
+    Index(None, "ended_ms", "match_id"),
+)
+
+ladder_standings = Table(
+    "arena_ladder_standings",
+    metadata,
+    Column("bot", String(_LADDER_BOT), primary_key=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("last_game_ms", BigInteger, nullable=True),
+)
+
+ladder_state = Table(
+    "arena_ladder_state",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("through_ms", BigInteger, nullable=True),
+    Column("through_match", String(8), nullable=True),
+    CheckConstraint("id = 1", name="one_row"),
+)
+
+ladder_pairings = Table(
+    "arena_ladder_pairings",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("seed", BigInteger, nullable=False),
+    Column("first", String(_LADDER_BOT), nullable=False),
+    Column("second", String(_LADDER_BOT), nullable=False),
+    Column("placement", Boolean(create_constraint=False), nullable=False),
+    Column("started_ms", BigInteger, nullable=False),
+    Column("ends", Text, nullable=False),
+)
+
+ladder_busy = Table(
+    "arena_ladder_busy",
+    metadata,
+    Column("bot", String(_LADDER_BOT), primary_key=True),
+    Column(
+        "pairing_id",
+        String(32),
+        ForeignKey("arena_ladder_pairings.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Index(None, "pairing_id"),
+)
+
+ladder_previous = Table(
+    "arena_ladder_previous",
+    metadata,
+    Column("bot", String(_LADDER_BOT), primary_key=True),
+    Column("opponent", String(_LADDER_BOT), nullable=False),
+)
+
+ladder_lease = Table(
+    "arena_ladder_lease",
+    metadata,
+    Column("name", String(16), primary_key=True),
+    Column("holder", String(64), nullable=False),
+    Column("until_ms", BigInteger, nullable=False),
 )

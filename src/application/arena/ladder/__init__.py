@@ -3,5 +3,6 @@
 
 `RankBot`, `UnrankBot`, `ResumeBot` (entry and suspension), `RecordLadderResult` (a
 finished ladder match), `SchedulePairing` (the next pairing, under the one lease),
-`RebuildLadder` (the whole history again), `ShowLadder` (the table).
+`RebuildLadder` (the whole history again), `ShowLadder` (the table), `ListLadder` (the
+table with the bots' names, for the page).
 """

@@ -16,10 +16,17 @@ class NotRanked(GameError):
     default_message = "Bot này chưa có trên bảng xếp hạng."
 
 
+class BotRanked(GameError):
+    """B8: a ranked bot is public; it cannot be made private while ranked."""
+
+    code = "bot_ranked"
+    default_message = "Bot đang có trên bảng xếp hạng nên phải công khai. Bỏ xếp hạng trước nhé."
+
+
 class LadderBusy(Busy):
     """The scheduler's lease is held elsewhere right now; asking again soon works."""
 
     default_message = "Bảng xếp hạng đang được cập nhật. Bạn thử lại sau ít giây nhé."
 
 
-LADDER_ERRORS: tuple[type[GameError], ...] = (TooManyRanked, NotRanked, LadderBusy)
+LADDER_ERRORS: tuple[type[GameError], ...] = (TooManyRanked, NotRanked, BotRanked, LadderBusy)

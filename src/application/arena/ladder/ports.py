@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing
@@ -105,6 +106,9 @@ class LadderBots(Protocol):
 
 
 class BuiltinRoster(Protocol):
-    """The built-in bots' names, in their listed order (the arena's built-in bots)."""
+    """The built-in bots' names, in their listed order, and each one's language (the
+    arena's built-in bots)."""
 
     def names(self) -> tuple[str, ...]: ...
+
+    def language(self, name: str) -> Language: ...

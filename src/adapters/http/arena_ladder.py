@@ -1,0 +1,160 @@
+"""The ladder over HTTP, under /arena/api/ladder (spec B8 "Entry", "Pages and routes").
+
+Thin: each handler reads the path and the owner key, calls one use case and maps its
+result to the JSON views below (camelCase); errors go through the one table in
+`errors`. Ranking, unranking and resuming are the owner's (the `X-Owner-Key` header, as
+for the bot routes); the table is anyone's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import msgspec
+from litestar import Router, delete, get, post, put
+from litestar.openapi.spec import OpenAPI
+from litestar.params import FromPath
+
+from noitu.adapters.http.arena_bots import MAX_BODY_BYTES, OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.errors import error_responses
+from noitu.adapters.http.paths import ARENA_API_PATH
+from noitu.application.arena.errors import BadOwnerKey, BotNotBuilt, BotNotFound, NotOwner
+from noitu.application.arena.ladder.errors import NotRanked, TooManyRanked
+from noitu.application.arena.ladder.list_ladder import ListedBot, ListLadder
+from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand, RankedBot
+from noitu.application.arena.ladder.resume_bot import ResumeBot, ResumeBotCommand
+from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
+from noitu.application.errors import Busy
+
+LADDER_PATH = f"{ARENA_API_PATH}/ladder"
+
+
+class LadderRowView(msgspec.Struct, frozen=True, rename="camel"):
+    rank: int
+    bot_id: str  # an uploaded bot's id, or a built-in's name
+    name: str
+    language: str
+    builtin: bool
+    mu: float
+    sigma: float
+    ordinal: float  # μ − 3σ, what the table is ordered by
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_game_ms: int | None
+    suspended: bool
+
+
+class LadderView(msgspec.Struct, frozen=True):
+    rows: list[LadderRowView]
+
+
+class RankedView(msgspec.Struct, frozen=True, rename="camel"):
+    bot_id: str
+    suspended: bool
+    #: Failed ladder matches in a row (three suspend the bot).
+    failures_in_row: int
+    #: Still playing its first pairings against the built-ins.
+    in_placement: bool
+
+
+class UnrankedView(msgspec.Struct, frozen=True, rename="camel"):
+    bot_id: str
+    #: False when the bot was not ranked (nothing changed).
+    was_ranked: bool
+
+
+def row_view(listed: ListedBot) -> LadderRowView:
+    row = listed.row
+    return LadderRowView(
+        rank=row.rank, bot_id=row.bot, name=listed.name, language=listed.language.value,
+        builtin=row.builtin, mu=row.mu, sigma=row.sigma, ordinal=row.ordinal,
+        games=row.games, wins=row.wins, draws=row.draws, losses=row.losses,
+        last_game_ms=row.last_game_ms, suspended=row.suspended,
+    )
+
+
+def ranked_view(ranked: RankedBot) -> RankedView:
+    return RankedView(ranked.bot_id, ranked.suspended, ranked.failures_in_row, ranked.in_placement)
+
+
+class ArenaLadderUseCases(Protocol):
+    """Where the ladder's routes find their use cases (the composition root's providers
+    fit)."""
+
+    rank_bot: Callable[[], RankBot]
+    unrank_bot: Callable[[], UnrankBot]
+    resume_bot: Callable[[], ResumeBot]
+    list_ladder: Callable[[], ListLadder]
+
+
+#: The routes only a bot's owner may call: the document says they need the key.
+KEYED = {("put", "/bots/{bot_id}"), ("delete", "/bots/{bot_id}"), ("post", "/bots/{bot_id}/resume")}
+
+
+def tighten_ladder_schema(schema: OpenAPI) -> None:
+    """Say in the document what the handlers enforce: the owner's routes need the key
+    (without it no bot is the caller's)."""
+    keyed = 0
+    for path, item in (schema.paths or {}).items():
+        for method in ("put", "delete", "post"):
+            operation = getattr(item, method)
+            if operation is None or (method, path.removeprefix(LADDER_PATH)) not in KEYED:
+                continue
+            for parameter in operation.parameters or []:
+                if getattr(parameter, "name", "") == OWNER_KEY_HEADER:
+                    parameter.required = True
+                    keyed += 1
+    if keyed != len(KEYED):
+        raise RuntimeError("the OpenAPI document lacks the owner key of a ladder route")
+
+
+def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
+    @get(
+        "/",
+        summary="The ladder's table: every ranked bot, built-ins included, by μ − 3σ",
+        responses=error_responses(Busy),
+    )
+    async def table() -> LadderView:
+        return LadderView([row_view(listed) for listed in await use_cases.list_ladder()()])
+
+    @put(
+        "/bots/{bot_id:str}",
+        summary="Rank one's built bot: it becomes public and joins the ladder",
+        description="At most 3 ranked bots per owner. Ranking a ranked bot changes nothing.",
+        responses=error_responses(
+            BadOwnerKey, NotOwner, BotNotFound, BotNotBuilt, TooManyRanked, Busy
+        ),
+    )
+    async def rank(bot_id: FromPath[str], owner_key: OwnerKey = None) -> RankedView:
+        return ranked_view(await use_cases.rank_bot()(RankBotCommand(bot_id, owner_key)))
+
+    @delete(
+        "/bots/{bot_id:str}",
+        status_code=200,
+        summary="Take one's bot off the ladder; it stays public and its results stay",
+        responses=error_responses(BadOwnerKey, NotOwner, BotNotFound, Busy),
+    )
+    async def unrank(bot_id: FromPath[str], owner_key: OwnerKey = None) -> UnrankedView:
+        unranked = await use_cases.unrank_bot()(UnrankBotCommand(bot_id, owner_key))
+        return UnrankedView(unranked.bot_id, unranked.was_ranked)
+
+    @post(
+        "/bots/{bot_id:str}/resume",
+        status_code=200,
+        summary="Resume one's suspended ranked bot: its failures in a row start again at 0",
+        responses=error_responses(BadOwnerKey, NotOwner, BotNotFound, NotRanked, Busy),
+    )
+    async def resume(bot_id: FromPath[str], owner_key: OwnerKey = None) -> RankedView:
+        return ranked_view(await use_cases.resume_bot()(ResumeBotCommand(bot_id, owner_key)))
+
+    return [
+        Router(
+            path=LADDER_PATH,
+            route_handlers=[table, rank, unrank, resume],
+            request_max_body_size=MAX_BODY_BYTES,
+            tags=["arena"],
+        )
+    ]
