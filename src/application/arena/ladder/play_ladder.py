@@ -1,0 +1,231 @@
+"""The ladder's driver (spec B8 "Pairings", "Rating", "Scheduling"): ladder matches on
+idle capacity, each played in a room and rated when it ends.
+
+Whenever the match queue has a slot nobody else wants (no room's match waits, and the
+ladder holds fewer than all but one of the slots), the driver starts the next ladder
+match: the other match of a pairing it is playing, else a new pairing's first, which
+it asks `SchedulePairing` for. A pairing's two matches (same seed, sides swapped) thus
+run together when two slots are idle and one after the other when one is.
+
+Each match is a room the server makes: a room code, both seats filled with the
+pairing's bots, the pairing's seed, shown in the lobby as a ladder match and watchable
+like any room; `StartMatch` plays it through the queue like a room's match, marked as a
+ladder match. Once the room's match is archived, `RecordLadderResult` rates it; a
+pairing it says to play again (a match the server spoiled) joins the matches to start.
+
+The driver wakes when the queue changes (a slot freed, a room's match came or left),
+when one of its matches ends, and at a periodic tick (a bot ranked meanwhile, another
+instance's lease let go), so it runs the same in one process and beside other
+instances: the lease inside `SchedulePairing` makes one scheduler decide at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import deque
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from noitu.application.arena.errors import Busy
+from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots
+from noitu.application.arena.ladder.record_ladder_result import (
+    RecordLadderResult,
+    RecordLadderResultCommand,
+    UnknownPairing,
+)
+from noitu.application.arena.ladder.schedule_pairing import (
+    SchedulePairing,
+    SchedulePairingCommand,
+)
+from noitu.application.arena.live_match import Timer
+from noitu.application.arena.match_clock import MATCH_CLOCK
+from noitu.application.arena.records import Seat
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.rooms.create_room import CODE_TRIES
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
+from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.domain.arena.ladder.pairing import Pairing
+from noitu.domain.arena.match import EndReason, Result
+
+#: How often the driver looks for idle slots without being woken.
+TICK_MS = 5_000
+
+
+class PlayLadderCommand(msgspec.Struct, frozen=True):
+    #: This instance's name: the scheduler's lease holder.
+    scheduler: str
+
+
+@dataclass(frozen=True, slots=True)
+class LadderMatch:
+    """Match `index` (0 or 1: sides swapped) of `pairing`."""
+
+    pairing: Pairing
+    index: int
+
+
+class PlayLadder:
+    def __init__(
+        self,
+        schedule: SchedulePairing,
+        record: RecordLadderResult,
+        host: RoomHost,
+        start: StartMatch,
+        bots: LadderBots,
+        roster: BuiltinRoster,
+        timer: Timer,
+        rng: random.Random,
+        turn_limit: int = MATCH_CLOCK.turn_limit,
+        tick_ms: int = TICK_MS,
+    ) -> None:
+        """`turn_limit`: the ladder matches' (a benchmark may shorten them)."""
+        self._schedule = schedule
+        self._record = record
+        self._host = host
+        self._start = start
+        self._bots = bots
+        self._roster = roster
+        self._timer = timer
+        self._rng = rng
+        self._turn_limit = turn_limit
+        self._tick_ms = tick_ms
+        #: Matches of this driver's pairings not started yet, in order.
+        self._to_start: deque[LadderMatch] = deque()
+        #: Ladder matches started and not yet archived (in the queue or playing).
+        self._in_flight = 0
+        self._wake = asyncio.Event()
+
+    async def __call__(self, command: PlayLadderCommand) -> None:
+        """Keep idle slots filled with ladder matches until cancelled."""
+        queue = self._host.queue
+        queue.on_change(self._wake.set)
+        try:
+            while True:
+                self._wake.clear()
+                await self._fill(command.scheduler)
+                deadline = self._host.clock.now_ms() + self._tick_ms
+                await _first(self._wake.wait(), self._timer.sleep_until(deadline))
+        finally:
+            queue.off_change(self._wake.set)
+
+    @property
+    def in_flight(self) -> int:
+        """Ladder matches started and not yet archived."""
+        return self._in_flight
+
+    def _idle_slot(self) -> bool:
+        queue = self._host.queue
+        return (
+            self._in_flight < queue.ladder_slots
+            and self._in_flight + queue.room_matches < queue.slots
+        )
+
+    async def _fill(self, scheduler: str) -> None:
+        while self._idle_slot():
+            if not self._to_start:
+                pairing = await self._schedule(SchedulePairingCommand(scheduler))
+                if pairing is None:
+                    return
+                self._to_start.extend((LadderMatch(pairing, 0), LadderMatch(pairing, 1)))
+            ladder_match = self._to_start.popleft()
+            if not await self._begin(ladder_match):
+                self._to_start.appendleft(ladder_match)  # the store failed: next time
+                return
+
+    async def _begin(self, ladder_match: LadderMatch) -> bool:
+        """Make the match's room and start its match; False when it could not be made
+        (no free code, the archive failing): nothing is left behind."""
+        p1, p2 = ladder_match.pairing.seats(ladder_match.index)
+        seats: list[RoomSeat | None] = [await self._seat(p1), await self._seat(p2)]
+        if None in seats:  # a bot deleted meanwhile: no match, and nobody is rated
+            self._in_flight += 1
+            self._host.background.spawn(self._rate(ladder_match, self._unplayed(), None))
+            return True
+        try:
+            room = self._new_room()
+        except Busy:
+            return False
+        room.seats = seats
+        room.ladder = True
+        room.seed = ladder_match.pairing.seed
+        room.turn_limit = self._turn_limit
+        self._host.changed(room)
+        self._in_flight += 1
+        try:
+            await self._start(room)
+        except Exception:  # noqa: BLE001 - the server's store: try again at the next wake
+            self._in_flight -= 1
+            self._host.abandon_waiting(room)
+            return False
+        self._host.background.spawn(self._rate_when_over(room, ladder_match))
+        return True
+
+    async def _seat(self, bot: str) -> RoomSeat | None:
+        """The bot's seat; None when the uploaded bot is gone."""
+        if bot in self._roster.names():
+            return RoomSeat(Seat(SeatKind.BUILTIN, bot, bot), seated_by="")
+        record = await self._bots.get_bot(bot)
+        if record is None:
+            return None
+        return RoomSeat(Seat(SeatKind.UPLOAD, bot, record.name, record.owner), seated_by="")
+
+    def _unplayed(self) -> tuple[str, Result]:
+        """The id and result of a ladder match that could not be played: not rated,
+        it ends its pairing's match like an ABANDONED one."""
+        return f"{self._rng.getrandbits(32):08X}", Result(None, EndReason.ABANDONED, 0)
+
+    def _new_room(self) -> Room:
+        now = self._host.clock.now_ms()
+        for _ in range(CODE_TRIES):
+            room = Room(new_room_code(self._rng), now, creator="")
+            if self._host.registry.add(room):
+                return room
+        raise Busy()
+
+    async def _rate_when_over(self, room: Room, ladder_match: LadderMatch) -> None:
+        try:
+            await room.concluded.wait()
+        except BaseException:
+            self._in_flight -= 1
+            raise
+        result = room.result
+        assert result is not None and room.match_id is not None
+        await self._rate(ladder_match, (room.match_id, result), room.finished_ms)
+
+    async def _rate(
+        self, ladder_match: LadderMatch, played: tuple[str, Result], ended_ms: int | None
+    ) -> None:
+        """Rate the match (`played`: its id and result) and take its pairing's replay."""
+        self._in_flight -= 1
+        self._wake.set()
+        match_id, result = played
+        p1, p2 = ladder_match.pairing.seats(ladder_match.index)
+        if ended_ms is None:
+            ended_ms = self._host.clock.now_ms()
+        try:
+            recorded = await self._record(
+                RecordLadderResultCommand(ladder_match.pairing.id, match_id, p1, p2, result, ended_ms)
+            )
+        except UnknownPairing:
+            return  # the pairing was closed meanwhile (a rebuild, an operator): nothing to rate
+        if recorded.replay is not None:
+            self._to_start.extend(
+                (LadderMatch(recorded.replay, 0), LadderMatch(recorded.replay, 1))
+            )
+            self._wake.set()
+
+
+async def _first(*waits: Coroutine[Any, Any, object]) -> None:
+    tasks = [asyncio.ensure_future(wait) for wait in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
