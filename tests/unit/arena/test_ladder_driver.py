@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from noitu.application.arena.ladder.play_ladder import TICK_MS
 from noitu.application.arena.ports import Artefact
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
@@ -73,8 +74,16 @@ async def test_a_bot_that_fails_loses_and_a_spoiled_match_is_played_again(arena:
 
     arena.builtins.artefact = first_fails  # type: ignore[method-assign]
     async with ladder.running():
+        await arena.until(lambda: len(ladder.closed) == 1, "a spoiled pairing")
+        await settle_a_while()
+        # played again from the next tick on, not at once: a server that spoils every
+        # match does not spin
+        (replay,) = ladder.stores.pairings.live_by_id.values()
+        assert len(ladder.closed) == 1 and ladder.driver.in_flight == 0
+        arena.timer.advance(TICK_MS)
         await arena.until(lambda: len(ladder.closed) >= 2, "a pairing played again")
     spoiled, again = ladder.closed[:2]
+    assert again.id == replay.id
     assert spoiled.to_replay and again.bots == spoiled.bots and again.seed != spoiled.seed
     reasons = [arena.stores.matches[end.match_id].result.reason for end in spoiled.ends]
     assert EndReason.ABANDONED in reasons
@@ -157,3 +166,16 @@ async def test_no_ladder_match_on_a_one_slot_server(tmp_path: Path):
 async def settle_a_while() -> None:
     for _ in range(50):
         await asyncio.sleep(0)
+
+
+async def test_a_ranked_bot_found_deleted_leaves_the_ladder_unrated(arena: Arena):
+    ladder = ladder_over(arena, "random")
+    gone = "00000000000000aa"  # ranked, then deleted: no record in the catalogue
+    ladder.stores.members.by_bot[gone] = Member(gone, new_owner(), START_MS)
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.closed) == 1, "the pairing closed")
+        await settle_a_while()
+    (pairing,) = ladder.closed
+    assert set(pairing.bots) == {gone, "random"} and not any(e.rated for e in pairing.ends)
+    assert ladder.stores.members.by_bot == {} and ladder.stores.pairings.live_by_id == {}
+    assert ladder.stores.results.by_match == {} and arena.registry.rooms() == []

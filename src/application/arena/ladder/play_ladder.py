@@ -11,7 +11,10 @@ Each match is a room the server makes: a room code, both seats filled with the
 pairing's bots, the pairing's seed, shown in the lobby as a ladder match and watchable
 like any room; `StartMatch` plays it through the queue like a room's match, marked as a
 ladder match. Once the room's match is archived, `RecordLadderResult` rates it; a
-pairing it says to play again (a match the server spoiled) joins the matches to start.
+pairing it says to play again (a match the server spoiled) joins the matches to start,
+from the next tick on, so a server that spoils every match (its sandbox gone) tries
+again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
+the ladder (its match is not played, nobody is rated).
 
 The driver wakes when the queue changes (a slot freed, a room's match came or left),
 when one of its matches ends, and at a periodic tick (a bot ranked meanwhile, another
@@ -31,7 +34,7 @@ from typing import Any
 import msgspec
 
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots
+from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots, LadderMembers
 from noitu.application.arena.ladder.record_ladder_result import (
     RecordLadderResult,
     RecordLadderResultCommand,
@@ -63,10 +66,11 @@ class PlayLadderCommand(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True, slots=True)
 class LadderMatch:
-    """Match `index` (0 or 1: sides swapped) of `pairing`."""
+    """Match `index` (0 or 1: sides swapped) of `pairing`, to start from `not_before_ms`."""
 
     pairing: Pairing
     index: int
+    not_before_ms: int = 0
 
 
 class PlayLadder:
@@ -77,6 +81,7 @@ class PlayLadder:
         host: RoomHost,
         start: StartMatch,
         bots: LadderBots,
+        members: LadderMembers,
         roster: BuiltinRoster,
         timer: Timer,
         rng: random.Random,
@@ -89,6 +94,7 @@ class PlayLadder:
         self._host = host
         self._start = start
         self._bots = bots
+        self._members = members
         self._roster = roster
         self._timer = timer
         self._rng = rng
@@ -109,6 +115,8 @@ class PlayLadder:
                 self._wake.clear()
                 await self._fill(command.scheduler)
                 deadline = self._host.clock.now_ms() + self._tick_ms
+                if self._to_start:
+                    deadline = min(deadline, self._to_start[0].not_before_ms)
                 await _first(self._wake.wait(), self._timer.sleep_until(deadline))
         finally:
             queue.off_change(self._wake.set)
@@ -132,6 +140,8 @@ class PlayLadder:
                 if pairing is None:
                     return
                 self._to_start.extend((LadderMatch(pairing, 0), LadderMatch(pairing, 1)))
+            if self._to_start[0].not_before_ms > self._host.clock.now_ms():
+                return
             ladder_match = self._to_start.popleft()
             if not await self._begin(ladder_match):
                 self._to_start.appendleft(ladder_match)  # the store failed: next time
@@ -143,8 +153,7 @@ class PlayLadder:
         p1, p2 = ladder_match.pairing.seats(ladder_match.index)
         seats: list[RoomSeat | None] = [await self._seat(p1), await self._seat(p2)]
         if None in seats:  # a bot deleted meanwhile: no match, and nobody is rated
-            self._in_flight += 1
-            self._host.background.spawn(self._rate(ladder_match, self._unplayed(), None))
+            self._unplayed(ladder_match)
             return True
         try:
             room = self._new_room()
@@ -162,22 +171,30 @@ class PlayLadder:
             self._in_flight -= 1
             self._host.abandon_waiting(room)
             return False
+        if room.live is None:  # closed while its match was being recorded (shutting down)
+            self._in_flight -= 1
+            self._unplayed(ladder_match)
+            return True
         self._host.background.spawn(self._rate_when_over(room, ladder_match))
         return True
 
     async def _seat(self, bot: str) -> RoomSeat | None:
-        """The bot's seat; None when the uploaded bot is gone."""
+        """The bot's seat; None when the uploaded bot is gone (it then leaves the
+        ladder: B8, a deleted bot leaves the table)."""
         if bot in self._roster.names():
             return RoomSeat(Seat(SeatKind.BUILTIN, bot, bot), seated_by="")
         record = await self._bots.get_bot(bot)
         if record is None:
+            await self._members.unrank(bot)
             return None
         return RoomSeat(Seat(SeatKind.UPLOAD, bot, record.name, record.owner), seated_by="")
 
-    def _unplayed(self) -> tuple[str, Result]:
-        """The id and result of a ladder match that could not be played: not rated,
-        it ends its pairing's match like an ABANDONED one."""
-        return f"{self._rng.getrandbits(32):08X}", Result(None, EndReason.ABANDONED, 0)
+    def _unplayed(self, ladder_match: LadderMatch) -> None:
+        """A ladder match that could not be played: it ends as ABANDONED, not rated,
+        under a fresh id (no match of the archive has it)."""
+        self._in_flight += 1
+        played = f"{self._rng.getrandbits(32):08X}", Result(None, EndReason.ABANDONED, 0)
+        self._host.background.spawn(self._rate(ladder_match, played, None))
 
     def _new_room(self) -> Room:
         now = self._host.clock.now_ms()
@@ -214,8 +231,9 @@ class PlayLadder:
         except UnknownPairing:
             return  # the pairing was closed meanwhile (a rebuild, an operator): nothing to rate
         if recorded.replay is not None:
+            at = self._host.clock.now_ms() + self._tick_ms
             self._to_start.extend(
-                (LadderMatch(recorded.replay, 0), LadderMatch(recorded.replay, 1))
+                (LadderMatch(recorded.replay, 0, at), LadderMatch(recorded.replay, 1, at))
             )
             self._wake.set()
 
