@@ -307,8 +307,8 @@ class LadderRun:
             clock, rng,
         )
         self.driver = PlayLadder(
-            self.schedule, self.record, host, start, bots, stores.members, self.roster,
-            timer, rng,
+            self.schedule, self.record, host, start, bots, stores.members, stores.pairings,
+            self.roster, timer, rng,
             turn_limit=turn_limit,
         )
 

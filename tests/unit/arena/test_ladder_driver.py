@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from noitu.application.arena.ladder.play_ladder import TICK_MS
+from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
 from noitu.application.arena.ports import Artefact
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.match import EndReason
 from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, upload
 from support.fakes import START_MS
@@ -179,3 +180,24 @@ async def test_a_ranked_bot_found_deleted_leaves_the_ladder_unrated(arena: Arena
     assert set(pairing.bots) == {gone, "random"} and not any(e.rated for e in pairing.ends)
     assert ladder.stores.members.by_bot == {} and ladder.stores.pairings.live_by_id == {}
     assert ladder.stores.results.by_match == {} and arena.registry.rooms() == []
+
+
+async def test_a_pairing_left_by_a_dead_instance_is_ended_unrated_and_played_again(
+    arena: Arena,
+):
+    ladder = ladder_over(arena, "random", "tactical")
+    opened = arena.clock.now_ms()
+    lost = Pairing("00000000000000ff", 5, "random", "tactical", False, opened)
+    assert await ladder.stores.pairings.open(lost)
+    async with ladder.running():
+        await settle_a_while()
+        # young enough to be another instance's: left alone, its bots stay busy
+        assert ladder.closed == [] and ladder.driver.in_flight == 0
+        arena.timer.advance(LOST_PAIRING_MS)
+        await arena.until(lambda: len(ladder.closed) == 1, "the lost pairing ended")
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 2, "played again")
+    ended, again = ladder.closed[:2]
+    assert ended.id == lost.id and not any(end.rated for end in ended.ends)
+    assert len(ended.ends) == 2 and ended.to_replay
+    assert again.bots == lost.bots and all(end.rated for end in again.ends)

@@ -16,6 +16,11 @@ from the next tick on, so a server that spoils every match (its sandbox gone) tr
 again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
 the ladder (its match is not played, nobody is rated).
 
+A pairing whose instance died (a restart, a worker lost) would keep its two bots busy
+for ever: at each tick, a pairing live for `LOST_PAIRING_MS` that this driver is not
+playing is taken as lost — its matches not told end unplayed (ABANDONED, not rated),
+so it closes and is played again, here.
+
 The driver wakes when the queue changes (a slot freed, a room's match came or left),
 when one of its matches ends, and at a periodic tick (a bot ranked meanwhile, another
 instance's lease let go), so it runs the same in one process and beside other
@@ -34,7 +39,12 @@ from typing import Any
 import msgspec
 
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots, LadderMembers
+from noitu.application.arena.ladder.ports import (
+    BuiltinRoster,
+    LadderBots,
+    LadderMembers,
+    LadderPairings,
+)
 from noitu.application.arena.ladder.record_ladder_result import (
     RecordLadderResult,
     RecordLadderResultCommand,
@@ -52,11 +62,14 @@ from noitu.application.arena.rooms.create_room import CODE_TRIES
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
 from noitu.application.arena.rooms.start_match import StartMatch
-from noitu.domain.arena.ladder.pairing import Pairing
+from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING, Pairing
 from noitu.domain.arena.match import EndReason, Result
 
 #: How often the driver looks for idle slots without being woken.
 TICK_MS = 5_000
+#: A pairing live this long is lost, unless this driver plays it: two matches of the
+#: longest kind (every turn near its 2 s) take well under it.
+LOST_PAIRING_MS = 30 * 60_000
 
 
 class PlayLadderCommand(msgspec.Struct, frozen=True):
@@ -82,6 +95,7 @@ class PlayLadder:
         start: StartMatch,
         bots: LadderBots,
         members: LadderMembers,
+        pairings: LadderPairings,
         roster: BuiltinRoster,
         timer: Timer,
         rng: random.Random,
@@ -95,6 +109,7 @@ class PlayLadder:
         self._start = start
         self._bots = bots
         self._members = members
+        self._pairings = pairings
         self._roster = roster
         self._timer = timer
         self._rng = rng
@@ -104,6 +119,9 @@ class PlayLadder:
         self._to_start: deque[LadderMatch] = deque()
         #: Ladder matches started and not yet archived (in the queue or playing).
         self._in_flight = 0
+        #: The pairings this driver plays (their matches to start, or in flight).
+        self._mine: set[str] = set()
+        self._next_look_for_lost_ms = 0
         self._wake = asyncio.Event()
 
     async def __call__(self, command: PlayLadderCommand) -> None:
@@ -134,12 +152,13 @@ class PlayLadder:
         )
 
     async def _fill(self, scheduler: str) -> None:
+        await self._end_lost_pairings()
         while self._idle_slot():
             if not self._to_start:
                 pairing = await self._schedule(SchedulePairingCommand(scheduler))
                 if pairing is None:
                     return
-                self._to_start.extend((LadderMatch(pairing, 0), LadderMatch(pairing, 1)))
+                self._play(pairing, not_before_ms=0)
             if self._to_start[0].not_before_ms > self._host.clock.now_ms():
                 return
             ladder_match = self._to_start.popleft()
@@ -230,12 +249,40 @@ class PlayLadder:
             )
         except UnknownPairing:
             return  # the pairing was closed meanwhile (a rebuild, an operator): nothing to rate
+        if recorded.pairing_over:
+            self._mine.discard(ladder_match.pairing.id)
         if recorded.replay is not None:
-            at = self._host.clock.now_ms() + self._tick_ms
-            self._to_start.extend(
-                (LadderMatch(recorded.replay, 0, at), LadderMatch(recorded.replay, 1, at))
-            )
+            self._play(recorded.replay, self._host.clock.now_ms() + self._tick_ms)
             self._wake.set()
+
+    def _play(self, pairing: Pairing, not_before_ms: int) -> None:
+        self._mine.add(pairing.id)
+        self._to_start.extend(
+            LadderMatch(pairing, index, not_before_ms) for index in range(MATCHES_PER_PAIRING)
+        )
+
+    async def _end_lost_pairings(self) -> None:
+        """At most once a tick: end the matches not told of every lost pairing."""
+        now = self._host.clock.now_ms()
+        if now < self._next_look_for_lost_ms:
+            return
+        self._next_look_for_lost_ms = now + self._tick_ms
+        for pairing in await self._pairings.live():
+            if pairing.id in self._mine or now - pairing.started_ms < LOST_PAIRING_MS:
+                continue
+            for index in range(len(pairing.ends), MATCHES_PER_PAIRING):
+                p1, p2 = pairing.seats(index)
+                played = f"{self._rng.getrandbits(32):08X}"
+                try:
+                    recorded = await self._record(
+                        RecordLadderResultCommand(
+                            pairing.id, played, p1, p2, Result(None, EndReason.ABANDONED, 0), now
+                        )
+                    )
+                except (UnknownPairing, ValueError):
+                    break  # another instance ended it meanwhile
+                if recorded.replay is not None:
+                    self._play(recorded.replay, now + self._tick_ms)
 
 
 async def _first(*waits: Coroutine[Any, Any, object]) -> None:
