@@ -296,6 +296,8 @@ class LadderRun:
     ) -> None:
         self.stores = Ladder(seed)
         self.roster = roster or BuiltinNames()
+        #: What the driver was told failed.
+        self.errors: list[Exception] = []
         rng = random.Random(seed)
         stores = self.stores
         self.schedule = SchedulePairing(
@@ -308,7 +310,7 @@ class LadderRun:
         )
         self.driver = PlayLadder(
             self.schedule, self.record, host, start, bots, stores.members, stores.pairings,
-            self.roster, timer, rng,
+            self.roster, timer, rng, self.errors.append,
             turn_limit=turn_limit,
         )
 

@@ -201,3 +201,25 @@ async def test_a_pairing_left_by_a_dead_instance_is_ended_unrated_and_played_aga
     assert ended.id == lost.id and not any(end.rated for end in ended.ends)
     assert len(ended.ends) == 2 and ended.to_replay
     assert again.bots == lost.bots and all(end.rated for end in again.ends)
+
+
+async def test_a_store_that_fails_is_told_and_the_ladder_goes_on(arena: Arena):
+    ladder = ladder_over(arena, "random", "tactical")
+    pairings = ladder.stores.pairings
+    real_live = pairings.live
+    failures = 1
+
+    async def live_once_down() -> list[Pairing]:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise ConnectionError("the database is down")
+        return await real_live()
+
+    pairings.live = live_once_down  # type: ignore[method-assign]
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.errors) == 1, "the failure told")
+        assert ladder.closed == []
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 1, "a pairing played after all")
+    assert isinstance(ladder.errors[0], ConnectionError) and len(ladder.errors) == 1

@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,10 +99,13 @@ class PlayLadder:
         roster: BuiltinRoster,
         timer: Timer,
         rng: random.Random,
+        on_error: Callable[[Exception], None],
         turn_limit: int = MATCH_CLOCK.turn_limit,
         tick_ms: int = TICK_MS,
     ) -> None:
-        """`turn_limit`: the ladder matches' (a benchmark may shorten them)."""
+        """`on_error` is told of a pass that failed (a store down; the driver goes on
+        and tries again at the next wake); `turn_limit`: the ladder matches' (a
+        benchmark may shorten them)."""
         self._schedule = schedule
         self._record = record
         self._host = host
@@ -113,6 +116,7 @@ class PlayLadder:
         self._roster = roster
         self._timer = timer
         self._rng = rng
+        self._on_error = on_error
         self._turn_limit = turn_limit
         self._tick_ms = tick_ms
         #: Matches of this driver's pairings not started yet, in order.
@@ -131,7 +135,10 @@ class PlayLadder:
         try:
             while True:
                 self._wake.clear()
-                await self._fill(command.scheduler)
+                try:
+                    await self._fill(command.scheduler)
+                except Exception as error:  # noqa: BLE001 - told; the next wake tries again
+                    self._on_error(error)
                 deadline = self._host.clock.now_ms() + self._tick_ms
                 if self._to_start:
                     deadline = min(deadline, self._to_start[0].not_before_ms)
@@ -248,7 +255,12 @@ class PlayLadder:
                 RecordLadderResultCommand(ladder_match.pairing.id, match_id, p1, p2, result, ended_ms)
             )
         except UnknownPairing:
-            return  # the pairing was closed meanwhile (a rebuild, an operator): nothing to rate
+            return  # the pairing was closed meanwhile (lost, ended elsewhere): nothing to rate
+        except Exception:
+            # not recorded (a store down): no longer this driver's, so once it is old
+            # enough the lost pairings' rule ends it and plays it again
+            self._mine.discard(ladder_match.pairing.id)
+            raise
         if recorded.pairing_over:
             self._mine.discard(ladder_match.pairing.id)
         if recorded.replay is not None:
