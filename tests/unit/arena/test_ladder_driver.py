@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
+from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Artefact
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
@@ -223,3 +224,57 @@ async def test_a_store_that_fails_is_told_and_the_ladder_goes_on(arena: Arena):
         arena.timer.advance(TICK_MS)
         await arena.until(lambda: len(ladder.closed) >= 1, "a pairing played after all")
     assert isinstance(ladder.errors[0], ConnectionError) and len(ladder.errors) == 1
+
+
+class CountingTimer:
+    def __init__(self, timer: Timer) -> None:
+        self.timer = timer
+        self.calls = 0
+
+    async def sleep_until(self, at_ms: int) -> None:
+        self.calls += 1
+        await self.timer.sleep_until(at_ms)
+
+
+async def test_a_replay_due_while_rooms_hold_every_slot_waits_without_spinning(
+    tmp_path: Path,
+):
+    arena = Arena(tmp_path, slots=2)
+    timer = CountingTimer(arena.timer)
+    ladder = LadderRun(
+        arena.host, arena.start, arena.stores, timer, arena.clock,
+        roster=Roster("random", "tactical"),
+    )
+    real = arena.builtins.artefact
+    calls = 0
+
+    async def first_fails(name: str) -> Artefact:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("the built-in bot could not be built")
+        return await real(name)
+
+    arena.builtins.artefact = first_fails  # type: ignore[method-assign]
+    owner = new_owner()
+    mine = [arena.add_bot(owner), arena.add_bot(owner)]
+    held = thinking_bots(arena, "strong", 2)
+    for bot in mine:
+        held += thinking_bots(arena, bot.id, 1)
+    try:
+        async with ladder.running():
+            await arena.until(lambda: len(ladder.closed) == 1, "a spoiled pairing")
+            for bot in mine:
+                await arena.create(owner, upload(bot), builtin("strong"))
+            await arena.until(lambda: arena.queue.room_matches == 2, "two rooms' matches")
+            arena.timer.advance(TICK_MS)  # the replay is due; no slot is idle
+            before = timer.calls
+            await settle_a_while()
+            assert timer.calls - before <= 2 and ladder.driver.in_flight == 0
+            for bot in held:
+                bot.release()
+            await arena.until(lambda: len(ladder.closed) >= 2, "the replay played")
+    finally:
+        for bot in held:
+            bot.release()
+        await arena.background.settle()

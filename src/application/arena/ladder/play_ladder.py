@@ -139,8 +139,11 @@ class PlayLadder:
                     await self._fill(command.scheduler)
                 except Exception as error:  # noqa: BLE001 - told; the next wake tries again
                     self._on_error(error)
-                deadline = self._host.clock.now_ms() + self._tick_ms
-                if self._to_start:
+                now = self._host.clock.now_ms()
+                deadline = now + self._tick_ms
+                if self._to_start and self._to_start[0].not_before_ms > now:
+                    # a replay due before the tick (never a moment past: no spinning
+                    # while the rooms hold every slot)
                     deadline = min(deadline, self._to_start[0].not_before_ms)
                 await _first(self._wake.wait(), self._timer.sleep_until(deadline))
         finally:
@@ -193,9 +196,10 @@ class PlayLadder:
         self._in_flight += 1
         try:
             await self._start(room)
-        except Exception:  # noqa: BLE001 - the server's store: try again at the next wake
+        except Exception as error:  # noqa: BLE001 - the server's store: told, tried again
             self._in_flight -= 1
             self._host.abandon_waiting(room)
+            self._on_error(error)
             return False
         if room.live is None:  # closed while its match was being recorded (shutting down)
             self._in_flight -= 1
