@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from noitu.application.arena.errors import WrongRoomPhase
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Artefact
+from noitu.application.arena.rooms.surrender import SurrenderCommand
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member
@@ -148,6 +150,11 @@ async def test_ladder_matches_count_toward_no_owners_limit(arena: Arena):
             assert ranked.id in {held.seat.ref for held in room.seats if held is not None}
             assert arena.host.rooms_involving(owner) == 0
             assert room.queue_tags() == frozenset()
+            snapshot = await arena.room(room.code, owner)
+            assert snapshot.ladder and snapshot.mine  # its owner sees its side...
+            with pytest.raises(WrongRoomPhase):  # ...and cannot give the match away
+                await arena.surrender(SurrenderCommand(room.code, owner))
+            assert not room.is_over
     finally:
         for bot in held:
             bot.release()
