@@ -4,11 +4,15 @@ would. `Ladder` puts every use case over them."""
 
 from __future__ import annotations
 
+import asyncio
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import replace
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
+from noitu.application.arena.ladder.play_ladder import PlayLadder, PlayLadderCommand
+from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
 from noitu.application.arena.ladder.record_ladder_result import (
@@ -20,8 +24,12 @@ from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
+from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord, BuildStatus, owner_hash
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.application.ports import Clock
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member
@@ -261,3 +269,66 @@ class Ladder:
 
     def standing(self, bot: str) -> Standing:
         return self.standings.stored.of(bot)
+
+
+class Roster:
+    """A roster of the given built-in names (fewer than the arena's, to pin the
+    scheduler's choice down)."""
+
+    def __init__(self, *names: str) -> None:
+        self._names = names
+
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+
+class LadderRun:
+    """The ladder's stores in memory, its scheduler and recorder on `clock`, and the
+    driver over a room host and its StartMatch; `running()` drives it in a task."""
+
+    def __init__(
+        self,
+        host: RoomHost,
+        start: StartMatch,
+        bots: LadderBots,
+        timer: Timer,
+        clock: Clock,
+        roster: BuiltinRoster | None = None,
+        turn_limit: int = 8,
+        seed: int = 1,
+    ) -> None:
+        self.stores = Ladder(seed)
+        self.roster = roster or BuiltinNames()
+        #: What the driver was told failed.
+        self.errors: list[Exception] = []
+        rng = random.Random(seed)
+        stores = self.stores
+        self.schedule = SchedulePairing(
+            stores.lease, stores.members, stores.standings, stores.pairings, self.roster,
+            clock, rng,
+        )
+        self.record = RecordLadderResult(
+            stores.results, stores.standings, stores.members, stores.pairings, self.roster,
+            clock, rng,
+        )
+        self.driver = PlayLadder(
+            self.schedule, self.record, host, start, bots, stores.members, stores.pairings,
+            self.roster, timer, rng, self.errors.append,
+            turn_limit=turn_limit,
+        )
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        task = asyncio.create_task(self.driver(PlayLadderCommand("instance-1")))
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    @property
+    def closed(self) -> list[Pairing]:
+        return self.stores.pairings.closed
+
+    def standing(self, bot: str) -> Standing:
+        return self.stores.standings.stored.of(bot)

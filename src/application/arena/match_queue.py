@@ -14,6 +14,11 @@ by arrival: one match per owner and per address ahead of others', the second beh
 all of theirs, and so on — a client who queues many matches at once, under many keys
 from one address, has its second wait behind a person who came later. A spectacle (two
 built-in bots) waits behind every other match: none starts while a person's waits.
+
+Ladder matches (spec B8 "Scheduling") fill idle capacity only: one waits behind every
+room's match, spectacles included, so a room's place never counts it; and they hold at
+most all but one of the slots (`ladder_slots`), so a room's match that comes while only
+ladder matches play starts at once.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class Waiting:
     match_id: str
     tags: frozenset[str]
     spectacle: bool
+    ladder: bool
     rank: int
     arrival: int
 
@@ -58,6 +64,10 @@ class MatchQueue:
         snapshot, which shows the place in the queue)."""
         self._listeners.append(listener)
 
+    def off_change(self, listener: Callable[[], None]) -> None:
+        """Stop calling `listener` (one that was added with `on_change`)."""
+        self._listeners.remove(listener)
+
     def place(self, match_id: str) -> int:
         """0 while the match plays (or is unknown), else its place in the queue from 1."""
         for place, waiting in enumerate(self._order(), start=1):
@@ -66,9 +76,16 @@ class MatchQueue:
         return 0
 
     def _order(self) -> list[Waiting]:
-        """The waiting matches in the order they will play: spectacles last, then by
-        rank, then by arrival."""
-        return sorted(self._waiting, key=lambda w: (w.spectacle, w.rank, w.arrival))
+        """The waiting matches in the order they will play: ladder matches last, then
+        spectacles, then by rank, then by arrival."""
+        return sorted(self._waiting, key=lambda w: (w.ladder, w.spectacle, w.rank, w.arrival))
+
+    def _may_start(self, entry: Waiting) -> bool:
+        """`entry` is first in line, a slot is free, and a ladder match leaves one
+        slot to the rooms."""
+        if len(self._playing) >= self.slots or self._order()[0] is not entry:
+            return False
+        return not entry.ladder or self.ladder_playing < self.ladder_slots
 
     def _rank(self, tags: frozenset[str]) -> int:
         """How many matches sharing a tag with `tags` play or wait now (the most over
@@ -86,27 +103,46 @@ class MatchQueue:
     def waiting(self) -> int:
         return len(self._waiting)
 
+    @property
+    def ladder_slots(self) -> int:
+        """The most ladder matches that may play at once: all slots but one (none on a
+        one-slot server)."""
+        return self.slots - 1
+
+    @property
+    def ladder_playing(self) -> int:
+        return sum(1 for entry in self._playing.values() if entry.ladder)
+
+    @property
+    def room_matches(self) -> int:
+        """Rooms' matches playing or waiting (what the ladder must leave room for)."""
+        return sum(1 for entry in (*self._playing.values(), *self._waiting) if not entry.ladder)
+
     def _notify(self) -> None:
         for listener in self._listeners:
             listener()
 
     @asynccontextmanager
     async def slot(
-        self, match_id: str, tags: frozenset[str] = frozenset(), spectacle: bool = False
+        self,
+        match_id: str,
+        tags: frozenset[str] = frozenset(),
+        spectacle: bool = False,
+        ladder: bool = False,
     ) -> AsyncIterator[None]:
         """Wait for a free slot in the fair order, hold it while the body plays the
         match. `tags` name who seated its sides (owner key hashes, client addresses);
-        `spectacle`: two built-in bots. A match whose waiter is cancelled (its room
-        closed) leaves the queue."""
+        `spectacle`: two built-in bots; `ladder`: a ladder match. A match whose waiter
+        is cancelled (its room closed) leaves the queue."""
         async with self._changed:
-            entry = Waiting(match_id, tags, spectacle, self._rank(tags), next(self._arrivals))
+            entry = Waiting(
+                match_id, tags, spectacle, ladder, self._rank(tags), next(self._arrivals)
+            )
             self._waiting.append(entry)
             self._changed.notify_all()
             self._notify()
             try:
-                await self._changed.wait_for(
-                    lambda: len(self._playing) < self.slots and self._order()[0] is entry
-                )
+                await self._changed.wait_for(lambda: self._may_start(entry))
             except BaseException:
                 self._waiting.remove(entry)
                 self._changed.notify_all()

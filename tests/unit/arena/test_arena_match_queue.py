@@ -190,3 +190,107 @@ async def test_an_owners_second_match_stays_behind_a_later_person_after_its_firs
         event.set()
     await asyncio.gather(*tasks)
     assert started == ["a", "b", "d", "c"]
+
+
+# --- ladder matches fill idle capacity only (spec B8 "Scheduling") ---------------------
+
+
+class LadderLine:
+    """Matches entering one queue, each held until the test ends it."""
+
+    def __init__(self, queue: MatchQueue) -> None:
+        self.queue = queue
+        self.started: list[str] = []
+        self._release: dict[str, asyncio.Event] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    def come(self, name: str, *, ladder: bool = False, spectacle: bool = False) -> None:
+        self._release[name] = asyncio.Event()
+
+        async def play() -> None:
+            async with self.queue.slot(name, spectacle=spectacle, ladder=ladder):
+                self.started.append(name)
+                await self._release[name].wait()
+
+        self._tasks[name] = asyncio.create_task(play())
+
+    async def end(self, name: str) -> None:
+        self._release[name].set()
+        await self._tasks[name]
+
+    async def end_all(self) -> None:
+        for name in self._release:
+            self._release[name].set()
+        await asyncio.gather(*self._tasks.values())
+
+
+async def test_ladder_matches_leave_one_slot_so_a_room_starts_at_once():
+    line = LadderLine(MatchQueue(3))
+    for name in ("ladder-1", "ladder-2", "ladder-3"):
+        line.come(name, ladder=True)
+    await asyncio.sleep(0.01)
+    # all but one slot: the third ladder match waits although a slot is free
+    assert line.started == ["ladder-1", "ladder-2"]
+    assert line.queue.ladder_playing == 2 and line.queue.place("ladder-3") == 1
+    line.come("room")
+    await asyncio.sleep(0.01)
+    assert line.started == ["ladder-1", "ladder-2", "room"]
+    assert line.queue.place("room") == 0 and line.queue.room_matches == 1
+    await line.end_all()
+
+
+async def test_a_room_match_goes_ahead_of_every_waiting_ladder_match():
+    line = LadderLine(MatchQueue(2))
+    line.come("room-1")
+    line.come("room-2")
+    await asyncio.sleep(0.01)
+    line.come("ladder", ladder=True)  # waits: both slots are the rooms'
+    await asyncio.sleep(0.01)
+    line.come("room-3")
+    line.come("show", spectacle=True)
+    await asyncio.sleep(0.01)
+    # the room's place counts room matches only, the spectacle included
+    assert [line.queue.place(n) for n in ("room-3", "show", "ladder")] == [1, 2, 3]
+    await line.end("room-1")
+    await asyncio.sleep(0.01)
+    assert line.started[-1] == "room-3" and line.queue.place("ladder") == 2
+    await line.end("room-2")
+    await asyncio.sleep(0.01)
+    assert line.started[-1] == "show"
+    await line.end("room-3")
+    await asyncio.sleep(0.01)
+    assert line.started[-1] == "ladder"
+    await line.end_all()
+    assert line.started == ["room-1", "room-2", "room-3", "show", "ladder"]
+
+
+async def test_a_one_slot_queue_keeps_its_slot_for_the_rooms():
+    line = LadderLine(MatchQueue(1))
+    line.come("ladder", ladder=True)
+    await asyncio.sleep(0.01)
+    assert line.started == [] and line.queue.ladder_slots == 0
+    line.come("room")
+    await asyncio.sleep(0.01)
+    assert line.started == ["room"]
+    line._tasks["ladder"].cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await line._tasks["ladder"]
+    await line.end("room")
+    assert (line.queue.playing, line.queue.waiting) == (0, 0)
+
+
+async def test_a_listener_taken_off_hears_no_more_changes():
+    queue = MatchQueue(1)
+    heard: list[int] = []
+
+    def listener() -> None:
+        heard.append(queue.playing)
+
+    queue.on_change(listener)
+    async with queue.slot("a"):
+        pass
+    count = len(heard)
+    queue.off_change(listener)
+    async with queue.slot("b"):
+        pass
+    assert count > 0 and len(heard) == count

@@ -22,6 +22,7 @@ class RoomSummary(msgspec.Struct, frozen=True, rename="camel"):
     turn_limit: int
     created_ms: int
     queue_place: int
+    ladder: bool = False  # a ladder match (spec B8), made by the server
 
 
 class Lobby(msgspec.Struct, frozen=True):
@@ -64,4 +65,5 @@ def _summary(room: Room) -> RoomSummary:
         DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
         room.created_ms,
         room.queue_place if room.queued else 0,
+        room.ladder,
     )

@@ -111,6 +111,13 @@ class Room:
     #: The feed was closed (after the last snapshot).
     feed_closed: bool = False
     task: asyncio.Task[None] | None = None
+    #: A ladder match's room (spec B8): made by the server, its seed and turn limit fixed
+    #: by the pairing, counted toward no owner's or address's limit.
+    ladder: bool = False
+    seed: int | None = None
+    turn_limit: int | None = None
+    #: Set once the match is archived (its result and replay known), however it ended.
+    concluded: asyncio.Event = field(default_factory=asyncio.Event)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -173,8 +180,10 @@ class Room:
 
     def queue_tags(self) -> frozenset[str]:
         """Who the match counts for in the match queue's fair order: the owners and
-        client addresses that seated its sides."""
-        tags = set()
+        client addresses that seated its sides (nobody's for a ladder match)."""
+        tags: set[str] = set()
+        if self.ladder:
+            return frozenset()
         for held in self.seats:
             if held is not None:
                 tags.add(f"owner:{held.seated_by}")
@@ -192,8 +201,9 @@ class Room:
         )
 
     def involves(self, who: str) -> bool:
-        """Whether `who` sits here, answers for a seat, or seated something here."""
-        return any(
+        """Whether `who` sits here, answers for a seat, or seated something here (a
+        ladder match involves nobody: it counts toward no owner's limit)."""
+        return not self.ladder and any(
             held is not None and (held.seated_by == who or held.controlled_by(who))
             for held in self.seats
         )

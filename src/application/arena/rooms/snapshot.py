@@ -118,6 +118,7 @@ class RoomSnapshot(msgspec.Struct, frozen=True, rename="camel"):
     result: ResultView | None
     match_id: str | None
     replay_ready: bool
+    ladder: bool = False  # a ladder match (spec B8): the server made it, nobody surrenders
 
 
 _EMPTY_BOARD = BoardView(ROWS, COLS, ())
@@ -241,4 +242,5 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         result=result_view(room.result),
         match_id=room.match_id,
         replay_ready=room.replay is not None,
+        ladder=room.ladder,
     )

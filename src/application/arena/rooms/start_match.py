@@ -96,16 +96,17 @@ class StartMatch:
         seats = list(room.seats)
         clock = self._host.clock
         created = clock.now_ms()
-        seed = self._rng.randint(0, MAX_SEED)
+        seed = room.seed if room.seed is not None else self._rng.randint(0, MAX_SEED)
+        turn_limit = room.turn_limit or MATCH_CLOCK.turn_limit
         try:
-            match_id = await self._record(room, seed, created)
+            match_id = await self._record(room, seed, turn_limit, created)
         finally:
             room.starting = False
         if room.closed or room.seats != seats:  # somebody left meanwhile
             abandoned = Result(None, EndReason.ABANDONED, 0)
             await self._archive.finish_match(match_id, abandoned, clock.now_ms(), None)
             return
-        match = Match(match_id, seed, MATCH_CLOCK.turn_limit)
+        match = Match(match_id, seed, turn_limit)
         persons = [
             side for side, held in zip(SIDES, seats) if held and held.seat.kind is SeatKind.PERSON
         ]
@@ -124,13 +125,13 @@ class StartMatch:
         self._host.changed(room)
         self._host.background.spawn(self._conduct(room, room.live, writer))
 
-    async def _record(self, room: Room, seed: int, created: int) -> str:
+    async def _record(self, room: Room, seed: int, turn_limit: int, created: int) -> str:
         p1, p2 = room.seats
         assert p1 is not None and p2 is not None
         for _ in range(MATCH_ID_TRIES):
             match_id = f"{self._rng.getrandbits(32):08X}"
             record = MatchRecord(
-                match_id, room.code, seed, MATCH_CLOCK.turn_limit, created, p1.seat, p2.seat,
+                match_id, room.code, seed, turn_limit, created, p1.seat, p2.seat,
                 runner=self._runner,
             )
             try:
@@ -165,7 +166,9 @@ class StartMatch:
     async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
         room.queued = True
-        slot = self._host.queue.slot(room.match_id, room.queue_tags(), room.spectacle)
+        slot = self._host.queue.slot(
+            room.match_id, room.queue_tags(), room.spectacle, ladder=room.ladder
+        )
         entering = asyncio.ensure_future(slot.__aenter__())
         ending = asyncio.ensure_future(live.ended().wait())
         try:
@@ -278,6 +281,7 @@ class StartMatch:
             replay = None  # the archive does not know it: nobody can fetch it
         room.replay = replay
         room.archived = True
+        room.concluded.set()
         self._host.changed(room)
 
 

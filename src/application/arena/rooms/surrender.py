@@ -33,6 +33,8 @@ class Surrender:
             if room.involves(who):
                 raise NotOwner("Chỉ chủ của bot mới đầu hàng thay bot được.")
             raise NotSeated()
+        if room.ladder:  # the ladder measures the bots: nobody gives a match away
+            raise WrongRoomPhase("Trận xếp hạng chơi đến hết, không đầu hàng được.")
         live = room.live
         if live is None or live.over:
             raise WrongRoomPhase(

@@ -1,0 +1,287 @@
+"""The ladder's driver (spec B8): pairings played on idle slots as rooms, each match
+rated when it ends, spoiled matches played again, and rooms never kept waiting. Bots are
+scripted in-process; the ladder's stores are in memory; time is a fake clock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from noitu.application.arena.errors import WrongRoomPhase
+from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
+from noitu.application.arena.live_match import Timer
+from noitu.application.arena.ports import Artefact
+from noitu.application.arena.rooms.surrender import SurrenderCommand
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.failure import FailureCode
+from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.pairing import Pairing
+from noitu.domain.arena.match import EndReason
+from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, upload
+from support.fakes import START_MS
+from support.ladder import LadderRun, Roster
+
+
+@pytest.fixture
+def arena(tmp_path: Path) -> Arena:
+    return Arena(tmp_path, slots=3)
+
+
+def ladder_over(arena: Arena, *names: str) -> LadderRun:
+    return LadderRun(
+        arena.host, arena.start, arena.stores, arena.timer, arena.clock,
+        roster=Roster(*names) if names else None,
+    )
+
+
+def thinking_bots(arena: Arena, name: str, count: int) -> list[ScriptedBot]:
+    """`count` bots for built-in `name` that think until released."""
+    bots = [ScriptedBot(lambda request: None) for _ in range(count)]
+    arena.launcher.script(name, *bots)
+    return bots
+
+
+async def test_a_pairing_is_two_rooms_with_one_seed_and_sides_swapped_each_match_rated(
+    arena: Arena,
+):
+    ladder = ladder_over(arena)
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.closed) >= 1, "a pairing played")
+    pairing = ladder.closed[0]
+    assert len(pairing.ends) == 2 and all(end.rated for end in pairing.ends)
+    records = [arena.stores.matches[end.match_id] for end in pairing.ends]
+    assert {record.seed for record in records} == {pairing.seed}
+    assert {(r.p1.ref, r.p2.ref) for r in records} == {pairing.seats(0), pairing.seats(1)}
+    assert all(record.turn_limit == 8 for record in records)
+    for end in pairing.ends:
+        assert end.match_id in ladder.stores.results.by_match  # rated, in the history
+    for bot in pairing.bots:
+        assert ladder.standing(bot).games >= 2
+
+
+async def test_a_bot_that_fails_loses_and_a_spoiled_match_is_played_again(arena: Arena):
+    ladder = ladder_over(arena, "random", "tactical")
+    arena.launcher.script(
+        "random", *(ScriptedBot(lambda request: b"not json") for _ in range(2))
+    )
+    real = arena.builtins.artefact
+    calls = 0
+
+    async def first_fails(name: str) -> Artefact:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("the built-in bot could not be built")
+        return await real(name)
+
+    arena.builtins.artefact = first_fails  # type: ignore[method-assign]
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.closed) == 1, "a spoiled pairing")
+        await settle_a_while()
+        # played again from the next tick on, not at once: a server that spoils every
+        # match does not spin
+        (replay,) = ladder.stores.pairings.live_by_id.values()
+        assert len(ladder.closed) == 1 and ladder.driver.in_flight == 0
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 2, "a pairing played again")
+    spoiled, again = ladder.closed[:2]
+    assert again.id == replay.id
+    assert spoiled.to_replay and again.bots == spoiled.bots and again.seed != spoiled.seed
+    reasons = [arena.stores.matches[end.match_id].result.reason for end in spoiled.ends]
+    assert EndReason.ABANDONED in reasons
+    assert sum(end.rated for end in spoiled.ends) == 1
+    # the scripted failing bots were the first two launched for random: its losses
+    failed = [
+        ladder.stores.results.by_match[end.match_id]
+        for end in (*spoiled.ends, *again.ends)
+        if end.rated
+    ]
+    failures = [r for r in failed if arena.stores.matches[r.match_id].result.failure]
+    assert len(failures) == 2
+    for result in failures:
+        loser = result.p1 if result.winner is Side.P2 else result.p2
+        assert loser == "random"
+        code = arena.stores.matches[result.match_id].result.failure.code
+        assert code is FailureCode.BAD_JSON
+
+
+async def test_a_rooms_match_starts_at_once_while_ladder_matches_hold_the_other_slots(
+    arena: Arena,
+):
+    ladder = ladder_over(arena)
+    held = [bot for name in ("random", "tactical", "strong") for bot in thinking_bots(arena, name, 4)]
+    owner = new_owner()
+    mine = arena.add_bot(owner)
+    try:
+        async with ladder.running():
+            await arena.until(lambda: arena.queue.ladder_playing == 2, "two ladder matches")
+            lobby = await arena.open_rooms()
+            assert [room.ladder for room in lobby.live] == [True, True]
+            snapshot = await arena.create(owner, upload(mine), builtin("random"))
+            match_id = arena.registry.get(snapshot.code).match_id
+            await arena.until(
+                lambda: arena.stores.matches[match_id].started_ms is not None,
+                "the room's match playing at once",
+            )
+            assert arena.queue.playing == 3 and arena.queue.place(match_id) == 0
+            arena.timer.advance(60_000)  # a tick: still no slot for the ladder
+            await settle_a_while()
+            assert ladder.driver.in_flight == 2 and arena.queue.waiting == 0
+            lobby = await arena.open_rooms()
+            assert sorted(room.ladder for room in lobby.live) == [False, True, True]
+    finally:
+        for bot in held:
+            bot.release()
+        await arena.background.settle()
+
+
+async def test_ladder_matches_count_toward_no_owners_limit(arena: Arena):
+    owner = new_owner()
+    ranked = arena.add_bot(owner, public=True)
+    ladder = ladder_over(arena, "random")
+    ladder.stores.members.by_bot[ranked.id] = Member(ranked.id, owner, START_MS)
+    held = thinking_bots(arena, "random", 2)
+    try:
+        async with ladder.running():
+            await arena.until(lambda: arena.queue.ladder_playing == 2, "the pairing's matches")
+            room = next(room for room in arena.registry.rooms() if room.ladder)
+            assert ranked.id in {held.seat.ref for held in room.seats if held is not None}
+            assert arena.host.rooms_involving(owner) == 0
+            assert room.queue_tags() == frozenset()
+            snapshot = await arena.room(room.code, owner)
+            assert snapshot.ladder and snapshot.mine  # its owner sees its side...
+            with pytest.raises(WrongRoomPhase):  # ...and cannot give the match away
+                await arena.surrender(SurrenderCommand(room.code, owner))
+            assert not room.is_over
+    finally:
+        for bot in held:
+            bot.release()
+        await arena.background.settle()
+
+
+async def test_no_ladder_match_on_a_one_slot_server(tmp_path: Path):
+    arena = Arena(tmp_path, slots=1)
+    ladder = ladder_over(arena)
+    async with ladder.running():
+        await settle_a_while()
+        arena.timer.advance(60_000)
+        await settle_a_while()
+        assert ladder.driver.in_flight == 0 and arena.registry.rooms() == []
+        assert ladder.stores.pairings.live_by_id == {}
+
+
+async def settle_a_while() -> None:
+    for _ in range(50):
+        await asyncio.sleep(0)
+
+
+async def test_a_ranked_bot_found_deleted_leaves_the_ladder_unrated(arena: Arena):
+    ladder = ladder_over(arena, "random")
+    gone = "00000000000000aa"  # ranked, then deleted: no record in the catalogue
+    ladder.stores.members.by_bot[gone] = Member(gone, new_owner(), START_MS)
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.closed) == 1, "the pairing closed")
+        await settle_a_while()
+    (pairing,) = ladder.closed
+    assert set(pairing.bots) == {gone, "random"} and not any(e.rated for e in pairing.ends)
+    assert ladder.stores.members.by_bot == {} and ladder.stores.pairings.live_by_id == {}
+    assert ladder.stores.results.by_match == {} and arena.registry.rooms() == []
+
+
+async def test_a_pairing_left_by_a_dead_instance_is_ended_unrated_and_played_again(
+    arena: Arena,
+):
+    ladder = ladder_over(arena, "random", "tactical")
+    opened = arena.clock.now_ms()
+    lost = Pairing("00000000000000ff", 5, "random", "tactical", False, opened)
+    assert await ladder.stores.pairings.open(lost)
+    async with ladder.running():
+        await settle_a_while()
+        # young enough to be another instance's: left alone, its bots stay busy
+        assert ladder.closed == [] and ladder.driver.in_flight == 0
+        arena.timer.advance(LOST_PAIRING_MS)
+        await arena.until(lambda: len(ladder.closed) == 1, "the lost pairing ended")
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 2, "played again")
+    ended, again = ladder.closed[:2]
+    assert ended.id == lost.id and not any(end.rated for end in ended.ends)
+    assert len(ended.ends) == 2 and ended.to_replay
+    assert again.bots == lost.bots and all(end.rated for end in again.ends)
+
+
+async def test_a_store_that_fails_is_told_and_the_ladder_goes_on(arena: Arena):
+    ladder = ladder_over(arena, "random", "tactical")
+    pairings = ladder.stores.pairings
+    real_live = pairings.live
+    failures = 1
+
+    async def live_once_down() -> list[Pairing]:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise ConnectionError("the database is down")
+        return await real_live()
+
+    pairings.live = live_once_down  # type: ignore[method-assign]
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.errors) == 1, "the failure told")
+        assert ladder.closed == []
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 1, "a pairing played after all")
+    assert isinstance(ladder.errors[0], ConnectionError) and len(ladder.errors) == 1
+
+
+class CountingTimer:
+    def __init__(self, timer: Timer) -> None:
+        self.timer = timer
+        self.calls = 0
+
+    async def sleep_until(self, at_ms: int) -> None:
+        self.calls += 1
+        await self.timer.sleep_until(at_ms)
+
+
+async def test_a_replay_due_while_rooms_hold_every_slot_waits_without_spinning(
+    tmp_path: Path,
+):
+    arena = Arena(tmp_path, slots=2)
+    timer = CountingTimer(arena.timer)
+    ladder = LadderRun(
+        arena.host, arena.start, arena.stores, timer, arena.clock,
+        roster=Roster("random", "tactical"),
+    )
+    real = arena.builtins.artefact
+    calls = 0
+
+    async def first_fails(name: str) -> Artefact:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("the built-in bot could not be built")
+        return await real(name)
+
+    arena.builtins.artefact = first_fails  # type: ignore[method-assign]
+    owner = new_owner()
+    mine = [arena.add_bot(owner), arena.add_bot(owner)]
+    held = thinking_bots(arena, "strong", 2)
+    for bot in mine:
+        held += thinking_bots(arena, bot.id, 1)
+    try:
+        async with ladder.running():
+            await arena.until(lambda: len(ladder.closed) == 1, "a spoiled pairing")
+            for bot in mine:
+                await arena.create(owner, upload(bot), builtin("strong"))
+            await arena.until(lambda: arena.queue.room_matches == 2, "two rooms' matches")
+            arena.timer.advance(TICK_MS)  # the replay is due; no slot is idle
+            before = timer.calls
+            await settle_a_while()
+            assert timer.calls - before <= 2 and ladder.driver.in_flight == 0
+            for bot in held:
+                bot.release()
+            await arena.until(lambda: len(ladder.closed) >= 2, "the replay played")
+    finally:
+        for bot in held:
+            bot.release()
+        await arena.background.settle()
