@@ -44,6 +44,7 @@ from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_roo
 from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.pages import kernel_router
 from noitu.adapters.http.paths import SCHEMA_PATH
+from noitu.application.arena.ladder.play_ladder import PlayLadderCommand
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
 from noitu.entrypoints.container import Container
@@ -162,18 +163,29 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
     return lifespan
 
 
-def _rooms_lifespan(container: Container) -> Lifespan:
-    """The arena's rooms at shutdown (before the Resources close, so the database and
-    the feed are still there): every live match ends as ABANDONED and is archived, its
-    bots' processes stopped (a killed server's bots die with it: the sandbox's
-    --die-with-parent, the direct launcher's parent-death signal)."""
+def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
+    """The arena's rooms, and with NOITU_ARENA_LADDER the ladder's driver filling the
+    slots they leave idle. At shutdown (before the Resources close, so the database and
+    the feed are still there) the driver stops first, so no ladder match starts, then
+    every live match ends as ABANDONED and is archived, its bots' processes stopped (a
+    killed server's bots die with it: the sandbox's --die-with-parent, the direct
+    launcher's parent-death signal)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         container.room_host()  # listens to the match queue from now on
+        ladder: asyncio.Task[None] | None = None
+        if settings.arena_ladder:
+            ladder = asyncio.get_running_loop().create_task(
+                container.play_ladder()(PlayLadderCommand(settings.instance))
+            )
         try:
             yield
         finally:
+            if ladder is not None:
+                ladder.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ladder
             ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
             if ended:
                 log.info("arena_rooms_closed", abandoned=ended)
@@ -261,7 +273,7 @@ def create_app(container: Container) -> Litestar:
         routes += arena_ladder_routers(container)
         schema_parts += [tighten_bots_schema, tighten_rooms_schema, tighten_ladder_schema]
         routes.append(room_socket_router(container))
-        lifespans.append(_rooms_lifespan(container))
+        lifespans.append(_rooms_lifespan(container, settings))
     _log_startup(settings)
 
     app = Litestar(

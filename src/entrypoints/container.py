@@ -26,6 +26,7 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+import structlog
 from dependency_injector import containers, providers
 
 from noitu.adapters.arena.address_limiter import InMemoryAddressLimiter
@@ -71,6 +72,7 @@ from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.ladder.list_ladder import ListLadder
+from noitu.application.arena.ladder.play_ladder import PlayLadder
 from noitu.application.arena.ladder.rank_bot import RankBot
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
 from noitu.application.arena.ladder.record_ladder_result import RecordLadderResult
@@ -188,6 +190,14 @@ def redis_address_limiter(link: RedisLink, limits: AddressLimits) -> RedisAddres
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
 
     return RedisAddressLimiter(link, limits)
+
+
+def ladder_pass_failed(error: Exception) -> None:
+    """The ladder's driver tells a failed pass (a store down) here and tries again at its
+    next wake."""
+    structlog.get_logger("noitu.arena").error(
+        "ladder_pass_failed", error=type(error).__name__, exc_info=error
+    )
 
 
 def build_slots() -> int:
@@ -694,3 +704,18 @@ class Container(containers.DeclarativeContainer):
     failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
     get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
     close_rooms = providers.Singleton(CloseRooms, room_host)
+    # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
+    play_ladder = providers.Singleton(
+        PlayLadder,
+        schedule_pairing,
+        record_ladder_result,
+        room_host,
+        start_match,
+        arena_repository,
+        ladder_members,
+        ladder_pairings,
+        builtin_bots,
+        arena_timer,
+        id_source,
+        on_error=providers.Object(ladder_pass_failed),
+    )

@@ -79,3 +79,12 @@ def test_the_arena_database_is_normalized_and_a_bad_one_is_named_without_its_pas
         load_settings({"NOITU_ARENA_DATABASE": "mysql://noitu:hunter2@db.local/arena"})
     (problem,) = caught.value.problems
     assert "NOITU_ARENA_DATABASE" in problem and "hunter2" not in problem
+
+
+def test_the_ladder_is_driven_only_when_asked() -> None:
+    assert load_settings({}).arena_ladder is False
+    assert load_settings({"NOITU_ARENA_LADDER": "1"}).arena_ladder is True
+    assert load_settings({"NOITU_ARENA_LADDER": "off"}).arena_ladder is False
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"NOITU_ARENA_LADDER": "maybe"})
+    assert "NOITU_ARENA_LADDER" in str(caught.value)
