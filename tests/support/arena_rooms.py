@@ -23,10 +23,10 @@ from noitu.application.arena.records import (
     MatchRecord,
     MatchStatus,
     kept_stderr,
-    plays,
     new_bot_id,
     new_owner_key,
     owner_hash,
+    plays,
 )
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
