@@ -67,10 +67,14 @@ from noitu.adapters.token_signer import (
 )
 from noitu.application.arena.admission import AddressLimits, Admission
 from noitu.application.arena.bot_details import BotDetails
+from noitu.application.arena.bot_figures import BotFiguresOf
+from noitu.application.arena.bot_matches import BotMatches
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.ladder.ladder_bot import LadderBotOf
+from noitu.application.arena.ladder.ladder_matches import LadderMatches
 from noitu.application.arena.ladder.list_ladder import ListLadder
 from noitu.application.arena.ladder.play_ladder import PlayLadder
 from noitu.application.arena.ladder.rank_bot import RankBot
@@ -591,6 +595,20 @@ class Container(containers.DeclarativeContainer):
     show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
     list_ladder = providers.Singleton(
         ListLadder, ladder_members, ladder_standings, ladder_roster, arena_repository
+    )
+    ladder_bot = providers.Singleton(
+        LadderBotOf, ladder_members, ladder_standings, ladder_results, ladder_roster,
+        arena_repository,
+    )
+    ladder_matches = providers.Singleton(
+        LadderMatches, arena_repository, arena_repository, ladder_results
+    )
+    # Each bot's history (B8): its matches and figures, built-ins by their names.
+    bot_matches = providers.Singleton(
+        BotMatches, arena_repository, arena_repository, ladder_roster, clock
+    )
+    bot_figures = providers.Singleton(
+        BotFiguresOf, arena_repository, arena_repository, arena_files, ladder_roster
     )
     rebuild_ladder = providers.Singleton(
         RebuildLadder, ladder_lease, ladder_results, ladder_standings, ladder_members,

@@ -279,6 +279,42 @@ async def test_a_match_comes_back_as_stored(repo) -> None:
     assert await repo.get_match(live.id) == live
 
 
+async def test_finished_matches_page_newest_first_by_bot_and_ladder(repo) -> None:
+    mine = new_bot_id(RNG)
+    me = Seat(SeatKind.UPLOAD, mine, "Bot của An", ALICE)
+    # A person who calls themselves like a built-in is not that bot.
+    random_person = Seat(SeatKind.PERSON, "random", "random", BOB)
+    stored = [
+        make_match(p1=me, ladder=True),
+        make_match(p2=me),
+        make_match(p2=Seat(SeatKind.BUILTIN, "random", "random")),
+        make_match(p1=random_person, ladder=True),
+        make_match(p1=me),
+    ]
+    ends = [T0 + 10, T0 + 30, T0 + 20, T0 + 20, T0 + 30]
+    for match, ended in zip(stored, ends, strict=True):
+        await repo.add_match(match)
+        await repo.finish_match(match.id, DRAW, ended, None)
+    await repo.add_match(make_match(p1=me))  # live: never listed
+    ids = [match.id for match in stored]
+
+    def newest_first(*picked: int) -> list[str]:
+        chosen = [(ends[i], ids[i]) for i in picked]
+        return [match_id for _, match_id in sorted(chosen, reverse=True)]
+
+    every = await repo.finished_matches(10)
+    assert [match.id for match in every] == newest_first(0, 1, 2, 3, 4)
+    assert every[0].status is MatchStatus.FINISHED
+    first = await repo.finished_matches(2, bot=mine)
+    assert [match.id for match in first] == newest_first(0, 1, 4)[:2]
+    rest = await repo.finished_matches(2, first[-1].cursor, bot=mine)
+    assert [match.id for match in rest] == newest_first(0, 1, 4)[2:]
+    assert [m.id for m in await repo.finished_matches(10, bot="random")] == [ids[2]]
+    assert [m.id for m in await repo.finished_matches(10, ladder=True)] == newest_first(0, 3)
+    ladder_mine = await repo.finished_matches(10, bot=mine, ladder=True)
+    assert [m.id for m in ladder_mine] == [ids[0]] and ladder_mine[0].ladder
+
+
 async def test_a_match_starts_once_and_finishes_once(repo) -> None:
     match = make_match()
     await repo.add_match(match)

@@ -98,6 +98,16 @@ async def test_results_come_back_in_end_time_then_match_id_order(stores):
     assert [r.match_id for r in after] == ["0000000B", "0000000C"]
 
 
+async def test_rated_says_which_matches_are_stored(stores):
+    assert await stores.results.rated(["0000000A"]) == set()
+    assert await stores.results.append(result("0000000A", 10))
+    assert await stores.results.append(result("0000000B", 11))
+    assert await stores.results.rated(["0000000A", "0000000C", "0000000B"]) == {
+        "0000000A", "0000000B",
+    }
+    assert await stores.results.rated([]) == set()
+
+
 async def test_a_result_is_stored_once(stores):
     assert await stores.results.append(result("0000000A", 10))
     assert not await stores.results.append(result("0000000A", 99, "y", "x"))

@@ -19,12 +19,14 @@ from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
     BuildStatus,
+    MatchCursor,
     MatchRecord,
     MatchStatus,
     kept_stderr,
     new_bot_id,
     new_owner_key,
     owner_hash,
+    plays,
 )
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
@@ -302,6 +304,24 @@ class MemoryStores:
     async def live_matches(self) -> list[MatchRecord]:
         live = [m for m in self.matches.values() if m.status is MatchStatus.LIVE]
         return sorted(live, key=lambda m: (m.created_ms, m.id))
+
+    async def finished_matches(
+        self,
+        limit: int,
+        before: MatchCursor | None = None,
+        *,
+        bot: str | None = None,
+        ladder: bool = False,
+    ) -> list[MatchRecord]:
+        found = [
+            m
+            for m in self.matches.values()
+            if m.status is MatchStatus.FINISHED
+            and (before is None or m.cursor < before)
+            and (bot is None or plays(m.p1, bot) or plays(m.p2, bot))
+            and (m.ladder or not ladder)
+        ]
+        return sorted(found, key=lambda m: m.cursor, reverse=True)[:limit]
 
     async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
         abandoned = Result(winner=None, reason=EndReason.ABANDONED, turns=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
@@ -53,6 +53,9 @@ class MemoryResults:
     async def after(self, key: ResultKey | None) -> list[LadderResult]:
         ordered = sorted(self.by_match.values(), key=lambda result: result.key)
         return [result for result in ordered if key is None or result.key > key]
+
+    async def rated(self, match_ids: Collection[str]) -> set[str]:
+        return {match_id for match_id in match_ids if match_id in self.by_match}
 
 
 class MemoryStandings:

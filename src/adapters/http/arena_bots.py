@@ -34,7 +34,14 @@ from noitu.adapters.http.errors import (
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.bot_details import BotDetails
+from noitu.application.arena.bot_figures import (
+    BotFigures,
+    BotFiguresOf,
+    BotFiguresQuery,
+    SideRecord,
+)
 from noitu.application.arena.bot_info import BotInfo
+from noitu.application.arena.bot_matches import BotMatch, BotMatches, BotMatchesQuery
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.errors import (
@@ -42,6 +49,7 @@ from noitu.application.arena.errors import (
     AddressTooManyUploads,
     BadFile,
     BadOwnerKey,
+    BadRequest,
     BotInMatch,
     BotNotBuilt,
     BotNotFound,
@@ -59,6 +67,7 @@ from noitu.application.arena.errors import (
 from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
+from noitu.application.arena.match_history import SeatShown
 from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
@@ -117,6 +126,96 @@ class PublishBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     public: bool
 
 
+class SeatShownView(msgspec.Struct, frozen=True, rename="camel"):
+    bot_id: str | None  # an uploaded bot's id or a built-in's name; null for a person
+    name: str
+    builtin: bool
+    #: The uploaded bot was deleted since: its name reads "bot đã xoá".
+    deleted: bool
+
+
+class FailureView(msgspec.Struct, frozen=True):
+    code: str
+    detail: str
+
+
+class BotMatchView(msgspec.Struct, frozen=True, rename="camel"):
+    match_id: str
+    room_code: str
+    ended_ms: int
+    ladder: bool
+    side: str  # "P1" or "P2"
+    opponent: SeatShownView
+    result: str  # "win", "loss", "draw" or "abandoned"
+    reason: str
+    turns: int
+    #: The replay's URL; null when the match has none (abandoned on a restart).
+    replay: str | None
+    failure: FailureView | None  # the owner's alone: why this bot failed
+    stderr: str | None  # the owner's alone, 7 days: its stderr's last bytes
+
+
+class BotMatchesView(msgspec.Struct, frozen=True):
+    matches: list[BotMatchView]
+    #: Pass it as `before` for the next page; null on the last page.
+    next: str | None
+
+
+class SideRecordView(msgspec.Struct, frozen=True):
+    wins: int
+    draws: int
+    losses: int
+
+
+class BySideView(msgspec.Struct, frozen=True):
+    P1: SideRecordView
+    P2: SideRecordView
+
+
+class ReplyTimesView(msgspec.Struct, frozen=True):
+    p50: float
+    p99: float
+
+
+class BotFiguresView(msgspec.Struct, frozen=True, rename="camel"):
+    by_side: BySideView
+    failures: dict[str, int]
+    #: From the replays of its newest 50 matches; null when none holds a reply.
+    reply_ms: ReplyTimesView | None
+
+
+def replay_url(match_id: str) -> str:
+    return f"{ARENA_API_PATH}/matches/{match_id}/replay"
+
+
+def seat_view(seat: SeatShown) -> SeatShownView:
+    return SeatShownView(seat.bot_id, seat.name, seat.builtin, seat.deleted)
+
+
+def bot_match_view(match: BotMatch) -> BotMatchView:
+    failure = match.failure
+    return BotMatchView(
+        match_id=match.match_id, room_code=match.room, ended_ms=match.ended_ms,
+        ladder=match.ladder, side=match.side.value, opponent=seat_view(match.opponent),
+        result=match.result, reason=match.reason.value, turns=match.turns,
+        replay=replay_url(match.match_id) if match.has_replay else None,
+        failure=None if failure is None else FailureView(failure.code, failure.detail),
+        stderr=match.stderr,
+    )
+
+
+def figures_view(figures: BotFigures) -> BotFiguresView:
+    def side(record: SideRecord) -> SideRecordView:
+        return SideRecordView(record.wins, record.draws, record.losses)
+
+    reply = figures.reply_ms
+    return BotFiguresView(
+        BySideView(side(figures.p1), side(figures.p2)),
+        figures.failures,
+        None if reply is None else ReplyTimesView(reply.p50, reply.p99),
+    )
+
+
 @dataclass
 class UploadForm:
     file: UploadFile
@@ -169,6 +268,8 @@ class ArenaBotUseCases(Protocol):
     bot_source: Callable[[], BotSource]
     publish_bot: Callable[[], PublishBot]
     delete_bot: Callable[[], DeleteBot]
+    bot_matches: Callable[[], BotMatches]
+    bot_figures: Callable[[], BotFiguresOf]
 
 
 
@@ -180,6 +281,11 @@ PARAMETER_PATTERNS = {
     OWNER_KEY_HEADER: OWNER_KEY_PATTERN,
     "before": r"^(0|[1-9][0-9]{0,17})\.[0-9a-z]{16}$",
 }
+#: A page of matches' cursor (`<finished ms>.<match id>`), the `before` of the routes
+#: that list matches.
+MATCH_CURSOR_PATTERN = r"^(0|[1-9][0-9]{0,17})\.[0-9A-F]{8}$"
+#: The ladder's matches' filter: an uploaded bot's id or a built-in's name.
+BOT_FILTER_PATTERN = r"^[0-9a-z]{1,64}$"
 
 
 def tighten_bots_schema(schema: OpenAPI) -> None:
@@ -197,12 +303,18 @@ def tighten_bots_schema(schema: OpenAPI) -> None:
             continue
         for operation in (item.get, item.post, item.put, item.patch, item.delete):
             for parameter in (operation.parameters or []) if operation else []:
-                pattern = PARAMETER_PATTERNS.get(getattr(parameter, "name", ""))
+                name = getattr(parameter, "name", "")
+                pattern = PARAMETER_PATTERNS.get(name)
+                if name == "before" and path.endswith("/matches"):
+                    pattern = MATCH_CURSOR_PATTERN
+                elif name == "bot" and path.endswith("/matches"):
+                    pattern = BOT_FILTER_PATTERN
                 if pattern is not None:
                     parameter.schema = Schema(
                         type=OpenAPIType.STRING, pattern=pattern, description=parameter.description
                     )
                     found.add(parameter.name)
+    found.discard("bot")
     if found != set(PARAMETER_PATTERNS):
         raise RuntimeError(f"the OpenAPI document lacks the parameters {set(PARAMETER_PATTERNS) - found}")
 
@@ -332,11 +444,39 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
     ) -> None:
         await use_cases.delete_bot()(bot_id, owner_key)
 
+    @get(
+        "/{bot_id:str}/matches",
+        summary="A bot's matches of any kind (ladder and rooms), newest first, 50 a page",
+        description=(
+            "Anyone's for a public bot or a built-in (its name is its id), its owner's"
+            " for a private one. The owner also reads each match's failure and, for 7"
+            " days, the bot's stderr tail."
+        ),
+        responses=error_responses(BadOwnerKey, BotNotFound, BadRequest, Busy),
+    )
+    async def matches(
+        bot_id: FromPath[str],
+        before: Annotated[str | None, Parameter(description="The previous page's `next`")] = None,
+        owner_key: OwnerKey = None,
+    ) -> BotMatchesView:
+        page = await use_cases.bot_matches()(BotMatchesQuery(bot_id, before, owner_key))
+        return BotMatchesView([bot_match_view(match) for match in page.matches], page.next)
+
+    @get(
+        "/{bot_id:str}/figures",
+        summary="A bot's figures: results by side, failures by code, reply-time p50/p99",
+        responses=error_responses(BadOwnerKey, BotNotFound, Busy),
+    )
+    async def figures(bot_id: FromPath[str], owner_key: OwnerKey = None) -> BotFiguresView:
+        return figures_view(await use_cases.bot_figures()(BotFiguresQuery(bot_id, owner_key)))
+
 
     return [
         Router(
             path=f"{ARENA_API_PATH}/bots",
-            route_handlers=[upload, mine, public, details, source, publish, remove],
+            route_handlers=[
+                upload, mine, public, details, source, publish, remove, matches, figures,
+            ],
             request_max_body_size=MAX_BODY_BYTES,
             tags=["arena"],
             response_class=JsonAnswer,

@@ -9,18 +9,37 @@ for the bot routes); the table is anyone's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import msgspec
 from litestar import Router, delete, get, post, put
 from litestar.openapi.spec import OpenAPI
-from litestar.params import FromPath
+from litestar.params import FromPath, Parameter
 
-from noitu.adapters.http.arena_bots import MAX_BODY_BYTES, OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.arena_bots import (
+    MAX_BODY_BYTES,
+    OWNER_KEY_HEADER,
+    OwnerKey,
+    SeatShownView,
+    replay_url,
+    seat_view,
+)
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
-from noitu.application.arena.errors import BadOwnerKey, BotNotBuilt, BotNotFound, NotOwner
+from noitu.application.arena.errors import (
+    BadOwnerKey,
+    BadRequest,
+    BotNotBuilt,
+    BotNotFound,
+    NotOwner,
+)
 from noitu.application.arena.ladder.errors import NotRanked, TooManyRanked
+from noitu.application.arena.ladder.ladder_bot import LadderBotOf, LadderBotQuery
+from noitu.application.arena.ladder.ladder_matches import (
+    LadderMatch,
+    LadderMatches,
+    LadderMatchesQuery,
+)
 from noitu.application.arena.ladder.list_ladder import ListedBot, ListLadder
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand, RankedBot
 from noitu.application.arena.ladder.resume_bot import ResumeBot, ResumeBotCommand
@@ -66,6 +85,51 @@ class UnrankedView(msgspec.Struct, frozen=True, rename="camel"):
     was_ranked: bool
 
 
+class RatingPointView(msgspec.Struct, frozen=True):
+    ms: int
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class LadderBotView(msgspec.Struct, frozen=True):
+    #: The bot's row of the table; null once it left the table (unranked).
+    row: LadderRowView | None
+    #: Its rating after each of its rated ladder matches, oldest first.
+    ratings: list[RatingPointView]
+
+
+class LadderMatchView(msgspec.Struct, frozen=True, rename="camel"):
+    match_id: str
+    room_code: str
+    ended_ms: int
+    p1: SeatShownView
+    p2: SeatShownView
+    winner: str | None  # "P1", "P2", or null for a draw or an abandoned match
+    reason: str
+    turns: int
+    #: The replay's URL; null when the match has none (abandoned on a restart).
+    replay: str | None
+    #: False for a match the ladder did not rate (abandoned, or the server's failure).
+    rated: bool
+
+
+class LadderMatchesView(msgspec.Struct, frozen=True):
+    matches: list[LadderMatchView]
+    #: Pass it as `before` for the next page; null on the last page.
+    next: str | None
+
+
+def ladder_match_view(match: LadderMatch) -> LadderMatchView:
+    return LadderMatchView(
+        match_id=match.match_id, room_code=match.room, ended_ms=match.ended_ms,
+        p1=seat_view(match.p1), p2=seat_view(match.p2),
+        winner=None if match.winner is None else match.winner.value,
+        reason=match.reason.value, turns=match.turns,
+        replay=replay_url(match.match_id) if match.has_replay else None, rated=match.rated,
+    )
+
+
 def row_view(listed: ListedBot) -> LadderRowView:
     row = listed.row
     return LadderRowView(
@@ -88,6 +152,8 @@ class ArenaLadderUseCases(Protocol):
     unrank_bot: Callable[[], UnrankBot]
     resume_bot: Callable[[], ResumeBot]
     list_ladder: Callable[[], ListLadder]
+    ladder_bot: Callable[[], LadderBotOf]
+    ladder_matches: Callable[[], LadderMatches]
 
 
 #: The routes only a bot's owner may call: the document says they need the key.
@@ -119,6 +185,33 @@ def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
     )
     async def table() -> LadderView:
         return LadderView([row_view(listed) for listed in await use_cases.list_ladder()()])
+
+    @get(
+        "/bots/{bot_id:str}",
+        summary="One bot on the ladder: its row and its rating after each rated match",
+        description="Built-ins by their name. 404 for a bot that was never on the ladder.",
+        responses=error_responses(BadOwnerKey, BotNotFound, Busy),
+    )
+    async def one_bot(bot_id: FromPath[str], owner_key: OwnerKey = None) -> LadderBotView:
+        found = await use_cases.ladder_bot()(LadderBotQuery(bot_id, owner_key))
+        return LadderBotView(
+            None if found.row is None else row_view(found.row),
+            [RatingPointView(p.ms, p.mu, p.sigma, p.ordinal) for p in found.ratings],
+        )
+
+    @get(
+        "/matches",
+        summary="The ladder's matches, newest first, 50 a page; `bot` keeps one bot's",
+        responses=error_responses(BadRequest, Busy),
+    )
+    async def ladder_matches(
+        before: Annotated[str | None, Parameter(description="The previous page's `next`")] = None,
+        bot: Annotated[
+            str | None, Parameter(description="An uploaded bot's id or a built-in's name")
+        ] = None,
+    ) -> LadderMatchesView:
+        page = await use_cases.ladder_matches()(LadderMatchesQuery(before, bot))
+        return LadderMatchesView([ladder_match_view(m) for m in page.matches], page.next)
 
     @put(
         "/bots/{bot_id:str}",
@@ -153,7 +246,7 @@ def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
     return [
         Router(
             path=LADDER_PATH,
-            route_handlers=[table, rank, unrank, resume],
+            route_handlers=[table, one_bot, ladder_matches, rank, unrank, resume],
             request_max_body_size=MAX_BODY_BYTES,
             tags=["arena"],
         )

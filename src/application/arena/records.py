@@ -207,6 +207,8 @@ class MatchRecord:
     result: Result | None = None
     replay: str | None = None
     runner: str = ""
+    #: A ladder match (spec B8): made by the server between two ranked bots.
+    ladder: bool = False
 
     def __post_init__(self) -> None:
         _require(is_match_id(self.id), f"bad match id {self.id!r}")
@@ -223,3 +225,23 @@ class MatchRecord:
     @property
     def seats(self) -> tuple[Seat, Seat]:
         return (self.p1, self.p2)
+
+    @property
+    def cursor(self) -> MatchCursor:
+        """Where a page of finished matches (newest first) stops at this one."""
+        assert self.finished_ms is not None, "only a finished match is paged"
+        return MatchCursor(self.finished_ms, self.id)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class MatchCursor:
+    """Where a page of finished matches (newest first) stopped: pass it as `before`."""
+
+    finished_ms: int
+    match_id: str
+
+
+def plays(seat: Seat, bot: str) -> bool:
+    """Whether `seat` is the bot `bot` (an uploaded bot's id or a built-in's name); a
+    person is never a bot, whatever name they chose."""
+    return seat.kind is not SeatKind.PERSON and seat.ref == bot

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from noitu.application.arena.ports import Language
-from noitu.application.arena.records import BotCursor, BotRecord, MatchRecord
+from noitu.application.arena.records import BotCursor, BotRecord, MatchCursor, MatchRecord
 from noitu.application.arena.replay import MatchEvents
 from noitu.domain.arena.match import Result
 
@@ -111,6 +111,20 @@ class MatchArchive(Protocol):
 
     async def live_matches(self) -> list[MatchRecord]:
         """Live matches, oldest first."""
+        ...
+
+    async def finished_matches(
+        self,
+        limit: int,
+        before: MatchCursor | None = None,
+        *,
+        bot: str | None = None,
+        ladder: bool = False,
+    ) -> list[MatchRecord]:
+        """Finished matches newest first (finishing time, then id, both descending): at
+        most `limit`, those after `before`; with `bot`, only those a seat of which is
+        that bot (an uploaded bot's id or a built-in's name, never a person); with
+        `ladder`, only ladder matches."""
         ...
 
     async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:

@@ -26,8 +26,8 @@ from noitu.application.arena.records import new_bot_id
 from noitu.application.arena.storage import StorageUnavailable
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0003: the ladder's tables).
-HEAD = "0003"
+#: The newest revision (0004: ladder matches marked, each bot's history indexed).
+HEAD = "0004"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

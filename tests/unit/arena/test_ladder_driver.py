@@ -55,6 +55,7 @@ async def test_a_pairing_is_two_rooms_with_one_seed_and_sides_swapped_each_match
     assert {record.seed for record in records} == {pairing.seed}
     assert {(r.p1.ref, r.p2.ref) for r in records} == {pairing.seats(0), pairing.seats(1)}
     assert all(record.turn_limit == 8 for record in records)
+    assert all(record.ladder for record in records)  # archived as the ladder's
     for end in pairing.ends:
         assert end.match_id in ladder.stores.results.by_match  # rated, in the history
     for bot in pairing.bots:

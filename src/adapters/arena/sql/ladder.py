@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from types import MappingProxyType
 from typing import Any
@@ -141,6 +141,15 @@ class SqlLadderResults:
         async with self._link.read() as connection:
             rows = (await connection.execute(query)).mappings().all()
         return [_result_of(row) for row in rows]
+
+    async def rated(self, match_ids: Collection[str]) -> set[str]:
+        if not match_ids:
+            return set()
+        query = select(ladder_results.c.match_id).where(
+            ladder_results.c.match_id.in_(list(match_ids))
+        )
+        async with self._link.read() as connection:
+            return set((await connection.execute(query)).scalars().all())
 
 
 class SqlLadderStandings:

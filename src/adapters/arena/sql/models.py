@@ -9,7 +9,8 @@ these; a contract test compares the two on SQLite and PostgreSQL.
 - `arena_matches`: matches live and finished, the two seats as columns. Seats do not
   reference bots: history outlives a deleted bot, and keeps the name it had. The last
   8 KiB of each bot's stderr (`p1_stderr`, `p2_stderr`, bytes as read) are written by
-  the same UPDATE that finishes the match; NULL while it is live.
+  the same UPDATE that finishes the match; NULL while it is live. `ladder` marks the
+  ladder's matches (B8); the `*_ref` indexes serve each bot's history.
 - `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
   the rated results (the whole history), every rated bot's standing with the one-row
   `ladder_state` saying which result they are folded through, the live pairings with
@@ -144,6 +145,7 @@ matches = Table(
     Column("runner", String(64), nullable=False, server_default=""),
     Column("p1_stderr", LargeBinary, nullable=True),
     Column("p2_stderr", LargeBinary, nullable=True),
+    Column("ladder", Boolean(create_constraint=False), nullable=False, server_default=false()),
     CheckConstraint(f"p1_kind IN {_SEAT_KINDS}", name="p1_kind"),
     CheckConstraint(f"p2_kind IN {_SEAT_KINDS}", name="p2_kind"),
     CheckConstraint("status IN ('live', 'finished')", name="status"),
@@ -165,6 +167,9 @@ matches = Table(
     Index(None, "status", "finished_ms", "id"),
     Index(None, "p1_owner", "finished_ms"),
     Index(None, "p2_owner", "finished_ms"),
+    Index(None, "p1_ref", "finished_ms"),
+    Index(None, "p2_ref", "finished_ms"),
+    Index(None, "ladder", "finished_ms"),
 )
 
 

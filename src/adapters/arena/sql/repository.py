@@ -29,6 +29,7 @@ from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
     BuildStatus,
+    MatchCursor,
     MatchRecord,
     MatchStatus,
     Seat,
@@ -258,6 +259,38 @@ class SqlArenaRepository:
         )
         return await self._matches(query)
 
+    async def finished_matches(
+        self,
+        limit: int,
+        before: MatchCursor | None = None,
+        *,
+        bot: str | None = None,
+        ladder: bool = False,
+    ) -> list[MatchRecord]:
+        query = select(*_RECORD_COLUMNS).where(matches.c.status == MatchStatus.FINISHED.value)
+        if before is not None:
+            query = query.where(
+                or_(
+                    matches.c.finished_ms < before.finished_ms,
+                    and_(
+                        matches.c.finished_ms == before.finished_ms,
+                        matches.c.id < before.match_id,
+                    ),
+                )
+            )
+        if bot is not None:
+            person = SeatKind.PERSON.value
+            query = query.where(
+                or_(
+                    and_(matches.c.p1_ref == bot, matches.c.p1_kind != person),
+                    and_(matches.c.p2_ref == bot, matches.c.p2_kind != person),
+                )
+            )
+        if ladder:
+            query = query.where(matches.c.ladder.is_(True))
+        query = query.order_by(matches.c.finished_ms.desc(), matches.c.id.desc()).limit(limit)
+        return await self._matches(query)
+
     async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
         statement = update(matches).where(matches.c.status == MatchStatus.LIVE.value)
         if runner is not None:
@@ -376,6 +409,7 @@ def _match_row(match: MatchRecord) -> dict[str, Any]:
         "status": match.status.value,
         "replay": match.replay,
         "runner": match.runner,
+        "ladder": match.ladder,
     }
     if match.result is not None:
         row.update(_result_row(match.result))
@@ -397,4 +431,5 @@ def _match_of(row: Row) -> MatchRecord:
         result=_result_of(row),
         replay=row["replay"],
         runner=row["runner"],
+        ladder=bool(row["ladder"]),
     )

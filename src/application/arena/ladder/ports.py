@@ -5,7 +5,7 @@ store, so two instances recording the two matches of a pairing never lose a coun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Protocol
 
 from noitu.application.arena.ports import Language
@@ -26,6 +26,10 @@ class LadderResults(Protocol):
     async def after(self, key: ResultKey | None) -> list[LadderResult]:
         """The results after `key` (all of them for None), in their order: end time,
         then match id."""
+        ...
+
+    async def rated(self, match_ids: Collection[str]) -> set[str]:
+        """Which of `match_ids` are stored (were rated)."""
         ...
 
 

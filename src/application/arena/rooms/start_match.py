@@ -132,7 +132,7 @@ class StartMatch:
             match_id = f"{self._rng.getrandbits(32):08X}"
             record = MatchRecord(
                 match_id, room.code, seed, turn_limit, created, p1.seat, p2.seat,
-                runner=self._runner,
+                runner=self._runner, ladder=room.ladder,
             )
             try:
                 await self._archive.add_match(record)
