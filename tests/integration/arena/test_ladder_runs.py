@@ -30,7 +30,7 @@ from support.arena_rooms import MemoryStores, builtin, new_owner
 from support.fakes import CollectingBackground
 from support.ladder import LadderRun, Roster
 
-TURNS = 6
+TURNS = 12
 
 
 async def test_a_pairing_is_played_and_rated_and_a_room_starts_at_once(
@@ -51,8 +51,9 @@ async def test_a_pairing_is_played_and_rated_and_a_room_starts_at_once(
     )
     create_room = CreateRoom(host, Seating(stores, builtins), start, rng)
 
-    # a ranked upload that uses most of its 2 s a turn, so the pairing's matches hold
-    # their slots a while; its only possible opponent is the built-in `random`
+    # a ranked upload that waits half a second a turn, so the pairing's matches hold
+    # their slots a while (without racing a busy machine for CPU); its only possible
+    # opponent is the built-in `random`
     owner = new_owner()
     thinker_id = new_bot_id(rng)
     thinker = BotRecord(
@@ -64,7 +65,7 @@ async def test_a_pairing_is_played_and_rated_and_a_room_starts_at_once(
     stores.bots[thinker.id] = thinker
     artefact = files.artefact_path(f"bots/{thinker_id}/artefact")
     artefact.mkdir(parents=True)
-    (artefact / "bot.py").write_text((BOTS / "thinks_hard.py").read_text())
+    (artefact / "bot.py").write_text((BOTS / "takes_its_time.py").read_text())
     ladder = LadderRun(
         host, start, stores, timer, clock, roster=Roster("random"), turn_limit=TURNS, seed=3
     )
