@@ -50,12 +50,17 @@
 
 import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
 import { $ } from "/kernel/js/dom.js";
+import { getText } from "./js/api.js";
+import { closeBotPage, initBotPage, openBotPage } from "./js/botpage.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
 import { loadConfig, onConfig } from "./js/config.js";
+import { initLadder, loadLadder } from "./js/ladder.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
+import { parseReplay } from "./js/replay.js";
 import { initReplayFile } from "./js/replayfile.js";
 import { fillAllSeatMenus, syncNameRow } from "./js/seats.js";
+import { T } from "./js/text.js";
 import { submitUpload } from "./js/upload.js";
 
 const CODE = /^[0-9A-Z]{6}$/;
@@ -63,29 +68,69 @@ const CODE = /^[0-9A-Z]{6}$/;
 function show(view) {
   $("view-home").hidden = view !== "home";
   $("view-room").hidden = view !== "room";
+  $("view-bot").hidden = view !== "bot";
   $("loading").hidden = true;
   document.body.setAttribute("data-view", view);
 }
 
 function showHome(push) {
   closeRoom();
+  closeBotPage();
   if (push) {
     window.history.pushState({}, "", "/arena/");
   }
   document.title = "Vào trận — Đấu bot";
   show("home");
   startLobby();
-  loadBots();
+  loadLadder().then(() => loadBots());
 }
 
 function showRoom(code, room, push) {
   stopLobby();
+  closeBotPage();
   if (push) {
     window.history.pushState({ room: code }, "", "/arena/?room=" + code);
   }
   document.title = "Phòng " + code + " — Đấu bot";
   show("room");
   openRoom(code, room);
+  window.scrollTo(0, 0);
+}
+
+// A bot's page; its owner's parts need the owner's bots, loaded first.
+function showBot(botId, push) {
+  stopLobby();
+  closeRoom();
+  if (push) {
+    window.history.pushState({ bot: botId }, "", "/arena/?bot=" + encodeURIComponent(botId));
+  }
+  document.title = "Bot — Đấu bot";
+  show("bot");
+  openBotPage(botId, loadLadder().then(() => loadBots()));
+  window.scrollTo(0, 0);
+}
+
+// A finished match's replay from the server (a bot's history links here), on the
+// replay viewer a file from the disk opens in.
+function showMatch(matchId, push) {
+  stopLobby();
+  closeRoom();
+  closeBotPage();
+  if (push) {
+    window.history.pushState({ match: matchId }, "", "/arena/?match=" + encodeURIComponent(matchId));
+  }
+  document.title = T.matchReplayTitle + " — Đấu bot";
+  show("room");
+  $("room-notice").textContent = T.replayLoading;
+  $("room-notice").hidden = false;
+  getText("/matches/" + encodeURIComponent(matchId) + "/replay").then((text) => {
+    if (new URLSearchParams(window.location.search).get("match") === matchId) {
+      openReplayFile("match-" + matchId + ".jsonl", parseReplay(text), T.matchReplayNote);
+    }
+  }).catch(() => {
+    $("room-notice").textContent = T.replayFailed;
+    $("room-notice").hidden = false;
+  });
   window.scrollTo(0, 0);
 }
 
@@ -107,8 +152,13 @@ function roomInAddress() {
 }
 
 function route() {
+  const query = new URLSearchParams(window.location.search);
   const code = roomInAddress();
-  if (code) {
+  if (query.get("bot")) {
+    showBot(query.get("bot"), false);
+  } else if (query.get("match")) {
+    showMatch(query.get("match"), false);
+  } else if (code) {
     showRoom(code, null, false);
   } else {
     showHome(false);
@@ -121,6 +171,15 @@ function wire() {
   $("join-form").addEventListener("submit", joinTyped);
   $("watch-button").addEventListener("click", watchTyped);
   $("lobby-refresh").addEventListener("click", startLobby);
+  $("ladder-refresh").addEventListener("click", loadLadder);
+  $("bot-back").addEventListener("click", () => showHome(true));
+  $("ladder-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    if ($("view-home").hidden) {
+      showHome(true);
+    }
+    $("ladder-card").scrollIntoView({ block: "start" });
+  });
   $("retry-button").addEventListener("click", retryPressed);
   $("seat-select").addEventListener("change", () => {
     syncNameRow($("seat-select"), $("person-name-row"), $("person-name"));
@@ -145,6 +204,8 @@ function boot() {
   initLobby((code, room) => showRoom(code, room, true));
   initRoom(() => showHome(true));
   initReplayFile(showReplayFile);
+  initLadder((botId) => showBot(botId, true));
+  initBotPage();
   wire();
   fillAllSeatMenus();
   loadConfig();
