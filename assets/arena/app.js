@@ -27,9 +27,14 @@
  *   js/replay.js     the replay of a finished match (read and checked) and its scrubber
  *   js/replayfile.js a replay file from the author's disk, read in the browser
  *   js/room.js       the room view
+ *   js/ladder.js     "Bảng xếp hạng": the ladder's table, each row a link to its bot
+ *   js/botpage.js    a bot's page: rating chart, figures, history, the owner's actions
+ *   js/chart.js      the rating chart's geometry (pure)
  *
- * The room's address is /arena/?room=CODE (a link with #CODE works too). A replay
- * file opens the room view without an address of its own (Back returns to the lobby).
+ * The room's address is /arena/?room=CODE (a link with #CODE works too), a bot's page
+ * /arena/?bot=ID, a finished match's replay from the server /arena/?match=ID (on the
+ * room view). A replay file opens the room view without an address of its own (Back
+ * returns to the lobby).
  *
  * Stable hooks for browser tests (id and data-testid alike): #view-home, #view-room;
  * #upload-file, #upload-button, #upload-verdict[data-build], #upload-messages;
@@ -45,7 +50,14 @@
  * #result-box[data-winner][data-reason][data-role], #result-title, #result-reason,
  * #failure-code, #failure-details, #replay-box, #replay-position, #replay-range,
  * #replay-play, #replay-prev, #replay-next, #replay-download, #surrender-button,
- * [data-testid=confirm-yes], #leave-button.
+ * [data-testid=confirm-yes], #leave-button; #ladder > li[data-bot-id][data-suspended]
+ * (a > the bot's page), #ladder-empty, #live-rooms > li[data-ladder]; #my-bots >
+ * li[data-ranked] [data-testid=rank-bot]; #view-bot[data-bot-id][data-ranked][data-owner],
+ * #bot-name, #bot-rank, #bot-meta, #bot-suspended, [data-testid=resume-bot],
+ * [data-testid=unrank-bot], #rating-chart ([data-testid=rating-svg][data-points]),
+ * #rating-note, #bot-figures, #bot-failures-group, #bot-failures, #history >
+ * li[data-match-id][data-result] ([data-testid=history-replay]), #history-empty,
+ * #history-more, #bot-back.
  */
 
 import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
@@ -205,7 +217,7 @@ function boot() {
   initRoom(() => showHome(true));
   initReplayFile(showReplayFile);
   initLadder((botId) => showBot(botId, true));
-  initBotPage();
+  initBotPage((matchId) => showMatch(matchId, true));
   wire();
   fillAllSeatMenus();
   loadConfig();

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from arena_page import DESKTOP, MINIMAL_BOT, PHONE, ArenaPage
 from e2e_harness import PageWatch
 from playwright.sync_api import Route, expect
-from test_arena_page import arena, check_overflow
+from test_arena_page import arena, audit, check_overflow, replay_file
 
 from support.process import ServerProcess
 
@@ -148,6 +149,7 @@ def test_the_table_has_the_built_ins_and_a_row_opens_the_bot_page(
     expect(strong).to_have_attribute("data-suspended", "false")
     page.by_id("ladder-card").scroll_into_view_if_needed()
     check_overflow(page, f"{device}: the lobby with the table")
+    audit(page, f"{device}: the lobby with the table")
     page.shot(f"{device}-ladder")
 
     strong.locator("a").click()
@@ -173,6 +175,7 @@ def test_the_table_has_the_built_ins_and_a_row_opens_the_bot_page(
     expect(page.by_id("bot-figures")).to_contain_text("p99 31 ms")
     expect(page.by_id("bot-failures-group")).to_be_hidden()  # not the owner
     check_overflow(page, f"{device}: a bot's page")
+    audit(page, f"{device}: a bot's page")
     page.shot(f"{device}-bot-page")
 
     page.by_id("history-more").click()
@@ -266,6 +269,7 @@ def test_an_owner_ranks_a_bot_sees_its_failures_and_takes_it_off_the_table(
     match.locator("summary").click()
     expect(match.locator("pre")).to_have_text("thinking...\n")
     check_overflow(page, f"{device}: the owner's bot page")
+    audit(page, f"{device}: the owner's bot page")
     page.shot(f"{device}-bot-page-owner")
 
     watch.allow("a bot off the table has no rating (404)", NOT_FOUND, f"{server.base}/arena/api/ladder/bots/{bot}")
@@ -299,3 +303,27 @@ def test_a_live_ladder_match_has_a_badge_in_the_lobby(open_page, server: ServerP
     expect(ladder).to_contain_text("Xếp hạng")
     expect(page.page.locator('#live-rooms > li[data-code="ROOM22"]')).not_to_contain_text("Xếp hạng")
     check_overflow(page, "the lobby with a ladder match")
+
+
+def test_a_match_of_the_history_replays_on_the_board(open_page, server: ServerProcess, tmp_path: Path) -> None:
+    text = replay_file(tmp_path).read_text()
+    page = arena(open_page, server, PHONE)
+    fixtures = Fixtures(page)
+    fixtures.pages = {"": {"matches": [a_match(7)], "next": None}}
+    row = real_row(page, "tactical")
+    fixtures.rating = lambda bot: (200, {"row": row, "ratings": []})
+    page.page.route(
+        re.compile(r".*/arena/api/matches/m0007/replay$"),
+        lambda route: route.fulfill(status=200, content_type="application/x-ndjson", body=text),
+    )
+    page.open("?bot=tactical")
+    page.page.locator("#history > li").first.get_by_test_id("history-replay").click()
+    expect(page.page).to_have_url(re.compile(r"\?match=m0007$"))
+    expect(page.by_id("view-room")).to_be_visible()
+    expect(page.by_id("replay-file-note")).to_have_text("Bản ghi của một trận đã xong.")
+    expect(page.by_id("room-title-text")).to_have_text("Xem lại trận")
+    expect(page.by_id("replay-position")).to_have_text(re.compile(r"^\d+/\d+$"))
+    expect(page.page.locator("#board .piece").first).to_be_visible()
+    check_overflow(page, "a match's replay from a bot's history")
+    page.page.go_back()
+    expect(page.by_id("view-bot")).to_be_visible()

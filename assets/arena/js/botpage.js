@@ -29,6 +29,7 @@ let shown = "";
 let next = "";
 let row = null;
 let loading = false;
+let openMatch = () => {};
 
 const path = (botId) => encodeURIComponent(botId);
 const isMine = (botId) => myBots().some((bot) => bot.id === botId);
@@ -195,6 +196,12 @@ function matchItem(match) {
     const link = el("a", "small", T.watchReplay);
     link.href = "/arena/?match=" + encodeURIComponent(match.matchId);
     link.setAttribute("data-testid", "history-replay");
+    link.addEventListener("click", (event) => {
+      if (event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey) {
+        event.preventDefault();
+        openMatch(match.matchId);
+      }
+    });
     link.setAttribute("aria-label", T.watchReplay + ": " + T.against + " " + (match.opponent && !match.opponent.deleted ? match.opponent.name : T.deletedBot));
     item.appendChild(link);
   }
@@ -263,7 +270,9 @@ function loadFigures(botId) {
   });
 }
 
-export function initBotPage() {
+// `showMatch(matchId)` opens a match's replay from the history.
+export function initBotPage(showMatch) {
+  openMatch = showMatch;
   $("history-more").addEventListener("click", () => {
     if (shown && next && !loading) {
       loadMatches(shown);

@@ -62,8 +62,9 @@ function rowItem(row) {
   item.setAttribute("data-bot-id", row.botId);
   item.setAttribute("data-suspended", row.suspended ? "true" : "false");
   const link = botLink(row.botId, "", "ladder-link");
-  link.setAttribute("aria-label", T.rankLine(row.rank) + ": " + T.openBot(botName(row)));
-  link.appendChild(el("span", "ladder-rank", String(row.rank)));
+  const rank = el("span", "ladder-rank", String(row.rank));
+  rank.setAttribute("title", T.rankLine(row.rank));
+  link.appendChild(rank);
   const text = el("span", "ladder-text");
   const head = el("span", "ladder-head");
   head.appendChild(el("span", "ladder-name", botName(row)));

@@ -228,7 +228,6 @@ export const T = {
   record: (wins, draws, losses) => wins + "–" + draws + "–" + losses + " (thắng–hoà–thua)",
   games: (n) => n + " trận",
   lastGame: (when) => "trận cuối " + when,
-  openBot: (name) => "Xem bot " + name,
   rank: "Vào bảng xếp hạng",
   ranked: "đang xếp hạng",
   unrank: "Rời bảng",
