@@ -256,7 +256,7 @@ export const T = {
 export const RESULT_WORDS = { win: "Thắng", loss: "Thua", draw: "Hoà", abandoned: "Huỷ" };
 
 // A match of a bot's history in words, from the side it played: the result box's
-// sentence as a spectator reads it ("P1 đã chiếm căn cứ của P2 (34 lượt).").
+// sentence as a spectator reads it ("P1 đã chiếm căn cứ của P2 (n lượt).").
 export function historyReason(match) {
   const other = match.side === "P1" ? "P2" : "P1";
   const winner = match.result === "win" ? match.side : match.result === "loss" ? other : null;
