@@ -27,9 +27,14 @@
  *   js/replay.js     the replay of a finished match (read and checked) and its scrubber
  *   js/replayfile.js a replay file from the author's disk, read in the browser
  *   js/room.js       the room view
+ *   js/ladder.js     "Bảng xếp hạng": the ladder's table, each row a link to its bot
+ *   js/botpage.js    a bot's page: rating chart, figures, history, the owner's actions
+ *   js/chart.js      the rating chart's geometry (pure)
  *
- * The room's address is /arena/?room=CODE (a link with #CODE works too). A replay
- * file opens the room view without an address of its own (Back returns to the lobby).
+ * The room's address is /arena/?room=CODE (a link with #CODE works too), a bot's page
+ * /arena/?bot=ID, a finished match's replay from the server /arena/?match=ID (on the
+ * room view). A replay file opens the room view without an address of its own (Back
+ * returns to the lobby).
  *
  * Stable hooks for browser tests (id and data-testid alike): #view-home, #view-room;
  * #upload-file, #upload-button, #upload-verdict[data-build], #upload-messages;
@@ -45,17 +50,29 @@
  * #result-box[data-winner][data-reason][data-role], #result-title, #result-reason,
  * #failure-code, #failure-details, #replay-box, #replay-position, #replay-range,
  * #replay-play, #replay-prev, #replay-next, #replay-download, #surrender-button,
- * [data-testid=confirm-yes], #leave-button.
+ * [data-testid=confirm-yes], #leave-button; #ladder > li[data-bot-id][data-suspended]
+ * (a > the bot's page), #ladder-empty, #live-rooms > li[data-ladder]; #my-bots >
+ * li[data-ranked] [data-testid=rank-bot]; #view-bot[data-bot-id][data-ranked][data-owner],
+ * #bot-name, #bot-rank, #bot-meta, #bot-suspended, [data-testid=resume-bot],
+ * [data-testid=unrank-bot], #rating-chart ([data-testid=rating-svg][data-points]),
+ * #rating-note, #bot-figures, #bot-failures-group, #bot-failures, #history >
+ * li[data-match-id][data-result] ([data-testid=history-replay]), #history-empty,
+ * #history-more, #bot-back.
  */
 
 import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
 import { $ } from "/kernel/js/dom.js";
+import { getText } from "./js/api.js";
+import { closeBotPage, initBotPage, openBotPage } from "./js/botpage.js";
 import { loadBots, onBotsChange } from "./js/bots.js";
 import { loadConfig, onConfig } from "./js/config.js";
+import { initLadder, loadLadder } from "./js/ladder.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
+import { parseReplay } from "./js/replay.js";
 import { initReplayFile } from "./js/replayfile.js";
 import { fillAllSeatMenus, syncNameRow } from "./js/seats.js";
+import { T } from "./js/text.js";
 import { submitUpload } from "./js/upload.js";
 
 const CODE = /^[0-9A-Z]{6}$/;
@@ -63,29 +80,69 @@ const CODE = /^[0-9A-Z]{6}$/;
 function show(view) {
   $("view-home").hidden = view !== "home";
   $("view-room").hidden = view !== "room";
+  $("view-bot").hidden = view !== "bot";
   $("loading").hidden = true;
   document.body.setAttribute("data-view", view);
 }
 
 function showHome(push) {
   closeRoom();
+  closeBotPage();
   if (push) {
     window.history.pushState({}, "", "/arena/");
   }
   document.title = "Vào trận — Đấu bot";
   show("home");
   startLobby();
-  loadBots();
+  loadLadder().then(() => loadBots());
 }
 
 function showRoom(code, room, push) {
   stopLobby();
+  closeBotPage();
   if (push) {
     window.history.pushState({ room: code }, "", "/arena/?room=" + code);
   }
   document.title = "Phòng " + code + " — Đấu bot";
   show("room");
   openRoom(code, room);
+  window.scrollTo(0, 0);
+}
+
+// A bot's page; its owner's parts need the owner's bots, loaded first.
+function showBot(botId, push) {
+  stopLobby();
+  closeRoom();
+  if (push) {
+    window.history.pushState({ bot: botId }, "", "/arena/?bot=" + encodeURIComponent(botId));
+  }
+  document.title = "Bot — Đấu bot";
+  show("bot");
+  openBotPage(botId, loadLadder().then(() => loadBots()));
+  window.scrollTo(0, 0);
+}
+
+// A finished match's replay from the server (a bot's history links here), on the
+// replay viewer a file from the disk opens in.
+function showMatch(matchId, push) {
+  stopLobby();
+  closeRoom();
+  closeBotPage();
+  if (push) {
+    window.history.pushState({ match: matchId }, "", "/arena/?match=" + encodeURIComponent(matchId));
+  }
+  document.title = T.matchReplayTitle + " — Đấu bot";
+  show("room");
+  $("room-notice").textContent = T.replayLoading;
+  $("room-notice").hidden = false;
+  getText("/matches/" + encodeURIComponent(matchId) + "/replay").then((text) => {
+    if (new URLSearchParams(window.location.search).get("match") === matchId) {
+      openReplayFile("match-" + matchId + ".jsonl", parseReplay(text), T.matchReplayNote);
+    }
+  }).catch(() => {
+    $("room-notice").textContent = T.replayFailed;
+    $("room-notice").hidden = false;
+  });
   window.scrollTo(0, 0);
 }
 
@@ -107,8 +164,13 @@ function roomInAddress() {
 }
 
 function route() {
+  const query = new URLSearchParams(window.location.search);
   const code = roomInAddress();
-  if (code) {
+  if (query.get("bot")) {
+    showBot(query.get("bot"), false);
+  } else if (query.get("match")) {
+    showMatch(query.get("match"), false);
+  } else if (code) {
     showRoom(code, null, false);
   } else {
     showHome(false);
@@ -121,6 +183,15 @@ function wire() {
   $("join-form").addEventListener("submit", joinTyped);
   $("watch-button").addEventListener("click", watchTyped);
   $("lobby-refresh").addEventListener("click", startLobby);
+  $("ladder-refresh").addEventListener("click", loadLadder);
+  $("bot-back").addEventListener("click", () => showHome(true));
+  $("ladder-link").addEventListener("click", (event) => {
+    event.preventDefault();
+    if ($("view-home").hidden) {
+      showHome(true);
+    }
+    $("ladder-card").scrollIntoView({ block: "start" });
+  });
   $("retry-button").addEventListener("click", retryPressed);
   $("seat-select").addEventListener("change", () => {
     syncNameRow($("seat-select"), $("person-name-row"), $("person-name"));
@@ -145,6 +216,8 @@ function boot() {
   initLobby((code, room) => showRoom(code, room, true));
   initRoom(() => showHome(true));
   initReplayFile(showReplayFile);
+  initLadder((botId) => showBot(botId, true));
+  initBotPage((matchId) => showMatch(matchId, true));
   wire();
   fillAllSeatMenus();
   loadConfig();

@@ -59,6 +59,7 @@ function send(method, path, body, asText) {
 export const getJson = (path) => send("GET", path);
 export const postJson = (path, body) => send("POST", path, body === undefined ? {} : body);
 export const patchJson = (path, body) => send("PATCH", path, body);
+export const putJson = (path) => send("PUT", path);
 export const remove = (path) => send("DELETE", path);
 export const getText = (path) => send("GET", path, undefined, "text");
 export const getBlob = (path) => send("GET", path, undefined, "blob");

@@ -8,9 +8,10 @@
 import { ApiError, errorText } from "/kernel/js/api.js";
 import { showNetworkError } from "/kernel/js/banner.js";
 import { $, button, clear, el, showError } from "/kernel/js/dom.js";
-import { getBlob, getJson, patchJson, remove } from "./api.js";
+import { getBlob, getJson, patchJson, putJson, remove } from "./api.js";
 import { languageSuffix, languageTitle } from "./config.js";
 import { askConfirm } from "./confirm.js";
+import { botLink, ladderRow, loadLadder } from "./ladder.js";
 import { ownerKey } from "./storage.js";
 import { T } from "./text.js";
 
@@ -47,10 +48,19 @@ function download(bot) {
 }
 
 function setPublic(bot, value) {
+  // A refusal (a ranked bot stays public) is shown after the lists are fresh again,
+  // since drawing them clears the list's error.
   patchJson("/bots/" + encodeURIComponent(bot.id), { public: value }).then(() => loadBots(), (err) => {
-    showError($("bots-error"), errorText(err, T.tryAgain));
-    loadBots();
+    loadBots().then(() => showError($("bots-error"), errorText(err, T.tryAgain)));
   });
+}
+
+// Ranks a built bot (it becomes public too: a ranked bot is everyone's to meet).
+function rankBot(bot) {
+  putJson("/ladder/bots/" + encodeURIComponent(bot.id)).then(() => {
+    showError($("bots-error"), "");
+    loadLadder().then(() => loadBots());
+  }, (err) => showError($("bots-error"), errorText(err, T.tryAgain)));
 }
 
 function deleteBot(bot, anchor) {
@@ -67,9 +77,14 @@ function myBotItem(bot) {
   item.setAttribute("data-bot-id", bot.id);
   item.setAttribute("data-build", bot.build);
   const head = el("div", "bot-head");
-  head.appendChild(el("span", "bot-name", bot.name));
+  head.appendChild(bot.build === "ok" ? botLink(bot.id, bot.name, "bot-name") : el("span", "bot-name", bot.name));
   const badge = el("span", "badge badge-" + bot.build, bot.build === "ok" ? T.buildOkBadge : T.buildFailedBadge);
   head.appendChild(badge);
+  const ranked = ladderRow(bot.id);
+  item.setAttribute("data-ranked", ranked ? "true" : "false");
+  if (ranked) {
+    head.appendChild(el("span", "badge badge-ranked", T.ranked));
+  }
   item.appendChild(head);
   item.appendChild(el("p", "bot-meta muted small", describe(bot) + " · " + (bot.public ? T.public : T.private)));
   if (bot.build !== "ok" && bot.buildMessages) {
@@ -86,6 +101,12 @@ function myBotItem(bot) {
     toggle.setAttribute("aria-label", (bot.public ? T.makePrivate : T.makePublic) + ": " + bot.name);
     toggle.addEventListener("click", () => setPublic(bot, !bot.public));
     row.appendChild(toggle);
+    if (!ranked) {
+      const rank = button(T.rank, "btn-small", "rank-bot");
+      rank.setAttribute("aria-label", T.rank + ": " + bot.name);
+      rank.addEventListener("click", () => rankBot(bot));
+      row.appendChild(rank);
+    }
   }
   const source = button(T.download, "btn-small", "download-source");
   source.setAttribute("aria-label", T.download + ": " + bot.name);
@@ -104,7 +125,7 @@ function publicBotItem(bot) {
   item.setAttribute("data-testid", "public-bot");
   item.setAttribute("data-bot-id", bot.id);
   const head = el("div", "bot-head");
-  head.appendChild(el("span", "bot-name", bot.name));
+  head.appendChild(botLink(bot.id, bot.name, "bot-name"));
   item.appendChild(head);
   item.appendChild(el("p", "bot-meta muted small", languageTitle(bot.language)));
   return item;

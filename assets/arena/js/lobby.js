@@ -36,6 +36,10 @@ function roomItem(room, waiting) {
   item.setAttribute("data-code", room.code);
   const text = el("div", "room-item-text");
   text.appendChild(el("span", "room-item-code", room.code));
+  if (room.ladder) {
+    text.appendChild(el("span", "badge badge-ranked", T.ladderBadge));
+    item.setAttribute("data-ladder", "true");
+  }
   text.appendChild(el("span", "room-item-players", seatName(room.seats[0]) + " – " + seatName(room.seats[1])));
   const detail = room.queuePlace ? T.queue(room.queuePlace)
     : room.phase === "PLAYING" ? T.lobbyTurn(room.turn, room.turnLimit) : (PHASES[room.phase] || room.phase);

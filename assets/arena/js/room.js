@@ -260,7 +260,8 @@ function renderPanels(room) {
   $("play-box").hidden = !turn;
   $("pass-button").hidden = !(turn && passOnly());
   $("play-hint").textContent = turn ? (passOnly() ? T.passOnly : T.yourTurn) : "";
-  const live = Boolean(LIVE[room.phase]) && room.phase !== "WAITING";
+  // Nobody surrenders in a ladder match (the server refuses it): the ladder measures bots.
+  const live = Boolean(LIVE[room.phase]) && room.phase !== "WAITING" && !room.ladder;
   const sides = state.mine.slice().sort();
   $("surrender-button").hidden = !(live && sides.length);
   $("surrender-other").hidden = !(live && sides.length > 1);
@@ -409,7 +410,8 @@ export function openRoom(code, room) {
 }
 
 // A replay read from a file (replay.js's parseReplay), on the same board and scrubber.
-export function openReplayFile(name, parsed) {
+// `note` says where it comes from (by default: this file, read in the browser).
+export function openReplayFile(name, parsed, note) {
   closeRoom();
   resetRoom("");
   const setup = parsed.setup;
@@ -426,9 +428,9 @@ export function openReplayFile(name, parsed) {
   const final = parsed.frames[parsed.frames.length - 1];
   const end = parsed.end;
   const failure = end && end.failure ? end.failure : null;
-  $("room-title-text").textContent = T.localReplayTitle;
+  $("room-title-text").textContent = note ? T.matchReplayTitle : T.localReplayTitle;
   $("room-code").textContent = "";
-  $("replay-file-note").textContent = T.localReplayFile(name);
+  $("replay-file-note").textContent = note || T.localReplayFile(name);
   $("replay-file-note").hidden = false;
   $("leave-button").hidden = true;
   showFrames(parsed);

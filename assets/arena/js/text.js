@@ -8,6 +8,11 @@ export function figure(value) {
   return Number(value).toLocaleString("vi-VN");
 }
 
+// A rating's figure to one decimal, as a Vietnamese reader writes it (25,0).
+export function tenths(value) {
+  return Number(value).toLocaleString("vi-VN", { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+}
+
 export const PIECE_NAMES = { ROCK: "Búa", PAPER: "Bao", SCISSORS: "Kéo" };
 // The built-in bots' Vietnamese names, keyed by the server's names (which come from
 // GET /arena/api/config; a test checks these keys against the server's list).
@@ -215,8 +220,58 @@ export const T = {
   stderr: (side, figures) => "stderr của bot " + side +
     ("stderr_kib" in figures ? " (" + figure(figures.stderr_kib) + " KiB cuối)" : " (phần cuối)"),
   noStderr: "(bot không ghi gì ra stderr)",
-  lobbyTurn: (n, limit) => "lượt " + n + "/" + limit
+  lobbyTurn: (n, limit) => "lượt " + n + "/" + limit,
+  ladderBadge: "Xếp hạng",
+  ladderNoGames: "chưa đấu",
+  suspended: "tạm dừng",
+  rating: (mu, sigma) => tenths(mu) + " ± " + tenths(sigma),
+  record: (wins, draws, losses) => wins + "–" + draws + "–" + losses + " (thắng–hoà–thua)",
+  games: (n) => n + " trận",
+  lastGame: (when) => "trận cuối " + when,
+  rank: "Vào bảng xếp hạng",
+  ranked: "đang xếp hạng",
+  unrank: "Rời bảng",
+  unrankConfirm: (name) => "Cho “" + name + "” rời bảng xếp hạng? Lịch sử đấu vẫn được giữ.",
+  resume: "Cho chơi tiếp",
+  ratingNone: "Bot chưa có điểm: nó chưa vào bảng xếp hạng.",
+  ratingNoGames: "Chưa đấu trận xếp hạng nào. Máy chủ rảnh là bot được xếp cặp ngay.",
+  ratingOne: "Mới có một điểm: đấu thêm vài trận là thấy đường đi.",
+  ratingChartLabel: (n) => "Biểu đồ điểm μ qua " + n + " lần xếp hạng, vùng mờ là μ ± σ",
+  rankLine: (rank) => "Hạng " + rank,
+  bySide: (side, one) => "Cầm " + side + ": " + one.wins + " thắng · " + one.draws + " hoà · " + one.losses + " thua",
+  replyMs: (p50, p99) => "Thời gian trả lời: trung vị " + figure(p50) + " ms, p99 " + figure(p99) + " ms",
+  times: (n) => n + " lần",
+  deletedBot: "bot đã xoá",
+  against: "gặp",
+  sideWord: (side) => "cầm " + side,
+  watchReplay: "Xem lại",
+  ladderMatch: "xếp hạng",
+  roomMatch: (code) => code ? "phòng " + code : "phòng",
+  matchReplayTitle: "Xem lại trận",
+  matchReplayNote: "Bản ghi của một trận đã xong.",
+  stderrOwn: "stderr của bot (chỉ bạn thấy)"
 };
+
+// A match's result for the bot whose page it is.
+export const RESULT_WORDS = { win: "Thắng", loss: "Thua", draw: "Hoà", abandoned: "Huỷ" };
+
+// A match of a bot's history in words, from the side it played: the result box's
+// sentence as a spectator reads it ("P1 đã chiếm căn cứ của P2 (n lượt).").
+export function historyReason(match) {
+  const other = match.side === "P1" ? "P2" : "P1";
+  const winner = match.result === "win" ? match.side : match.result === "loss" ? other : null;
+  return endWords({ winner: winner, reason: match.reason, turns: match.turns }, [], null, match.turns).sentence;
+}
+
+// A moment in the reader's time zone, short: "14:05 2/12".
+export function shortTime(ms) {
+  if (!Number.isFinite(ms)) {
+    return "";
+  }
+  const when = new Date(ms);
+  const pad = (n) => String(n).padStart(2, "0");
+  return pad(when.getHours()) + ":" + pad(when.getMinutes()) + " " + when.getDate() + "/" + (when.getMonth() + 1);
+}
 
 // A piece's type from its id ("P1-ROCK-3" → "ROCK"); spec B1 fixes the id's form.
 export function typeOfId(id) {
