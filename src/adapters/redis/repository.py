@@ -147,6 +147,7 @@ class RedisSessionRepository:
             return None
         session = self._decode(session_id, data, int(version))
         if session is None:
+            self._cache.pop(session_id, None)
             return None
         self._keep(session)
         return session.copy()
