@@ -1,16 +1,23 @@
 """What the Redis session store costs per move, against the in-memory store.
 
-Times the PlayMove use case end to end (lock, get, the move, the bot's reply, save,
-unlock) with each repository, on the shipped dictionary, and prints medians.
+Times the PlayMove use case end to end (the copy it starts from, the move, the bot's reply,
+the write) with each repository, on the shipped dictionary, and prints medians.
 
     .venv/bin/python bench/redis_cost.py                 # starts its own redis-server
     .venv/bin/python bench/redis_cost.py --redis-url redis://127.0.0.1:6379/15
     .venv/bin/python bench/redis_cost.py --samples 20    # a smoke run
+    .venv/bin/python bench/redis_cost.py --parts         # CPU of each piece of a write
 
 Each sample is a fresh session (added untimed) whose next move is timed: an accepted
 word (the bot answers; easy and medium bots) or a rejected one (no bot: nearly all of
 what is left is the store), at the opening and deep into a chain (the Redis store reads
 and writes the whole chain on every move). With --redis-url the database is flushed.
+
+With --parts it prints instead this process's CPU time (not wall time: on a shared
+machine the waits are the neighbours') for each piece of the Redis store's work on one
+session, averaged over many calls: the snapshot's encoding and decoding, the copy a
+change starts from, one write (the compare-and-set script) and one full read, and a bare
+`GET` as the client's own cost of a round trip.
 """
 
 from __future__ import annotations
@@ -109,6 +116,8 @@ async def main() -> None:
     parser.add_argument("--redis-url", default="")
     parser.add_argument("--samples", type=int, default=400,
                         help="timed moves per case and store (at least 2; 20 for a smoke run)")
+    parser.add_argument("--parts", action="store_true",
+                        help="the CPU of each piece of a Redis write instead")
     args = parser.parse_args()
     if args.samples < 2:
         parser.error("--samples must be at least 2")
@@ -118,7 +127,67 @@ async def main() -> None:
         if not url:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="noitu-bench-redis-"))
             url = stack.enter_context(RedisServer(Path(folder))).url
-        await compare(url, args.samples)
+        await (parts(url, args.samples) if args.parts else compare(url, args.samples))
+
+
+def _cpu_us(started: float, calls: int) -> float:
+    return (time.process_time() - started) / calls * 1e6
+
+
+async def _pieces(repository: RedisSessionRepository, link: RedisLink, session: Session,
+                  calls: int) -> tuple[bytes, list[float]]:
+    codec = repository._codec  # the adapter's own codec: the piece measured
+    data = codec.encode(session)
+    figures = []
+    for piece in (lambda: codec.encode(session), lambda: codec.decode(session.id, data, 1),
+                  session.copy):
+        started = time.process_time()
+        for _ in range(calls):
+            piece()
+        figures.append(_cpu_us(started, calls))
+    current = await repository.recent(session.id)
+    assert current is not None
+    for write in (lambda: repository.save(current), lambda: repository.get(session.id),
+                  lambda: link.run(link.client.get("absent"))):
+        started = time.process_time()
+        for _ in range(calls):
+            await write()
+        figures.append(_cpu_us(started, calls))
+    return data, figures
+
+
+async def parts(url: str, calls: int) -> None:
+    lexicon = load_lexicon(None)
+    link = RedisLink.from_url(url)
+    clock = SystemClock()
+    repository = RedisSessionRepository(link, lexicon, TurnClock(), SessionLimits(), clock)
+    calls = max(calls, 2) * 5
+    print(f"CPU per call in this process, µs ({calls} calls each); python"
+          f" {platform.python_version()}, cores: {os.cpu_count()},"
+          f" load average: {os.getloadavg()[0]:.2f}")
+    print(f"{'chain':>6}{'bytes':>7}{'encode':>8}{'decode':>8}{'copy':>7}"
+          f"{'save':>8}{'read':>8}{'GET':>7}")
+    try:
+        await link.client.flushdb()
+        for words in (11, 101, 251):
+            now = clock.now_ms()
+            session = Session(
+                id=secrets.token_hex(16),
+                ticket=Ticket(user_id=1, first_name="", message=GameMessage(chat_id=1, message_id=1),
+                              expires_at=now // 1000 + 3600),
+                game=long_game(lexicon, TurnClock(), Difficulty.MEDIUM, random.Random(words), now,
+                               words),
+                created_ms=now,
+                last_active_ms=now,
+            )
+            await repository.add(session, 10**9)
+            data, figures = await _pieces(repository, link, session, calls)
+            print(f"{words:>6}{len(data):>7}" + "".join(
+                f"{figure:>{width}.0f}" for figure, width in zip(figures, (8, 8, 7, 8, 8, 7))
+            ))
+        await link.client.flushdb()
+    finally:
+        await link.aclose()
 
 
 async def compare(url: str, samples: int) -> None:

@@ -163,6 +163,13 @@ class InMemorySessionRepository:
         found = self._sessions.get(session_id)
         return None if found is None else found.copy()
 
+    async def recent(self, session_id: str) -> Session | None:
+        return await self.get(session_id)  # this store is the only copy: never lags
+
+    async def is_current(self, session: Session) -> bool:
+        found = self._sessions.get(session.id)
+        return found is not None and found.version == session.version
+
     async def add(self, session: Session, max_playing: int) -> bool:
         if len(self._playing) >= max_playing:
             return False
@@ -174,9 +181,7 @@ class InMemorySessionRepository:
 
     async def save(self, session: Session) -> None:
         found = self._sessions.get(session.id)
-        if found is None:
-            return
-        if found.version != session.version:
+        if found is None or found.version != session.version:
             raise WriteConflict()
         session.version += 1
         self._sessions[session.id] = stored(session, keep=True)

@@ -12,9 +12,10 @@ import time
 
 import pytest
 
-from noitu.application.noitu.errors import Busy
+from noitu.application.noitu.errors import Busy, NoSession
 from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import ReportState
+from noitu.application.noitu.settle_expired import SettleExpired, SweepResult
 from noitu.application.noitu.unit_of_work import WRITE_ATTEMPTS, Sessions, SessionWork
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Side
@@ -225,7 +226,8 @@ async def test_save_does_not_bring_back_a_removed_session(repository, new_sessio
     session = new_session()
     await repository.add(session, 10)
     await repository.remove(session.id)
-    await repository.save(session)
+    with pytest.raises(WriteConflict):
+        await repository.save(session)
     assert await repository.get(session.id) is None
     assert await repository.ids() == []
     assert await repository.count_playing() == 0
@@ -347,13 +349,16 @@ class ReadThenWait:
         self._has_read, self._go_on = has_read, go_on
         self.reads = self.refused = 0
 
-    async def get(self, session_id):
-        found = await self._repository.get(session_id)
+    async def recent(self, session_id):
+        found = await self._repository.recent(session_id)
         self.reads += 1
         if self.reads == 1:
             self._has_read.set()
             await self._go_on.wait()
         return found
+
+    async def is_current(self, session) -> bool:
+        return await self._repository.is_current(session)
 
     async def save(self, stored) -> None:
         try:
@@ -404,11 +409,14 @@ async def test_a_change_that_keeps_losing_is_busy(repository, new_session, clock
     class AlwaysBeaten:
         """Another writer gets in between every read and write."""
 
-        async def get(self, session_id):
-            found = await repository.get(session_id)
+        async def recent(self, session_id):
+            found = await repository.recent(session_id)
             other = await repository.get(session_id)
             await repository.save(other)
             return found
+
+        async def is_current(self, session) -> bool:
+            return await repository.is_current(session)
 
         async def save(self, stored) -> None:
             await repository.save(stored)
@@ -419,7 +427,150 @@ async def test_a_change_that_keeps_losing_is_busy(repository, new_session, clock
     assert len(set(attempts)) == WRITE_ATTEMPTS  # each attempt read a newer copy
 
 
+def bump(work: SessionWork) -> int:
+    """A change that must see every earlier one: counts up on the copy it is given."""
+    work.session.last_move_ms += 1
+    work.commit()
+    return work.session.last_move_ms
+
+
+def sessions_on(repository, clock) -> Sessions:
+    return Sessions(repository, None, None, clock)  # type: ignore[arg-type]
+
+
+async def test_two_instances_taking_turns_on_one_session_lose_nothing(
+    make_repository, new_session, clock,
+):
+    """Each instance keeps the copy it wrote last; every change it makes must still
+    start from the other's latest write, never from that copy."""
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    instances = [sessions_on(first, clock), sessions_on(second, clock)]
+    seen = [await instances[turn % 2].change(session.id, bump) for turn in range(20)]
+    assert seen == list(range(1, 21))
+    for repository in (first, second):
+        stored = await repository.get(session.id)
+        assert (stored.last_move_ms, stored.version) == (20, session.version + 20)
+
+
+async def test_an_answer_that_writes_nothing_comes_from_the_latest_copy(
+    make_repository, new_session, clock,
+):
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    await sessions_on(first, clock).change(session.id, bump)
+    await sessions_on(second, clock).change(session.id, bump)
+
+    def look(work: SessionWork) -> int:
+        return work.session.last_move_ms
+
+    assert await sessions_on(first, clock).change(session.id, look, touch=False) == 2
+
+
+async def test_a_step_that_fails_on_a_lagging_copy_runs_again_on_the_latest(
+    make_repository, new_session, clock,
+):
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    await sessions_on(first, clock).change(session.id, bump)
+    await sessions_on(second, clock).change(session.id, bump)
+
+    def needs_two(work: SessionWork) -> int:
+        if work.session.last_move_ms < 2:
+            raise ValueError("a copy from before the second change")
+        return bump(work)
+
+    assert await sessions_on(first, clock).change(session.id, needs_two) == 3
+    # And an error the latest copy raises reaches the caller.
+    with pytest.raises(ValueError):
+        await sessions_on(second, clock).change(session.id, needs_two_more)
+
+
+def needs_two_more(work: SessionWork) -> int:
+    raise ValueError(f"at {work.session.last_move_ms}, refused")
+
+
+async def test_a_session_removed_by_another_instance_is_not_brought_back(
+    make_repository, new_session, clock,
+):
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    await sessions_on(first, clock).change(session.id, bump)  # the first keeps a copy
+    await second.remove(session.id)
+    with pytest.raises(NoSession):
+        await sessions_on(first, clock).change(session.id, bump)
+    assert await first.recent(session.id) is None
+    assert await second.get(session.id) is None
+    assert await first.ids() == []
+    assert await first.count_playing() == 0
+
+
+async def test_the_sweep_acts_on_the_latest_copy_and_drops_for_every_instance(
+    make_repository, new_session, clock, limits,
+):
+    first, second = make_repository(), make_repository()
+    session = new_session()
+    await first.add(session, 10)
+    await sessions_on(first, clock).change(session.id, bump)  # the first keeps a copy
+    clock.advance(60_000)
+    await sessions_on(second, clock).change(session.id, bump)  # the first's copy lags
+    clock.advance(60_000)  # past the turn: the sweep settles the game
+    sweep = SettleExpired(sessions_on(first, clock), limits)
+    assert await sweep() == SweepResult(settled=1, dropped_idle=0, dropped_finished=0)
+    stored = await second.get(session.id)
+    assert stored.last_move_ms == 2  # the second's change is in the settled game
+    assert stored.game.is_over
+    clock.advance(limits.finished_ms)
+    assert await sweep() == SweepResult(settled=0, dropped_idle=0, dropped_finished=1)
+    for repository in (first, second):
+        assert await repository.get(session.id) is None
+        with pytest.raises(NoSession):
+            await sessions_on(repository, clock).change(session.id, bump)
+    assert await second.ids() == []
+
+
+async def test_a_small_cache_still_finds_every_session(make_repository, new_session, clock):
+    repository = make_repository(cache_size=1)
+    ids = []
+    for _ in range(3):
+        session = new_session()
+        await repository.add(session, 10)
+        ids.append(session.id)
+    sessions = sessions_on(repository, clock)
+    for _ in range(2):
+        for session_id in ids:
+            await sessions.change(session_id, bump)
+    assert [(await repository.get(i)).last_move_ms for i in ids] == [2, 2, 2]
+
+
 # Redis only.
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("kind", ["redis"])
+async def test_redis_a_kept_copy_of_an_expired_session_is_not_brought_back(
+    make_repository, new_session, redis_url, clock,
+):
+    import redis.asyncio as aioredis
+
+    instance = make_repository()
+    session = new_session()
+    await instance.add(session, 10)
+    await sessions_on(instance, clock).change(session.id, bump)  # kept on this instance
+    raw = aioredis.Redis.from_url(redis_url)
+    try:
+        assert await raw.delete(f"noitu:s:{session.id}") == 1  # as Redis expiring it
+    finally:
+        await raw.aclose()
+    with pytest.raises(NoSession):
+        await sessions_on(instance, clock).change(session.id, bump)
+    with pytest.raises(NoSession):
+        await sessions_on(instance, clock).change(session.id, lambda work: None)
+    assert await instance.get(session.id) is None
 
 
 @pytest.mark.redis

@@ -22,6 +22,11 @@ log = structlog.get_logger("noitu.redis")
 
 DEFAULT_PREFIX = "noitu:"
 SOCKET_TIMEOUT_S = 1.0
+# The client's pool refuses a call outright past this many connections in use (its own
+# default is 100). A request holds one at a time, and when the process stalls for a
+# moment more than 100 players' requests may be waiting at once: each would be answered
+# `busy` with Redis idle. This is as many as the HTTP server lets in by default.
+MAX_CONNECTIONS = 1_000
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, ReadOnlyError, OSError, asyncio.TimeoutError)
 
 
@@ -34,6 +39,7 @@ def make_redis_client(url: str, timeout_s: float = SOCKET_TIMEOUT_S) -> Redis:
         decode_responses=True,
         socket_timeout=timeout_s,
         socket_connect_timeout=timeout_s,
+        max_connections=MAX_CONNECTIONS,
         retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
         client_name="noitu",
     )

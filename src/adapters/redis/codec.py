@@ -64,7 +64,8 @@ class SessionCodec:
         self._encoder = msgspec.json.Encoder()
         self._decoder = msgspec.json.Decoder(_SessionRecord)
 
-    def encode(self, session: Session) -> str:
+    def encode(self, session: Session) -> bytes:
+        """UTF-8 JSON, as Redis stores it (the client sends bytes as they are)."""
         game = session.game
         words = self._lexicon.words
         ticket = session.ticket
@@ -95,9 +96,9 @@ class SessionCodec:
             report=session.report.value,
             replaced_by=session.replaced_by,
         )
-        return self._encoder.encode(record).decode()
+        return self._encoder.encode(record)
 
-    def decode(self, session_id: str, data: str, version: int) -> Session:
+    def decode(self, session_id: str, data: str | bytes, version: int) -> Session:
         try:
             record = self._decoder.decode(data)
             ticket = record.ticket

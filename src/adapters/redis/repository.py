@@ -15,15 +15,24 @@ Keys, all under a prefix (`noitu:` by default):
 | `update:<id>` | string | a Telegram update already handled | one hour |
 
 A session key and its entries in `sessions` and `playing` get the same expiry in one
-script (from Redis's own clock), so an index never outlives its session. A change to a
-session takes two round trips and no lock: one read (`HMGET` of the version and the
-snapshot) and one script (`SAVE`) that writes only if the version is still the one read;
-otherwise the unit of work reads again and retries, so an update is never lost. Locks
+script (from Redis's own clock), so an index never outlives its session. Locks
 (`lock:<key>`) remain for what must not overlap at all: the starts of one user.
+
+A change to a session is one round trip and no lock. Each instance keeps the sessions
+it read or wrote last (decoded, with their version; `cache_size` of them, the least
+recently used dropped first), and `recent` answers a change from there. The write
+(`SAVE`) is a compare-and-set on the version, so a copy that lags (another instance
+wrote since) is never written: the script answers the stored version and snapshot
+instead, which replace the kept copy, and the unit of work runs its step again on
+them with no second read. A session that is gone (removed, expired) is dropped from
+the cache on the refused write or the failed check, so it is never brought back. What
+the step decides without writing (an error, nothing to write, a removal) waits for
+`is_current`, one `HGET` of the version.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -68,6 +77,7 @@ class RedisSessionRepository:
         lock_ttl_ms: int = LOCK_TTL_MS,
         lock_wait_s: float = LOCK_WAIT_S,
         expiry_margin_ms: int = EXPIRY_MARGIN_MS,
+        cache_size: int | None = None,
     ) -> None:
         self._link = link
         self._redis = link.client
@@ -76,6 +86,9 @@ class RedisSessionRepository:
         self._clock = clock
         self._locks = RedisLocks(link, lock_ttl_ms, lock_wait_s)
         self._margin_ms = expiry_margin_ms
+        # As many as can be in play at once, so one instance alone keeps every game.
+        self._cache_size = limits.max_playing if cache_size is None else cache_size
+        self._cache: OrderedDict[str, Session] = OrderedDict()
         p = link.prefix
         self._p = p
         self._sessions_key = f"{p}sessions"
@@ -130,8 +143,36 @@ class RedisSessionRepository:
             self._redis.hmget(self._session_key(session_id), ["v", "d"])
         )
         if version is None or data is None:
+            self._cache.pop(session_id, None)
             return None
-        return self._decode(session_id, data, int(version))
+        session = self._decode(session_id, data, int(version))
+        if session is None:
+            self._cache.pop(session_id, None)
+            return None
+        self._keep(session)
+        return session.copy()
+
+    async def recent(self, session_id: str) -> Session | None:
+        kept = self._cache.get(session_id)
+        if kept is None:
+            return await self.get(session_id)
+        self._cache.move_to_end(session_id)
+        return kept.copy()
+
+    async def is_current(self, session: Session) -> bool:
+        version = await self._link.run(self._redis.hget(self._session_key(session.id), "v"))
+        if version is not None and int(version) == session.version:
+            return True
+        self._cache.pop(session.id, None)  # the next `recent` reads the store
+        return False
+
+    def _keep(self, session: Session) -> None:
+        """Remember `session` (not a copy: the caller hands it over) as the latest."""
+        cache = self._cache
+        cache[session.id] = session
+        cache.move_to_end(session.id)
+        if len(cache) > self._cache_size:
+            cache.popitem(last=False)
 
     def _decode(self, session_id: str, data: str, version: int) -> Session | None:
         try:
@@ -174,26 +215,39 @@ class RedisSessionRepository:
                 ],
             )
         )
+        if added:
+            self._keep(session.copy())  # the starting use case keeps its own
         return bool(added)
 
     async def save(self, session: Session) -> None:
         """Write a changed session back: one script that compares the version and
         writes (`WriteConflict` when someone else wrote it since it was read, so no
-        update is ever lost). A session that is gone (removed, expired) is not brought
-        back."""
+        update is ever lost; the script then answers the stored copy, which this
+        instance keeps for the retry). A session that is gone (removed, expired) is
+        not brought back: `WriteConflict` too, and it is forgotten here."""
         result = await self._link.run(
             self._save(
                 keys=self._write_keys(session),
                 args=[*self._write_args(session), self._ttl_ms(session), self._user_ttl_ms],
             )
         )
-        result = int(result)
-        if result < 0:
+        if isinstance(result, list):
+            version, data = result
+            newer = self._decode(session.id, data, int(version)) if data is not None else None
+            if newer is None:
+                self._cache.pop(session.id, None)
+            else:
+                self._keep(newer)
             raise WriteConflict()
-        if result > 0:
-            session.version = result
+        version = int(result)
+        if version == 0:
+            self._cache.pop(session.id, None)
+            raise WriteConflict()
+        session.version = version
+        self._keep(session)
 
     async def remove(self, session_id: str) -> None:
+        self._cache.pop(session_id, None)
         key = self._session_key(session_id)
         user, owner = await self._link.run(self._redis.hmget(key, ["u", "o"]))
         await self._link.run(

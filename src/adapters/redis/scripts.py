@@ -36,14 +36,15 @@ return 1
 
 # KEYS: session, sessions, playing, user, owner
 # ARGV: id, expected version, snapshot, playing (1/0), ttl ms, user ttl ms
-# Returns the new version, 0 when the session is gone, -1 when another write came first.
+# Returns the new version; 0 when the session is gone; when another write came first,
+# the stored version and snapshot (so the writer retries on them with no second read).
 SAVE = _NOW + """
 local version = redis.call('HGET', KEYS[1], 'v')
 if not version then
   return 0
 end
 if version ~= ARGV[2] then
-  return -1
+  return {version, redis.call('HGET', KEYS[1], 'd')}
 end
 local ttl = tonumber(ARGV[5])
 local expires = now + ttl

@@ -9,14 +9,15 @@ from noitu.application.noitu.session import GameMessage, ReportState, Session, T
 
 
 class WriteConflict(Exception):
-    """`save` found the stored session changed since this copy was read."""
+    """`save` found the stored session changed (or gone) since this copy was read."""
 
 
 class SessionRepository(Protocol):
     """Where sessions live.
 
-    `get` hands out an independent copy: a change reaches the store only through
-    `save` (the unit of work's commit). Changes are optimistic: each copy carries the
+    `get` and `recent` hand out independent copies: a change reaches the store only
+    through `save` (the unit of work's commit). `get` reads the store; `recent` may
+    answer from what this instance saw last, so that a change costs one write. Changes are optimistic: each copy carries the
     version it was read at, and `save` writes it only if the stored version is still
     that one (then the version goes up), else raises `WriteConflict`; the unit of work
     reads again and retries. `lock(key)` serializes what must not overlap at all, such
@@ -28,14 +29,27 @@ class SessionRepository(Protocol):
 
     async def get(self, session_id: str) -> Session | None: ...
 
+    async def recent(self, session_id: str) -> Session | None:
+        """A copy to change, which may lag behind the store (a store may keep the
+        sessions it saw last, and another instance may have written since): `save`
+        refuses a copy that lags, and `is_current` tells before acting on it otherwise.
+        None when the store knows the session is gone."""
+        ...
+
+    async def is_current(self, session: Session) -> bool:
+        """Whether the store still holds this copy's version; when not, the next
+        `recent` reads the newer one."""
+        ...
+
     async def add(self, session: Session, max_playing: int) -> bool:
         """Store a new session unless `max_playing` unfinished ones exist already;
         the check and the write are one atomic step."""
         ...
 
     async def save(self, session: Session) -> None:
-        """Write a changed session back if nobody wrote it since it was read
-        (`WriteConflict` otherwise); a session that is gone stays gone. The session
+        """Write a changed session back if nobody wrote it since it was read, else
+        `WriteConflict`; a session that is gone stays gone (`WriteConflict` too, so the
+        unit of work reads again and finds it gone). The session
         given is the store's afterwards (a store may keep it rather than a copy): the
         caller may read it, and reads the session again to change it."""
         ...

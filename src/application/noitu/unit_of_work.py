@@ -3,10 +3,12 @@
 A session read from the store is a copy, so nothing reaches the store without a
 commit. Changes are optimistic rather than locked: a use case hands `Sessions.change`
 a step, a plain function of the session that marks it to be committed or removed; the
-session is read, the step runs, and the write succeeds only if nobody wrote the
-session since it was read (the store compares versions). If somebody did, the session
-is read again and the step runs again on the newer copy, up to `WRITE_ATTEMPTS` times
-(then `Busy`). A step therefore does no I/O and may run more than once: it decides from
+session is read (`recent`: the store may answer from the copy it saw last), the step
+runs, and the write succeeds only if nobody wrote the session since that copy (the
+store compares versions). If somebody did, the session is read again and the step
+runs again on the newer copy, up to `WRITE_ATTEMPTS` times (then `Busy`). A step that
+writes nothing, removes the session or fails is acted on only once the store confirms
+the copy was current (`is_current`), so no answer comes from a copy that lagged. A step therefore does no I/O and may run more than once: it decides from
 the copy it is given, and only the attempt that was written counts.
 
 A commit that records the game's end also marks its score report "pending" in the same
@@ -85,18 +87,26 @@ class Sessions:
         newer copy while another write comes first. `NoSession` when it is gone; an error
         the step raises writes nothing. `touch` records a player's request (the idle
         limit counts from the last one)."""
+        repository = self._repository
         for _ in range(WRITE_ATTEMPTS):
-            session = await self._repository.get(session_id)
+            session = await repository.recent(session_id)
             if session is None:
                 raise NoSession()
             now = self._clock.now_ms()
             if touch:
                 session.last_active_ms = now
             work = SessionWork(session, now)
-            result = step(work)
+            try:
+                result = step(work)
+            except Exception:
+                if await repository.is_current(session):
+                    raise
+                continue  # decided on a copy that lagged: decide again on the newer one
             try:
                 if work.write is Write.COMMIT:
-                    await self._commit(session)
+                    await self._commit(session)  # the write checks the version itself
+                elif not await repository.is_current(session):
+                    continue
                 elif work.write is Write.REMOVE:
                     await self._remove(session)
             except WriteConflict:
