@@ -210,8 +210,8 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             folder = f"bots/{bot_id}/artefact"
             artefact = files.artefact_path(folder)
             artefact.mkdir(parents=True)
-            (artefact / "bot.py").write_text(handicapped_source(tactical, p))
             source = handicapped_source(tactical, p).encode()
+            (artefact / "bot.py").write_bytes(source)
             await repository.add_bot(BotRecord(
                 id=bot_id, owner=owner_hash(key), name=handicapped_name(p),
                 language=Language.PYTHON, public=False, created_ms=clock.now_ms(),
