@@ -8,6 +8,7 @@ word bots' self-play tournament.
     noitu bench rooms    group rooms: live-update latency and CPU per move
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
+    noitu bench ladder   the arena's ladder: does its table find bots of known order
 
 Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
 or with `--json` one JSON object. This module stays light: `noitu serve` builds the
@@ -120,6 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bots.add_argument("--quiet", action="store_true", help="no progress bar")
     bots.set_defaults(run=run_bots)
 
+    ladder = commands.add_parser("ladder", help="the arena ladder's order against a known one")
+    from noitu.bench.arena_ladder import add_arguments as ladder_arguments
+
+    ladder_arguments(ladder)
+    ladder.set_defaults(run=run_ladder)
+
 
 def _positive(value: int, flag: str) -> int:
     if value < 1:
@@ -192,3 +199,14 @@ def run_bots(args: argparse.Namespace) -> None:
     from noitu.bench.bots import run
 
     run(args)
+
+
+def run_ladder(args: argparse.Namespace) -> None:
+    from noitu.bench.arena_ladder import bench_ladder, check_arguments, format_ladder
+    from noitu.bench.machine import emit
+
+    def fail(problem: str) -> None:
+        raise SystemExit(f"noitu bench: {problem}")
+
+    check_arguments(args, fail)
+    emit(bench_ladder(args), args.json, format_ladder)
