@@ -18,10 +18,10 @@ from litestar.params import FromPath, Parameter
 
 from noitu.adapters.http.arena_bots import (
     MAX_BODY_BYTES,
-    OWNER_KEY_HEADER,
     OwnerKey,
     SeatShownView,
     replay_url,
+    require_owner_key,
     seat_view,
 )
 from noitu.adapters.http.errors import error_responses
@@ -163,18 +163,7 @@ KEYED = {("put", "/bots/{bot_id}"), ("delete", "/bots/{bot_id}"), ("post", "/bot
 def tighten_ladder_schema(schema: OpenAPI) -> None:
     """Say in the document what the handlers enforce: the owner's routes need the key
     (without it no bot is the caller's)."""
-    keyed = 0
-    for path, item in (schema.paths or {}).items():
-        for method in ("put", "delete", "post"):
-            operation = getattr(item, method)
-            if operation is None or (method, path.removeprefix(LADDER_PATH)) not in KEYED:
-                continue
-            for parameter in operation.parameters or []:
-                if getattr(parameter, "name", "") == OWNER_KEY_HEADER:
-                    parameter.required = True
-                    keyed += 1
-    if keyed != len(KEYED):
-        raise RuntimeError("the OpenAPI document lacks the owner key of a ladder route")
+    require_owner_key(schema, LADDER_PATH, KEYED, "ladder")
 
 
 def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:

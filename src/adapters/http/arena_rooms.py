@@ -22,7 +22,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 
-from noitu.adapters.http.arena_bots import OWNER_KEY_HEADER, OwnerKey
+from noitu.adapters.http.arena_bots import OwnerKey, require_owner_key
 from noitu.adapters.http.arena_config import config_router
 from noitu.adapters.http.arena_room_bodies import (
     BODIES,
@@ -286,18 +286,7 @@ def tighten_rooms_schema(schema: OpenAPI) -> None:
         for name, component in components.items():
             if name == body.__name__ or name.endswith(f"_{body.__name__}"):
                 component.additional_properties = False
-    keyed = 0
-    for path, item in (schema.paths or {}).items():
-        for method in ("get", "post"):
-            operation = getattr(item, method)
-            if operation is None or (method, path.removeprefix(ARENA_API_PATH)) not in KEYED:
-                continue
-            for parameter in operation.parameters or []:
-                if getattr(parameter, "name", "") == OWNER_KEY_HEADER:
-                    parameter.required = True
-                    keyed += 1
-    if keyed != len(KEYED):
-        raise RuntimeError("the OpenAPI document lacks the owner key of a room route")
+    require_owner_key(schema, ARENA_API_PATH, KEYED, "room")
 
 
 def arena_room_routers(use_cases: ArenaRoomUseCases) -> list[Any]:

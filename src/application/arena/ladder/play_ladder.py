@@ -32,9 +32,8 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 
@@ -61,7 +60,7 @@ from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.create_room import CODE_TRIES
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
-from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.application.arena.rooms.start_match import StartMatch, first_done
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING, Pairing
 from noitu.domain.arena.match import EndReason, Result
 
@@ -145,7 +144,7 @@ class PlayLadder:
                     # a replay due before the tick (never a moment past: no spinning
                     # while the rooms hold every slot)
                     deadline = min(deadline, self._to_start[0].not_before_ms)
-                await _first(self._wake.wait(), self._timer.sleep_until(deadline))
+                await first_done(self._wake.wait(), self._timer.sleep_until(deadline))
         finally:
             queue.off_change(self._wake.set)
 
@@ -300,13 +299,3 @@ class PlayLadder:
                 if recorded.replay is not None:
                     self._play(recorded.replay, now + self._tick_ms)
 
-
-async def _first(*waits: Coroutine[Any, Any, object]) -> None:
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)

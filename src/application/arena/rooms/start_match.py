@@ -161,7 +161,7 @@ class StartMatch:
             if deadline is None or self._host.clock.now_ms() >= deadline:
                 live.place_rest_and_ready()
                 return
-            await _first(pulse.wait(), self._timer.sleep_until(deadline))
+            await first_done(pulse.wait(), self._timer.sleep_until(deadline))
 
     async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         assert room.match_id is not None
@@ -285,7 +285,8 @@ class StartMatch:
         self._host.changed(room)
 
 
-async def _first(*waits: Coroutine[Any, Any, object]) -> None:
+async def first_done(*waits: Coroutine[Any, Any, object]) -> None:
+    """Wait until the first of `waits` is done, then cancel the others."""
     tasks = [asyncio.ensure_future(w) for w in waits]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
