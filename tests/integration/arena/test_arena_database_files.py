@@ -55,6 +55,7 @@ async def test_a_bot_uploaded_on_one_machine_plays_on_another_with_an_empty_data
     url = new_url(True)
     source = (BOTS / "a5_minimal.py").read_bytes()
     async with serving(build(tmp_path / "machine-a", arena_probe, env=on(url))) as first:
+        assert isinstance(first.container.arena_files(), DatabaseFiles)
         answer = await first.http.post(
             "/arena/api/bots",
             files={"file": ("a5_minimal.py", source, "text/x-python")},
