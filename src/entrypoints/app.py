@@ -155,6 +155,7 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
             uploads="on" if uploads else "off",
             sandbox=found.reason if found is not None else "not probed",
             database=describe(settings.arena_database_url),
+            files=settings.arena_files,
             data_dir=str(settings.data_dir),
             **msgspec.structs.asdict(recovered),
         )

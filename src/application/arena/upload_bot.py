@@ -246,7 +246,7 @@ class UploadBot:
         async with self._files.scratch() as scratch, self._turn() as turn:
             try:
                 built = await builder.build(
-                    self._files.source_path(source),
+                    await self._files.local_source(source),
                     language,
                     scratch / "artefact",
                     shown_as=shown_as,
