@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
+import structlog
 from redis.exceptions import RedisError
 from saq import Queue, Worker
 from saq.job import TERMINAL_STATUSES, Job, Status
@@ -61,13 +63,18 @@ DEQUEUE_WAIT_S = 1.0
 
 TAKEN = frozenset({Status.ACTIVE, Status.ABORTING, *TERMINAL_STATUSES})
 
+log = structlog.get_logger("noitu.worker")
+
 
 class QueueUnavailable(JobError):
     """Redis could not be reached."""
 
 
 def saq_queue(url: str) -> Queue:
-    """The arena's queue on the Redis at `url` (its own connections)."""
+    """The arena's queue on the Redis at `url` (its own connections). SAQ's own log
+    says every job at INFO, with its whole description: only its warnings are kept (a
+    worker logs one `arena_job` line per job)."""
+    logging.getLogger("saq").setLevel(logging.WARNING)
     return Queue.from_url(url, name=QUEUE_NAME)
 
 
@@ -170,12 +177,24 @@ class SaqJobRunner:
     def handle(self, job_type: JobType[P, R], handler: Callable[[P], Awaitable[R]]) -> None:
         async def run_one(context: dict[str, Any], *, payload: str) -> str:
             job: Job = context["job"]
+            loop = asyncio.get_running_loop()
+            began = loop.time()
             heart = asyncio.create_task(_beat(job, job_type.heartbeat_s / 3))
+            outcome = "failed"
             try:
                 result = await handler(msgspec.json.decode(payload, type=job_type.payload))
+                outcome = "done"
+            except asyncio.CancelledError:
+                outcome = "cancelled"
+                raise
             finally:
                 heart.cancel()
                 await asyncio.gather(heart, return_exceptions=True)
+                log.info(
+                    "arena_job", kind=job_type.kind.value, job=job.key, outcome=outcome,
+                    ms=round((loop.time() - began) * 1000),
+                    waited_ms=max(job.started - job.queued, 0),
+                )
             return msgspec.json.encode(result).decode()
 
         self._functions[job_type.kind.value] = run_one
