@@ -350,11 +350,13 @@ async def job_queue_connection(queue: Queue | None) -> AsyncIterator[Queue | Non
     if queue is None:
         yield None
         return
+    from noitu.adapters.arena.saq_jobs import close_queue
+
     await queue.connect()
     try:
         yield queue
     finally:
-        await queue.disconnect()
+        await close_queue(queue)
 
 
 async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngine | None]:

@@ -284,3 +284,21 @@ async def test_saq_a_stopping_worker_lets_its_running_job_finish(make, queue_kin
     queues.tasks[0].cancel()
     assert (await waiting).result == Echoed("XONG") and not seen.cancelled
     await asyncio.wait_for(asyncio.gather(queues.tasks[0], return_exceptions=True), 10)
+
+
+async def test_saq_an_unreachable_queue_is_said_at_once(queue_kind):
+    if queue_kind != "saq":
+        pytest.skip("the in-process queue has nothing to reach")
+    from noitu.adapters.arena.saq_jobs import QueueUnavailable, close_queue, saq_queue
+    from noitu.bench.redis_server import free_port
+
+    queue = saq_queue(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    await queue.connect()
+    try:
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        with pytest.raises(QueueUnavailable):
+            await SaqJobs(queue, 5.0).submit(ECHO, Echo("xa"))
+        assert loop.time() - began < 3.0
+    finally:
+        await close_queue(queue)

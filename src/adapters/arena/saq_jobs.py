@@ -30,9 +30,11 @@ from typing import Any
 
 import msgspec
 import structlog
+from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from saq import Queue, Worker
 from saq.job import TERMINAL_STATUSES, Job, Status
+from saq.queue.redis import RedisQueue
 
 from noitu.application.arena.jobs import (
     TAKE_WITHIN_S,
@@ -58,6 +60,10 @@ VERDICT_MARGIN_S = 10.0
 #: workers' jobs swept and this worker's record written every 5 s (also the longest a
 #: stop waits for the upkeep to notice it).
 WORKER_TIMERS = {"schedule": 1, "abort": 1, "sweep": 5, "worker_info": 5}
+#: An unreachable Redis is given up after this long (seconds); a refused connection at once.
+CONNECT_TIMEOUT_S = 2.0
+#: While Redis is away, a worker asks for a job this often (seconds).
+REDIS_RETRY_S = 1.0
 #: A worker's wait for a job before it looks again whether it is stopping (seconds).
 DEQUEUE_WAIT_S = 1.0
 
@@ -70,12 +76,33 @@ class QueueUnavailable(JobError):
     """Redis could not be reached."""
 
 
+class PatientRedisQueue(RedisQueue):
+    """SAQ's Redis queue, whose taking of a job waits a while when Redis is away. SAQ's
+    worker asks for the next job at once after a failed ask, so without this a worker
+    spins at full CPU through a Redis outage; with it, it asks again every
+    `REDIS_RETRY_S` and goes on by itself once Redis is back."""
+
+    async def dequeue(self, timeout: float = 0.0, poll_interval: float = 0.0) -> Job | None:
+        try:
+            return await super().dequeue(timeout, poll_interval)
+        except (RedisError, OSError):
+            await asyncio.sleep(REDIS_RETRY_S)
+            return None
+
+
 def saq_queue(url: str) -> Queue:
     """The arena's queue on the Redis at `url` (its own connections). SAQ's own log
     says every job at INFO, with its whole description: only its warnings are kept (a
     worker logs one `arena_job` line per job)."""
     logging.getLogger("saq").setLevel(logging.WARNING)
-    return Queue.from_url(url, name=QUEUE_NAME)
+    redis = Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S)
+    return PatientRedisQueue(redis, name=QUEUE_NAME)
+
+
+async def close_queue(queue: Queue) -> None:
+    """Close the queue's connections; a Redis already gone is no error here."""
+    with contextlib.suppress(RedisError, OSError):
+        await queue.disconnect()
 
 
 class SaqJobs:

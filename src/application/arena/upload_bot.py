@@ -50,9 +50,8 @@ from noitu.application.arena.errors import (
 from noitu.application.arena.jobs import (
     BUILD_JOB,
     BuildJob,
+    JobError,
     JobFailed,
-    JobLost,
-    JobNotTaken,
     Jobs,
 )
 from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX
@@ -249,10 +248,10 @@ class UploadBot:
         job = BuildJob(bot_id=bot_id, language=language, source=source, shown_as=shown_as)
         try:
             done = await builds.submit(BUILD_JOB, job)
-        except (JobNotTaken, JobLost) as error:  # no builder free, or one lost: later
-            raise Busy(BUILDS_BUSY) from error
         except JobFailed as error:  # the sandbox's failure, not the bot's
             raise BuildUnavailable() from error
+        except JobError as error:  # no builder free in time, one lost, the queue away
+            raise Busy(BUILDS_BUSY) from error
         verdict = done.result
         if verdict.store_full:
             raise StorageFull()

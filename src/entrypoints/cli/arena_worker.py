@@ -21,6 +21,7 @@ import signal
 import sys
 
 import structlog
+from redis.exceptions import RedisError
 
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
@@ -70,7 +71,14 @@ async def work(settings: Settings, builds: int | None) -> int:
                 queue="saq",
                 data_dir=str(settings.data_dir),
             )
-            await _until_stopped(runner.run())
+            try:
+                await _until_stopped(runner.run())
+            except (RedisError, OSError) as error:  # Redis away as the worker started
+                log.error(
+                    "arena_worker_failed", instance=settings.instance,
+                    error=f"{type(error).__name__}: {error}"[:300],
+                )
+                return 1
             log.info("arena_worker_stopped", instance=settings.instance)
         finally:
             await container.job_queue_resource.shutdown()

@@ -17,6 +17,7 @@ from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.sql.engine import create_engine, default_url
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
+from noitu.adapters.http.errors import ERROR_STATUS
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
@@ -28,6 +29,7 @@ from noitu.application.arena.errors import (
     BotNotBuilt,
     BotNotFound,
     BuildUnavailable,
+    Busy,
     FileTooLarge,
     NotOwner,
     TooManyBots,
@@ -35,7 +37,7 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
-from noitu.application.arena.jobs import JobFailed
+from noitu.application.arena.jobs import JobError, JobFailed, JobLost, JobNotTaken
 from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
 from noitu.application.arena.limits import (
@@ -316,6 +318,35 @@ async def test_a_builder_that_raises_leaves_nothing_stored(world: World):
     assert isinstance(caught.value.__cause__.__cause__, RuntimeError)
     assert world.stored_ids() == [] and await world.repository.bots_of(owner_hash(KEY_A)) == []
     assert not any((world.files.root / "tmp").iterdir())  # the scratch directory is gone too
+
+
+class RefusingJobs:
+    """A build queue that gives no result, the way `error` says."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def submit(self, job_type, payload):  # type: ignore[no-untyped-def]
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "answer"),
+    [
+        (JobNotTaken("no worker took it"), Busy),
+        (JobLost("its worker went silent"), Busy),
+        (JobError("the queue is unreachable"), Busy),
+        (JobFailed("the sandbox broke"), BuildUnavailable),
+    ],
+)
+async def test_a_build_job_without_a_result_is_refused_and_leaves_nothing_stored(
+    world: World, error: Exception, answer: type
+):
+    upload = UploadBot(world.repository, world.files, RefusingJobs(error), world.clock, world.rng)
+    with pytest.raises(answer) as caught:
+        await upload(UploadBotCommand("bot.py", SOURCE, owner_key=KEY_A))
+    assert caught.value.__cause__ is error and ERROR_STATUS[caught.value.code] == 503
+    assert world.stored_ids() == [] and await world.repository.bots_of(owner_hash(KEY_A)) == []
 
 
 class FailingAdd:
