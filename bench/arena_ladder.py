@@ -207,11 +207,10 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         async def upload(p: float) -> None:
             key = secrets.token_hex(16)
             bot_id = new_bot_id(rng)
-            folder = f"bots/{bot_id}/artefact"
-            artefact = files.artefact_path(folder)
-            artefact.mkdir(parents=True)
             source = handicapped_source(tactical, p).encode()
-            (artefact / "bot.py").write_bytes(source)
+            async with files.scratch() as scratch:
+                (scratch / "bot.py").write_bytes(source)
+                folder = await files.put_artefact(bot_id, scratch)
             await repository.add_bot(BotRecord(
                 id=bot_id, owner=owner_hash(key), name=handicapped_name(p),
                 language=Language.PYTHON, public=False, created_ms=clock.now_ms(),

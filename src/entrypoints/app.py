@@ -157,6 +157,7 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
             builds="workers (saq)" if on_workers else "here",
             sandbox=found.reason if found is not None else "not probed",
             database=describe(settings.arena_database_url),
+            files=settings.arena_files,
             data_dir=str(settings.data_dir),
             **msgspec.structs.asdict(recovered),
         )

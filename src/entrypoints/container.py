@@ -40,6 +40,7 @@ from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
 from noitu.adapters.arena.sql.engine import create_engine, is_sqlite
+from noitu.adapters.arena.sql.files import DatabaseFiles
 from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
@@ -621,15 +622,26 @@ class Container(containers.DeclarativeContainer):
         none=providers.Object(None),
     )
 
-    # --- the arena's storage (spec B4): metadata in SQL, files in the data directory ---
+    # --- the arena's storage (spec B4, B9): metadata in SQL; files in the data directory,
+    # or (NOITU_ARENA_FILES=database) in the same database with the directory as a cache
     arena_engine = providers.Singleton(create_engine, settings.provided.arena_database_url)
     arena_database_resource = providers.Resource(
         arena_database,
         providers.Selector(arena_part, on=arena_engine, off=providers.Object(None)),
     )
     arena_repository = providers.Singleton(SqlArenaRepository, arena_engine)
-    arena_files = providers.Singleton(
-        DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
+    arena_files = providers.Selector(
+        settings.provided.arena_files,
+        directory=providers.Singleton(
+            DataDirFiles, settings.provided.data_dir, settings.provided.arena_uploads_max_bytes
+        ),
+        database=providers.Singleton(
+            DatabaseFiles,
+            arena_engine,
+            settings.provided.data_dir,
+            clock,
+            settings.provided.arena_uploads_max_bytes,
+        ),
     )
 
     # --- the ladder (B8): its stores in the arena's database, on the same engine ------

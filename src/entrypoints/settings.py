@@ -27,6 +27,8 @@ BASE_URL_PATTERN = re.compile(
 TELEGRAM_MODES = ("polling", "webhook", "none")
 STORES = ("memory", "redis")
 ARENA_QUEUES = ("local", "saq")
+#: Where the arena keeps its files (NOITU_ARENA_FILES; spec B9).
+ARENA_FILES = ("directory", "database")
 MAX_INSTANCE_NAME = 64  # the archive's `runner` column
 LOG_FORMATS = ("json", "console")
 #: The data directory's room for uploaded bots by default: 2 GiB.
@@ -70,6 +72,10 @@ class Settings:
     # database (a SQLAlchemy async URL; "": the SQLite file in the data directory).
     data_dir: Path = field(default_factory=lambda: _default_data_dir(os.environ))
     arena_database_url: str = ""
+    # Where the arena's files (sources, artefacts, replays) live (NOITU_ARENA_FILES):
+    # "directory" (the data directory, the embedded default) or "database" (blobs in the
+    # arena's database, the data directory only this machine's cache; spec B9).
+    arena_files: str = "directory"
     # What uploaded bots (sources and artefacts) may take in the data directory, in
     # bytes (NOITU_ARENA_UPLOADS_MIB, in MiB); past it uploads are refused (B10).
     arena_uploads_max_bytes: int = DEFAULT_ARENA_UPLOADS_MIB * 1024 * 1024
@@ -413,6 +419,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["cache_dir"] = _cache_dir(env)
     values["data_dir"] = _data_dir(env)
     values["arena_database_url"] = _arena_database(env, values["data_dir"], problems)  # type: ignore[arg-type]
+    values["arena_files"] = _choice(
+        "NOITU_ARENA_FILES", env.get("NOITU_ARENA_FILES", "directory"), ARENA_FILES, problems
+    )
     raw_uploads = env.get("NOITU_ARENA_UPLOADS_MIB", str(DEFAULT_ARENA_UPLOADS_MIB)).strip()
     if raw_uploads.isdigit() and 0 < int(raw_uploads) <= 1 << 30:
         values["arena_uploads_max_bytes"] = int(raw_uploads) * 1024 * 1024

@@ -44,7 +44,7 @@ TABLES = (
     "arena_matches", "arena_upload_events", "arena_bots", "arena_owners",
     "arena_ladder_members", "arena_ladder_results", "arena_ladder_standings",
     "arena_ladder_state", "arena_ladder_busy", "arena_ladder_pairings",
-    "arena_ladder_previous", "arena_ladder_lease",
+    "arena_ladder_previous", "arena_ladder_lease", "arena_files",
 )
 T0 = 1_800_000_000_000
 _names = itertools.count()

@@ -88,3 +88,13 @@ def test_the_ladder_is_driven_only_when_asked() -> None:
     with pytest.raises(SettingsError) as caught:
         load_settings({"NOITU_ARENA_LADDER": "maybe"})
     assert "NOITU_ARENA_LADDER" in str(caught.value)
+
+
+def test_the_arena_files_stay_in_the_data_directory_unless_the_database_is_asked_for() -> None:
+    assert load_settings({}).arena_files == "directory"
+    assert load_settings({"NOITU_ARENA_FILES": " Database "}).arena_files == "database"
+    assert load_settings({"NOITU_ARENA_FILES": "directory"}).arena_files == "directory"
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"NOITU_ARENA_FILES": "s3"})
+    (problem,) = caught.value.problems
+    assert "NOITU_ARENA_FILES" in problem and "directory, database" in problem

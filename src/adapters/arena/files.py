@@ -38,7 +38,6 @@ import stat
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import BinaryIO
 
 from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.errors import StorageFull
@@ -113,7 +112,7 @@ def write_atomically(target: Path, data: bytes, mode: int = 0o644) -> None:
     _fsync_directory(target.parent)
 
 
-def _check_tree(directory: Path) -> None:
+def check_tree(directory: Path) -> None:
     """Only regular files and directories, no symlink anywhere (ValueError)."""
     info = os.lstat(directory)
     if not stat.S_ISDIR(info.st_mode):
@@ -155,7 +154,7 @@ class _Replay:
     def record(self, event: object) -> None:
         self._file.record(event)  # type: ignore[arg-type]
 
-    def finish(self) -> str:
+    async def finish(self) -> str:
         self._file.finish()
         return self._name
 
@@ -211,8 +210,17 @@ class DataDirFiles:
     def artefact_path(self, name: str) -> Path:
         return self.root / _check_name(name, _ARTEFACT_NAME)
 
-    async def has_artefact(self, name: str) -> bool:
-        return await asyncio.to_thread(self.artefact_path(name).is_dir)
+    async def local_source(self, name: str) -> Path:
+        path = self.source_path(name)
+        if not await asyncio.to_thread(path.is_file):
+            raise FileNotFoundError(name)
+        return path
+
+    async def local_artefact(self, name: str) -> Path:
+        path = self.artefact_path(name)
+        if not await asyncio.to_thread(path.is_dir):
+            raise FileNotFoundError(name)
+        return path
 
     def replay_path(self, name: str) -> Path:
         return self.root / _check_name(name, _REPLAY_NAME)
@@ -252,7 +260,7 @@ class DataDirFiles:
 
     def _put_artefact(self, target: Path, directory: Path) -> int:
         """Install the artefact; the bytes it adds to the store (less the old one's)."""
-        _check_tree(directory)
+        check_tree(directory)
         change = tree_bytes(directory)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = _hidden(target, _PARTIAL)
@@ -318,8 +326,8 @@ class DataDirFiles:
         name = self.replay_name(match_id)
         return _Replay(self.root / name, name)
 
-    def open_replay(self, name: str) -> BinaryIO:
-        return open(self.replay_path(name), "rb")  # the caller closes it
+    async def read_replay(self, name: str) -> bytes:
+        return await asyncio.to_thread(self.replay_path(name).read_bytes)
 
     # --- clean-up ---------------------------------------------------------------------
 

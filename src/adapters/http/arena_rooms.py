@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
-import anyio.to_thread
 import msgspec
 from litestar import MediaType, Request, Response, Router, get, post
 from litestar.openapi.datastructures import ResponseSpec
@@ -68,7 +67,7 @@ from noitu.application.arena.rooms.failure_details import (
     FailureDetailsCommand,
     FailureDetailsResult,
 )
-from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand, ReplayDownload
+from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
@@ -106,11 +105,6 @@ class ArenaRoomUseCases(Protocol):
 class RoomAnswer(msgspec.Struct, frozen=True, rename="camel"):
     room: RoomSnapshot
     owner_key: str  # the key used, or the new one: keep it
-
-
-def _read_replay(download: ReplayDownload) -> bytes:
-    with download.stream as stream:
-        return stream.read()
 
 
 #: The routes whose caller must send an owner key (the document says it is required).
@@ -249,9 +243,8 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
     )
     async def replay(match_id: FromPath[str]) -> Response[bytes]:
         download = await use_cases.get_replay()(GetReplayCommand(match_id))
-        data = await anyio.to_thread.run_sync(_read_replay, download)
         return Response(
-            data,
+            download.data,
             media_type=REPLAY_MEDIA_TYPE,
             headers={
                 "Content-Disposition": f'attachment; filename="match-{download.match_id}.jsonl"'

@@ -81,13 +81,13 @@ class RedisSessionRepository:
     ) -> None:
         self._link = link
         self._redis = link.client
-        self._codec = SessionCodec(lexicon, turn_clock)
         self._limits = limits
         self._clock = clock
         self._locks = RedisLocks(link, lock_ttl_ms, lock_wait_s)
         self._margin_ms = expiry_margin_ms
         # As many as can be in play at once, so one instance alone keeps every game.
         self._cache_size = limits.max_playing if cache_size is None else cache_size
+        self._codec = SessionCodec(lexicon, turn_clock, kept_chains=self._cache_size)
         self._cache: OrderedDict[str, Session] = OrderedDict()
         p = link.prefix
         self._p = p
@@ -248,6 +248,7 @@ class RedisSessionRepository:
 
     async def remove(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
+        self._codec.chains.forget(session_id)
         key = self._session_key(session_id)
         user, owner = await self._link.run(self._redis.hmget(key, ["u", "o"]))
         await self._link.run(

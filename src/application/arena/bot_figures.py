@@ -116,24 +116,23 @@ class BotFiguresOf:
             SideRecord(**counts[Side.P1]),
             SideRecord(**counts[Side.P2]),
             dict(sorted(failures.items())),
-            self._reply_times(sampled),
+            await self._reply_times(sampled),
         )
 
-    def _reply_times(self, replays: list[tuple[str, Side]]) -> ReplyTimes | None:
+    async def _reply_times(self, replays: list[tuple[str, Side]]) -> ReplyTimes | None:
         times: list[int] = []
         for name, side in replays:
             try:
-                stream = self._files.open_replay(name)
+                data = await self._files.read_replay(name)
             except FileNotFoundError:
                 continue  # a replay lost with its data directory: the rest still tell
-            with stream:
-                for line in stream:
-                    try:
-                        event = _decode_event(line)
-                    except msgspec.DecodeError:
-                        continue  # a line readers do not know is skipped (B4)
-                    if event.event == "received" and event.player == side.value and event.ms is not None:
-                        times.append(event.ms)
+            for line in data.splitlines():
+                try:
+                    event = _decode_event(line)
+                except msgspec.DecodeError:
+                    continue  # a line readers do not know is skipped (B4)
+                if event.event == "received" and event.player == side.value and event.ms is not None:
+                    times.append(event.ms)
         if not times:
             return None
         times.sort()

@@ -25,7 +25,7 @@ class RunBuild:
         artefact: str | None = None
         async with self._files.scratch() as scratch:
             built = await self._builder.build(
-                self._files.source_path(job.source),
+                await self._files.local_source(job.source),
                 job.language,
                 scratch / "artefact",
                 shown_as=job.shown_as,

@@ -2,15 +2,16 @@
 
 Metadata (owners, bots, matches) goes through `BotCatalogue` and `MatchArchive`, which
 one SQL repository implements (SQLite by default, PostgreSQL for several instances);
-files (sources, artefacts, replays) through `ArenaFiles`, a data directory. The stores
-never read a clock themselves: every time is an argument.
+files (sources, artefacts, replays) through `ArenaFiles`: a data directory by default,
+or the arena's database with the data directory as a local cache (NOITU_ARENA_FILES,
+spec B9). The metadata stores never read a clock themselves: every time is an argument.
 """
 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Protocol
 
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotCursor, BotRecord, MatchCursor, MatchRecord
@@ -137,30 +138,42 @@ class MatchArchive(Protocol):
 
 
 class ReplayWriter(MatchEvents, Protocol):
-    """A replay being written as the match happens; nobody sees it before `finish`."""
+    """A replay being written as the match happens (to a local file: events are recorded
+    synchronously); nobody sees it before `finish`."""
 
-    def finish(self) -> str:
-        """Move the whole replay into place; its name in the files store."""
+    async def finish(self) -> str:
+        """Store the whole replay; its name in the files store. Raises OSError or
+        StorageError when it could not be stored (then `discard` it)."""
         ...
 
     def discard(self) -> None: ...
 
 
 class ArenaFiles(Protocol):
-    """Sources, artefacts and replays in a data directory. Every write is atomic (a
-    temporary file or directory beside the target, then one rename); names are made from
-    ids checked against their patterns (ValueError otherwise), never from an upload.
-    Names handed back are relative to the store and are what the records keep."""
+    """Sources, artefacts and replays. Every write is atomic (a reader sees the old
+    version or the new one, never half of one); names are made from ids checked against
+    their patterns (ValueError otherwise), never from an upload. Names handed back are
+    relative to the store and are what the records keep.
+
+    What a bot is built from and launched from must be a local path: `local_source` and
+    `local_artefact` hand one back, fetching the file into this machine's cache first
+    when the store keeps it elsewhere (a database). Such paths are read-only to callers.
+    """
 
     async def put_source(self, bot_id: str, language: Language, data: bytes) -> str: ...
 
-    def source_path(self, name: str) -> Path: ...
+    async def read_source(self, name: str) -> bytes:
+        """The source's bytes (FileNotFoundError when it is not there)."""
+        ...
 
-    async def read_source(self, name: str) -> bytes: ...
+    async def local_source(self, name: str) -> Path:
+        """The source as a local file, to build from (FileNotFoundError when it is not
+        there)."""
+        ...
 
     def scratch(self) -> AbstractAsyncContextManager[Path]:
-        """A fresh empty directory inside the store (so `put_artefact` is a rename),
-        removed with whatever is left in it on exit. Build artefacts here."""
+        """A fresh empty local directory (beside the store's own files, so `put_artefact`
+        is a rename), removed with whatever is left in it on exit. Build artefacts here."""
         ...
 
     async def put_artefact(self, bot_id: str, directory: Path) -> str:
@@ -169,17 +182,17 @@ class ArenaFiles(Protocol):
         taken (ValueError for a symlink or anything else)."""
         ...
 
-    def artefact_path(self, name: str) -> Path: ...
-
-    async def has_artefact(self, name: str) -> bool:
-        """Whether the artefact `name` is in the store (a data directory restored
-        without its artefacts, say: they are rebuilt before play)."""
+    async def local_artefact(self, name: str) -> Path:
+        """The artefact as a local directory, to launch the bot from: the stored
+        version, fetched into the cache when this machine has not got it.
+        FileNotFoundError when the store has no such artefact (a data directory
+        restored without its artefacts, say: they are rebuilt before play)."""
         ...
 
     def replay_writer(self, match_id: str) -> ReplayWriter: ...
 
-    def open_replay(self, name: str) -> BinaryIO:
-        """The replay for reading (FileNotFoundError when it is not there)."""
+    async def read_replay(self, name: str) -> bytes:
+        """A finished replay's bytes (FileNotFoundError when it is not there)."""
         ...
 
     async def delete_bot_files(self, bot_id: str) -> None:
@@ -190,8 +203,13 @@ class ArenaFiles(Protocol):
         """Ids of the bots that have files (to find files a crash left without a row)."""
         ...
 
-    async def sweep(self, max_age_s: float = 3600.0) -> int:
-        """Remove temporary files, scratch directories and half-deleted bots older than
-        `max_age_s` (what a crash left behind); how many were removed."""
+    async def bot_files_modified_ms(self, bot_id: str) -> int | None:
+        """When the bot's files last changed (the wall clock's milliseconds), or None
+        when it has none."""
         ...
 
+    async def sweep(self, max_age_s: float = 3600.0) -> int:
+        """Remove temporary files, scratch directories, half-deleted bots and stale
+        cached copies older than `max_age_s` (what a crash or another machine's change
+        left behind); how many were removed."""
+        ...

@@ -5,8 +5,10 @@ machine's sandbox.
     noitu arena worker [--builds N]
 
 It reads the server's settings (the same environment as `noitu serve`: NOITU_STORE,
-REDIS_URL, NOITU_ARENA_DATABASE, NOITU_DATA_DIR), probes the sandbox, and logs one
-start-up line naming it, as `serve` does; without a sandbox it exits 1 with the reason.
+REDIS_URL, NOITU_ARENA_DATABASE, NOITU_ARENA_FILES, NOITU_DATA_DIR), probes the sandbox,
+opens the arena's database (where the files are with NOITU_ARENA_FILES=database; the
+data directory is then this machine's cache), and logs one start-up line naming the
+sandbox, as `serve` does; without a sandbox, or a database, it exits 1 with the reason.
 Its name (NOITU_INSTANCE) defaults to host name and process id. SIGTERM or SIGINT: it
 takes no more jobs, lets the running ones end (up to their timeout), and exits 0.
 """
@@ -22,7 +24,9 @@ import sys
 
 import structlog
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
+from noitu.application.arena.storage import StorageUnavailable
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
@@ -60,6 +64,12 @@ async def work(settings: Settings, builds: int | None) -> int:
                 sandbox=found.reason if found is not None else "not probed",
             )
             return 1
+        try:  # the arena's database: where the files are with NOITU_ARENA_FILES=database
+            await container.arena_database_resource.init()
+        except (StorageUnavailable, SQLAlchemyError, OSError) as error:
+            log.error("arena_worker_failed", problem="the arena's database is unreachable",
+                      error=str(error)[:300])
+            return 1
         await container.job_queue_resource.init()
         try:
             runner = container.job_runner() if builds is None else container.job_runner(slots=builds)
@@ -82,6 +92,7 @@ async def work(settings: Settings, builds: int | None) -> int:
             log.info("arena_worker_stopped", instance=settings.instance)
         finally:
             await container.job_queue_resource.shutdown()
+            await container.arena_database_resource.shutdown()
     finally:
         await container.arena_sandbox_resource.shutdown()
     return 0

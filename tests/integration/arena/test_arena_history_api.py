@@ -91,7 +91,7 @@ class Arena:
         for side, ms in replies:
             writer.record({"event": "received", "player": side, "line": "{}", "ms": ms})
         writer.record({"event": "end", **result.to_json()})
-        assert await archive.finish_match(match.id, result, now, writer.finish(), stderr)
+        assert await archive.finish_match(match.id, result, now, await writer.finish(), stderr)
         return (await archive.get_match(match.id))  # type: ignore[return-value]
 
 

@@ -6,6 +6,9 @@ The web process runs with PATH naming no program, so it finds no sandbox (its st
 line says so): an upload it answers with a built bot was built elsewhere, and the
 worker's log names the job. With no worker running, an upload answers 503 `busy` once
 the take-within time (shortened here) has passed. The worker stops cleanly on SIGTERM.
+With the files in the data directory the two processes share it; with
+NOITU_ARENA_FILES=database each has its own (a cache) and the files travel through
+PostgreSQL.
 """
 
 from __future__ import annotations
@@ -44,8 +47,13 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
 
 
+@pytest.fixture(params=["directory", "database"])
+def files(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
 @pytest.fixture
-def env(tmp_path: Path, redis_server: RedisServer, postgres: Any) -> dict[str, str]:
+def env(tmp_path: Path, redis_server: RedisServer, postgres: Any, files: str) -> dict[str, str]:
     return {
         "MODULES": "arena",
         "NOITU_ACCESS_LOG": "0",
@@ -55,7 +63,8 @@ def env(tmp_path: Path, redis_server: RedisServer, postgres: Any) -> dict[str, s
         "NOITU_ARENA_DATABASE": postgres.create_database(f"worker_{os.getpid()}_{time.time_ns()}"),
         "NOITU_ARENA_QUEUE": "saq",
         "NOITU_ARENA_JOB_TAKE_SECONDS": str(TAKE_S),
-        "NOITU_DATA_DIR": str(tmp_path / "data"),  # shared by the web process and the worker
+        "NOITU_ARENA_FILES": files,
+        "NOITU_DATA_DIR": str(tmp_path / "data"),
     }
 
 
@@ -106,7 +115,7 @@ def upload(http: httpx.Client, name: str, data: bytes) -> httpx.Response:
 
 
 def test_uploads_are_built_by_the_worker_and_busy_without_one(
-    tmp_path: Path, env: dict[str, str], arena_probe: ProbedOnce
+    tmp_path: Path, env: dict[str, str], files: str, postgres: Any, arena_probe: ProbedOnce
 ) -> None:
     require(arena_probe.status)
     server = ServerProcess({**env, "PATH": "/nonexistent"}, tmp_path / "serve.log").start()
@@ -124,7 +133,9 @@ def test_uploads_are_built_by_the_worker_and_busy_without_one(
             assert refused.status_code == 503 and refused.json()["error"] == "busy"
             assert TAKE_S <= time.monotonic() - began < TAKE_S + 5
 
-            worker = Worker(env, tmp_path / "worker.log")
+            # The database keeps the files: the worker's data directory is its own cache.
+            own = {"NOITU_DATA_DIR": str(tmp_path / "worker-data")} if files == "database" else {}
+            worker = Worker({**env, **own}, tmp_path / "worker.log")
             try:
                 started = worker.wait_for("arena_worker")
                 assert started["builds"] == 1 and started["queue"] == "saq"
@@ -142,6 +153,14 @@ def test_uploads_are_built_by_the_worker_and_busy_without_one(
                 assert [(job["kind"], job["outcome"]) for job in jobs] == [("build", "done")] * 2
                 mine = http.get(BOTS, headers={"X-Owner-Key": built.json()["ownerKey"]}).json()
                 assert [bot["build"] for bot in mine["bots"]] == ["ok"]
+                if files == "database":  # the worker's artefact reached the database
+                    bot_id = built.json()["bot"]["id"]
+                    stored = postgres.psql(
+                        f"SELECT name FROM arena_files WHERE bot_id = '{bot_id}' ORDER BY name",
+                        database=env["NOITU_ARENA_DATABASE"].rsplit("/", 1)[1],
+                    ).split()
+                    assert stored == [f"bots/{bot_id}/artefact", f"bots/{bot_id}/source.py"]
+                    assert not (tmp_path / "data" / "bots" / bot_id / "artefact").exists()
             finally:
                 assert worker.stop() == 0, worker.output()
             assert worker.events("arena_worker_stopped"), worker.output()

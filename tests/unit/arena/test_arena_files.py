@@ -138,7 +138,11 @@ async def test_stored_names_are_checked_before_they_become_paths(
     with pytest.raises(ValueError):
         await store.read_source(name)
     with pytest.raises(ValueError):
-        store.open_replay(name)
+        await store.read_replay(name)
+    with pytest.raises(ValueError):
+        await store.local_source(name)
+    with pytest.raises(ValueError):
+        await store.local_artefact(name)
 
 
 async def test_an_artefact_moves_in_from_a_scratch_directory(store: DataDirFiles) -> None:
@@ -237,10 +241,9 @@ async def test_a_replay_appears_only_when_finished(store: DataDirFiles) -> None:
     writer.record({"event": "end", "winner": None})
     target = store.root / "replays" / f"{MATCH}.jsonl"
     assert not target.exists()
-    name = writer.finish()
+    name = await writer.finish()
     assert name == f"replays/{MATCH}.jsonl" and store.replay_path(name) == target
-    with store.open_replay(name) as handle:
-        lines = handle.read().splitlines()
+    lines = (await store.read_replay(name)).splitlines()
     assert [msgspec.json.decode(line)["event"] for line in lines] == ["setup", "end"]
     assert hidden_files(store.root) == []
 
@@ -252,14 +255,14 @@ async def test_a_replay_appears_only_when_finished(store: DataDirFiles) -> None:
 
 async def test_a_replay_not_there_is_file_not_found(store: DataDirFiles) -> None:
     with pytest.raises(FileNotFoundError):
-        store.open_replay("replays/FFFFFFFF.jsonl")
+        await store.read_replay("replays/FFFFFFFF.jsonl")
 
 
 async def test_sweep_removes_what_a_crash_left_and_nothing_else(store: DataDirFiles) -> None:
     source = await store.put_source(BOT, Language.PYTHON, b"pass")
     writer = store.replay_writer(MATCH)
     writer.record({"event": "end"})
-    replay = writer.finish()
+    replay = await writer.finish()
     root = store.root
     leftovers = [
         root / "tmp" / "1234abcd",  # a scratch directory of a crashed build
@@ -283,6 +286,5 @@ async def test_sweep_removes_what_a_crash_left_and_nothing_else(store: DataDirFi
     assert all(not path.exists() for path in leftovers)
     assert fresh.exists()
     assert await store.read_source(source) == b"pass"
-    with store.open_replay(replay) as handle:
-        assert msgspec.json.decode(handle.read()) == {"event": "end"}
+    assert msgspec.json.decode(await store.read_replay(replay)) == {"event": "end"}
     assert await store.sweep(max_age_s=3600) == 0

@@ -44,8 +44,8 @@ def arena(tmp_path) -> Arena:
 
 def replay_events(arena: Arena, match_id: str) -> list[dict]:
     record = arena.stores.matches[match_id]
-    with arena.files.open_replay(record.replay) as stream:
-        return [json.loads(line) for line in stream]
+    data = arena.files.replay_path(record.replay).read_bytes()
+    return [json.loads(line) for line in data.splitlines()]
 
 
 async def collect(feed) -> list[RoomSnapshot]:
@@ -121,8 +121,7 @@ async def test_bot_against_bot_to_the_end_with_its_replay_and_archive(arena):
     assert [e["event"] for e in events[1:-1]] == ["sent", "received", "applied"] * 200
     assert events[-1] == {"event": "end", **record.result.to_json()}
     download = await arena.get_replay(GetReplayCommand(end.match_id.lower()))
-    with download.stream:
-        assert download.stream.read().decode().count("\n") == len(events)
+    assert download.data.decode().count("\n") == len(events)
     assert download.file_name == f"{end.match_id}.jsonl"
     seen = await asyncio.wait_for(watching, 5)
     assert seen[-1].replay_ready and seen[-1].result.reason == "TURN_LIMIT"
@@ -461,7 +460,7 @@ async def test_a_replay_is_there_only_once_the_match_is_finished(arena):
     await arena.surrender(SurrenderCommand(code, lan))
     await arena.until_room(code, over)
     download = await arena.get_replay(GetReplayCommand(match_id))
-    download.stream.close()
+    assert download.data.endswith(b"\n") and download.name == f"replays/{match_id}.jsonl"
 
 
 async def test_a_missing_artefact_is_rebuilt_before_play(tmp_path):

@@ -11,6 +11,13 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   8 KiB of each bot's stderr (`p1_stderr`, `p2_stderr`, bytes as read) are written by
   the same UPDATE that finishes the match; NULL while it is live. `ladder` marks the
   ladder's matches (B8); the `*_ref` indexes serve each bot's history.
+- `arena_files` (spec B9, NOITU_ARENA_FILES=database): the files store's blobs, by the
+  names the records keep (`bots/<id>/source.py`, `bots/<id>/artefact`,
+  `replays/<match id>.jsonl`): a source as uploaded, an artefact as one gzipped tar, a
+  replay as its JSON Lines. `bot_id` is set for a bot's files only; `digest` (SHA-256 of
+  `data`) tells a machine's cached copy from a newer one; `size` is `data`'s length.
+  Not referenced by the bots' rows: files a crash left without a row are found and
+  removed at start-up, as in a data directory.
 - `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
   the rated results (the whole history), every rated bot's standing with the one-row
   `ladder_state` saying which result they are folded through, the live pairings with
@@ -170,6 +177,25 @@ matches = Table(
     Index(None, "p1_ref", "finished_ms"),
     Index(None, "p2_ref", "finished_ms"),
     Index(None, "ladder", "finished_ms"),
+)
+
+
+files = Table(
+    "arena_files",
+    metadata,
+    Column("name", String(64), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("bot_id", String(16), nullable=True),
+    Column("data", LargeBinary, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("digest", String(64), nullable=False),
+    Column("stored_ms", BigInteger, nullable=False),
+    CheckConstraint("kind IN ('source', 'artefact', 'replay')", name="kind"),
+    CheckConstraint(
+        "(kind = 'replay' AND bot_id IS NULL) OR (kind <> 'replay' AND bot_id IS NOT NULL)",
+        name="bot_id",
+    ),
+    Index(None, "bot_id"),
 )
 
 

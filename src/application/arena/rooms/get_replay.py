@@ -1,10 +1,9 @@
-"""GetReplay: a finished match's replay (spec B4): its name in the files store and the
-file open for reading, JSON Lines, for download or playback in the page."""
+"""GetReplay: a finished match's replay (spec B4): its name in the files store and its
+bytes, JSON Lines, for download or playback in the page."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO
 
 import msgspec
 
@@ -22,7 +21,7 @@ class ReplayDownload:
     match_id: str
     name: str  # in the files store
     file_name: str  # what a download is called: <match id>.jsonl
-    stream: BinaryIO  # the caller closes it
+    data: bytes
 
 
 class GetReplay:
@@ -42,7 +41,7 @@ class GetReplay:
                 else "Trận này không có bản ghi (máy chủ đã khởi động lại giữa trận)."
             )
         try:
-            stream = self._files.open_replay(record.replay)
+            data = await self._files.read_replay(record.replay)
         except FileNotFoundError:
             raise ReplayNotReady("Không còn tệp bản ghi của trận này.") from None
-        return ReplayDownload(match_id, record.replay, f"{match_id}.jsonl", stream)
+        return ReplayDownload(match_id, record.replay, f"{match_id}.jsonl", data)

@@ -218,9 +218,10 @@ class StartMatch:
             return ProcessFailure(FailureCode.START_FAILED, "Bot đã bị xoá nên không chạy được.")
         if bot.build is not BuildStatus.OK:
             return ProcessFailure(FailureCode.COMPILE_ERROR, "Bot biên dịch bị lỗi.")
-        if not await self._files.has_artefact(bot.artefact_dir):
+        try:
+            return Artefact(bot.language, await self._files.local_artefact(bot.artefact_dir))
+        except FileNotFoundError:
             return await self._rebuild(bot)
-        return Artefact(bot.language, self._files.artefact_path(bot.artefact_dir))
 
     async def _rebuild(self, bot: BotRecord) -> Artefact | ProcessFailure:
         """The artefact of a bot that built once is gone: build it again from its
@@ -232,9 +233,8 @@ class StartMatch:
         turn = self._build_queue.turn() if self._build_queue is not None else nullcontext()
         async with self._files.scratch() as scratch, turn:
             try:
-                built = await self._builder.build(
-                    self._files.source_path(bot.source_file), bot.language, scratch / "artefact"
-                )
+                source = await self._files.local_source(bot.source_file)
+                built = await self._builder.build(source, bot.language, scratch / "artefact")
             except Exception as error:  # noqa: BLE001 - the sandbox's failure, not the bot's
                 return ProcessFailure(
                     FailureCode.START_FAILED, f"Không dựng lại được bot: {type(error).__name__}."
@@ -244,7 +244,7 @@ class StartMatch:
                     FailureCode.START_FAILED, "Không dựng lại được bot: " + built.messages[:500]
                 )
             name = await self._files.put_artefact(bot.id, built.artefact.directory)
-        return Artefact(bot.language, self._files.artefact_path(name))
+            return Artefact(bot.language, await self._files.local_artefact(name))
 
     async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         await self._conclude(room, live, writer)
@@ -272,8 +272,8 @@ class StartMatch:
         room.finished_ms = now
         replay: str | None = None
         try:
-            replay = writer.finish()
-        except OSError:
+            replay = await writer.finish()
+        except (OSError, StorageError):
             writer.discard()
         try:
             await self._archive.finish_match(room.match_id, result, now, replay, live.stderr)
