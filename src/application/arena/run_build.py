@@ -4,8 +4,9 @@ it. What runs this is whoever takes build jobs: the web process itself by defaul
 `noitu arena worker` with NOITU_ARENA_QUEUE=saq.
 
 An artefact the store has no room for is said in the verdict (`store_full`: the
-upload is refused). A sandbox that cannot run at all raises (the server's failure, not the bot's): the
-job fails and the upload answers `build_unavailable`.
+upload is refused). A sandbox that cannot run at all, or a source the files store
+cannot hand over, raises (the server's failure, not the bot's): the job fails and the
+upload answers `build_unavailable`.
 """
 
 from __future__ import annotations
