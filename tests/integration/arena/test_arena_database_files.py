@@ -4,7 +4,7 @@ on one "machine" plays there, and a second machine with an empty data directory 
 same database serves the first one's replay and plays the bot too. Also: an artefact
 tampered with in the database is refused, with nothing left in the cache.
 
-What every files store must do is the contract in tests/contract/test_arena_files.py.
+What every files store must do is the contract in tests/contract/test_arena_file_stores.py.
 """
 
 from __future__ import annotations
