@@ -108,6 +108,8 @@ class MemoryPairings:
     def __init__(self) -> None:
         self.live_by_id: dict[str, Pairing] = {}
         self.closed: list[Pairing] = []
+        #: Pairings ended unfinished (`end_live`): no previous opponents from them.
+        self.dropped: list[Pairing] = []
 
     async def live(self) -> list[Pairing]:
         return list(self.live_by_id.values())
@@ -137,6 +139,16 @@ class MemoryPairings:
             previous[pairing.first] = pairing.second
             previous[pairing.second] = pairing.first
         return previous
+
+    async def end_live(self, instance: str | None) -> int:
+        ended = [
+            pairing for pairing in self.live_by_id.values()
+            if instance is None or pairing.instance == instance
+        ]
+        for pairing in ended:
+            del self.live_by_id[pairing.id]
+            self.dropped.append(pairing)
+        return len(ended)
 
 
 class MemoryLease:
@@ -299,8 +311,10 @@ class LadderRun:
         roster: BuiltinRoster | None = None,
         turn_limit: int = 8,
         seed: int = 1,
+        instance: str = "instance-1",
     ) -> None:
         self.stores = Ladder(seed)
+        self.instance = instance
         self.roster = roster or BuiltinNames()
         #: What the driver was told failed.
         self.errors: list[Exception] = []
@@ -322,7 +336,7 @@ class LadderRun:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        task = asyncio.create_task(self.driver(PlayLadderCommand("instance-1")))
+        task = asyncio.create_task(self.driver(PlayLadderCommand(self.instance)))
         try:
             yield
         finally:

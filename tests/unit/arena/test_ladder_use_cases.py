@@ -155,6 +155,25 @@ async def test_record_server_caused_ends_are_not_rated_and_the_pairing_is_played
     assert [p.id for p in await ladder.pairings.live()] == [replay.id]  # its bots stay busy
 
 
+async def test_record_a_replay_is_played_by_the_pairings_instance_or_the_one_named():
+    ladder = Ladder()
+    bot = await ladder.ranked(1)
+    mine = Pairing("pair000000000001", 3, bot, BUILTINS[2], False, 0, instance="host-1")
+    assert await ladder.pairings.open(mine)
+    await ladder.play(mine, 0, ABANDONED)
+    replay = (await ladder.play(mine, 1, WIN)).replay
+    assert replay is not None and replay.instance == "host-1"
+    # a driver ending another instance's lost pairing plays the replay itself
+    ladder.clock.advance(1_000)
+    for index in (0, 1):
+        p1, p2 = replay.seats(index)
+        taken = await ladder.record(RecordLadderResultCommand(
+            replay.id, f"0000BBB{index}", p1, p2, ABANDONED, ladder.clock.now_ms(),
+            replay_instance="host-2",
+        ))
+    assert taken.replay is not None and taken.replay.instance == "host-2"
+
+
 async def test_record_the_same_match_told_twice_counts_once():
     ladder = Ladder()
     bot = await ladder.ranked(1)
@@ -381,6 +400,13 @@ async def test_scheduling_never_the_previous_pairings_opponent():
         await ladder.play(pairing, 0, DRAW)
         await ladder.play(pairing, 1, DRAW)
     assert checked >= 2
+
+
+async def test_scheduling_the_pairing_is_the_asking_instances():
+    ladder = Ladder()
+    pairing = await ladder.schedule(SchedulePairingCommand("host-1:8080"))
+    assert pairing is not None and pairing.instance == "host-1:8080"
+    assert [p.instance for p in await ladder.pairings.live()] == ["host-1:8080"]
 
 
 async def test_the_lease_one_scheduler_at_a_time():

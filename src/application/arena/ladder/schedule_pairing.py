@@ -4,7 +4,8 @@ Runs under the ladder's lease, so exactly one scheduler decides at a time across
 instances and workers; when another holds it this call chooses nothing. The rule is the
 domain's (`choose_pairing`): the free bot with the highest σ, an opponent among the six
 nearest in μ − 3σ other than its previous one, a newcomer's placement first. The pairing
-gets a new id and seed and is opened at once, which makes both bots busy.
+gets a new id and seed and is opened at once, under the asking instance's name (its
+driver plays it), which makes both bots busy.
 """
 
 from __future__ import annotations
@@ -62,11 +63,11 @@ class SchedulePairing:
         if not await self._lease.acquire(command.scheduler, now, LEASE_MS):
             return None
         try:
-            return await self._schedule(now)
+            return await self._schedule(command.scheduler, now)
         finally:
             await self._lease.release(command.scheduler)
 
-    async def _schedule(self, now: int) -> Pairing | None:
+    async def _schedule(self, instance: str, now: int) -> Pairing | None:
         standings = await self._standings.load()
         previous = await self._pairings.previous_opponents()
         contenders = [
@@ -80,6 +81,6 @@ class SchedulePairing:
         pairing = Pairing(
             id=new_pairing_id(self._rng), seed=self._rng.randint(0, MAX_SEED),
             first=choice.bot, second=choice.opponent, placement=choice.placement,
-            started_ms=now,
+            started_ms=now, instance=instance,
         )
         return pairing if await self._pairings.open(pairing) else None
