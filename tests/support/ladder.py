@@ -226,7 +226,9 @@ def bot_id(n: int) -> str:
 class Ladder:
     """Every port in memory and every use case over them."""
 
-    def __init__(self, seed: int = 1) -> None:
+    def __init__(self, seed: int = 1, *, builtins_alone: bool = True) -> None:
+        """`builtins_alone`: the scheduler pairs the built-ins with no upload ranked
+        (most tests' ladders are the built-ins only; the server's never plays them so)."""
         self.clock = FakeClock()
         self.rng = random.Random(seed)
         self.bots, self.members = MemoryBots(), MemoryMembers()
@@ -241,7 +243,7 @@ class Ladder:
         )
         self.schedule = SchedulePairing(
             self.lease, self.members, self.standings, self.pairings, self.roster,
-            self.clock, self.rng,
+            self.clock, self.rng, builtins_alone=builtins_alone,
         )
         self.rebuild = RebuildLadder(
             self.lease, self.results, self.standings, self.members, self.roster, self.clock
@@ -311,6 +313,7 @@ class LadderRun:
         roster: BuiltinRoster | None = None,
         turn_limit: int = 8,
         seed: int = 1,
+        builtins_alone: bool = True,
         instance: str = "instance-1",
     ) -> None:
         self.stores = Ladder(seed)
@@ -322,7 +325,7 @@ class LadderRun:
         stores = self.stores
         self.schedule = SchedulePairing(
             stores.lease, stores.members, stores.standings, stores.pairings, self.roster,
-            clock, rng,
+            clock, rng, builtins_alone=builtins_alone,
         )
         self.record = RecordLadderResult(
             stores.results, stores.standings, stores.members, stores.pairings, self.roster,

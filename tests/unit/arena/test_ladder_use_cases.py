@@ -4,6 +4,7 @@ recording results, suspension, placement, scheduling, the lease and the rebuild.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -407,6 +408,32 @@ async def test_scheduling_the_pairing_is_the_asking_instances():
     pairing = await ladder.schedule(SchedulePairingCommand("host-1:8080"))
     assert pairing is not None and pairing.instance == "host-1:8080"
     assert [p.instance for p in await ladder.pairings.live()] == ["host-1:8080"]
+
+
+async def test_the_built_ins_alone_play_nothing_until_an_upload_is_ranked():
+    ladder = Ladder(builtins_alone=False)  # as the server schedules
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
+    assert ladder.lease.holder is None and ladder.lease.until_ms == 0  # not even asked
+    await ladder.ranked(1)
+    # someone asked: the ladder plays, built-ins among themselves too
+    pairing = await ladder.schedule(SchedulePairingCommand("one"))
+    assert pairing is not None and await ladder.pairings.live() == [pairing]
+
+
+async def test_a_suspended_upload_alone_asks_for_no_ladder_match():
+    ladder = Ladder(builtins_alone=False)
+    bot = await ladder.ranked(1)
+    await ladder.members.update(bot, lambda m: replace(m, suspended=True))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
+    await ladder.resume(ResumeBotCommand(bot, KEY))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is not None
+
+
+async def test_an_unranked_upload_stops_the_ladder_again():
+    ladder = Ladder(builtins_alone=False)
+    bot = await ladder.ranked(1)
+    await ladder.unrank(UnrankBotCommand(bot, KEY))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
 
 
 async def test_the_lease_one_scheduler_at_a_time():

@@ -6,6 +6,10 @@ domain's (`choose_pairing`): the free bot with the highest σ, an opponent among
 nearest in μ − 3σ other than its previous one, a newcomer's placement first. The pairing
 gets a new id and seed and is opened at once, under the asking instance's name (its
 driver plays it), which makes both bots busy.
+
+Nothing is scheduled while no uploaded bot is ranked and free to play (`anyone_asked`):
+the built-ins alone play no ladder match. The check comes before the lease, so an
+idle ladder costs one read a tick and no write.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from noitu.application.arena.ladder.record_ladder_result import new_pairing_id
 from noitu.application.arena.records import MAX_SEED
 from noitu.application.ports import Clock
 from noitu.domain.arena.ladder.pairing import Pairing
-from noitu.domain.arena.ladder.scheduling import Contender, choose_pairing
+from noitu.domain.arena.ladder.scheduling import Contender, anyone_asked, choose_pairing
 
 #: How long a scheduler that died keeps others out.
 LEASE_MS = 30_000
@@ -47,7 +51,13 @@ class SchedulePairing:
         roster: BuiltinRoster,
         clock: Clock,
         rng: random.Random,
+        *,
+        builtins_alone: bool = False,
     ) -> None:
+        """`builtins_alone`: schedule the built-ins among themselves even with no
+        uploaded bot ranked (tests of the driver's mechanics on built-ins only); the
+        server never does."""
+        self._builtins_alone = builtins_alone
         self._lease = lease
         self._members = members
         self._standings = standings
@@ -57,8 +67,11 @@ class SchedulePairing:
         self._rng = rng
 
     async def __call__(self, command: SchedulePairingCommand) -> Pairing | None:
-        """The pairing to play now (already opened), or None: no two bots can meet,
-        or another scheduler holds the lease."""
+        """The pairing to play now (already opened), or None: nobody asked (no
+        uploaded bot ranked and free), no two bots can meet, or another scheduler
+        holds the lease."""
+        if not self._builtins_alone and not anyone_asked(await self._members.members()):
+            return None
         now = self._clock.now_ms()
         if not await self._lease.acquire(command.scheduler, now, LEASE_MS):
             return None
