@@ -142,17 +142,19 @@ def _noitu_lifespan(container: Container) -> Lifespan:
 def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
     """The arena's start-up, once its Resources are open (the sandbox probed, the
     database migrated): put right what a previous run left, and say how the arena
-    runs (uploads are built only in the sandbox; without one the built-in bots run
-    directly)."""
+    runs (uploads are built only in a sandbox: this process's, or with
+    NOITU_ARENA_QUEUE=saq the workers'; without one the built-in bots run directly)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         found = container.arena_sandbox_status()
-        uploads = found is not None and found.available
+        on_workers = settings.arena_queue == "saq"
+        uploads = on_workers or (found is not None and found.available)
         recovered = await container.recover_at_start()()
         (log.info if uploads else log.warning)(
             "arena",
             uploads="on" if uploads else "off",
+            builds="workers (saq)" if on_workers else "here",
             sandbox=found.reason if found is not None else "not probed",
             database=describe(settings.arena_database_url),
             files=settings.arena_files,

@@ -37,6 +37,7 @@ from noitu.adapters.arena.cgroups.mounts import find_cgroups
 from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
 from noitu.adapters.arena.sql.engine import create_engine, is_sqlite
 from noitu.adapters.arena.sql.files import DatabaseFiles
@@ -74,6 +75,7 @@ from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
+from noitu.application.arena.jobs import BUILD_JOB
 from noitu.application.arena.ladder.ladder_bot import LadderBotOf
 from noitu.application.arena.ladder.ladder_matches import LadderMatches
 from noitu.application.arena.ladder.list_ladder import ListLadder
@@ -108,6 +110,7 @@ from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender
 from noitu.application.arena.rooms.watch_room import WatchRoom
+from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
@@ -134,10 +137,12 @@ from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from saq import Queue
     from sqlalchemy.ext.asyncio import AsyncEngine
 
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
+    from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
@@ -208,6 +213,39 @@ def ladder_pass_failed(error: Exception) -> None:
 def build_slots() -> int:
     """Builds at once on this machine: one per core (spec B10)."""
     return os.cpu_count() or 1
+
+
+def worker_slots() -> int:
+    """Jobs at once in `noitu arena worker` by default: one per core it may use."""
+    return len(os.sched_getaffinity(0)) or 1
+
+
+def queue_kind_of(settings: Settings) -> str:
+    """"local" or "saq" (NOITU_ARENA_QUEUE); "local" when the arena is off (nothing
+    to connect to)."""
+    return settings.arena_queue if settings.arena_enabled else "local"
+
+
+# NOITU_ARENA_QUEUE=saq. Imported when first used: the local queue does not need saq.
+def saq_queue(url: str) -> Queue:
+    from noitu.adapters.arena.saq_jobs import saq_queue
+
+    return saq_queue(url)
+
+
+def saq_jobs(queue: Queue, take_within_s: float) -> SaqJobs:
+    from noitu.adapters.arena.saq_jobs import SaqJobs
+
+    return SaqJobs(queue, take_within_s)
+
+
+def saq_runner(queue: Queue, name: str, build: RunBuild, slots: int) -> SaqJobRunner:
+    """A worker's runner of the arena's jobs: builds, `slots` at once."""
+    from noitu.adapters.arena.saq_jobs import SaqJobRunner
+
+    runner = SaqJobRunner(queue, slots, name)
+    runner.handle(BUILD_JOB, build)
+    return runner
 
 
 def redis_group_store(link: RedisLink, *args: object) -> RedisRoomStore:
@@ -305,6 +343,21 @@ async def redis_connection(link: RedisLink | None) -> AsyncIterator[RedisLink | 
     finally:
         if link is not None:
             await link.aclose()
+
+
+async def job_queue_connection(queue: Queue | None) -> AsyncIterator[Queue | None]:
+    """The SAQ job queue's connection (NOITU_ARENA_QUEUE=saq; None with the local
+    queue, which holds nothing open)."""
+    if queue is None:
+        yield None
+        return
+    from noitu.adapters.arena.saq_jobs import close_queue
+
+    await queue.connect()
+    try:
+        yield queue
+    finally:
+        await close_queue(queue)
 
 
 async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngine | None]:
@@ -645,17 +698,40 @@ class Container(containers.DeclarativeContainer):
     admission = providers.Singleton(Admission, address_limiter, clock)
     build_queue = providers.Singleton(BuildQueue, providers.Callable(build_slots), clock)
 
+    # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------
+    job_queue_kind = providers.Callable(queue_kind_of, settings)
+    job_queue = providers.Singleton(saq_queue, settings.provided.redis_url)
+    job_queue_resource = providers.Resource(
+        job_queue_connection,
+        providers.Selector(job_queue_kind, local=providers.Object(None), saq=job_queue),
+    )
+    # What builds uploads: this process's sandbox (a Factory, as the builder is known
+    # after the start-up probe; None without one), or the workers.
+    upload_builds = providers.Selector(
+        job_queue_kind,
+        local=providers.Factory(local_builds, upload_builder, arena_files, build_queue),
+        saq=providers.Singleton(saq_jobs, job_queue, settings.provided.arena_job_take_s),
+    )
+    # `noitu arena worker`'s side: the builds run in its own sandbox.
+    run_build = providers.Factory(RunBuild, arena_files, arena_sandbox_builder)
+    job_runner = providers.Factory(
+        saq_runner,
+        job_queue,
+        settings.provided.instance,
+        run_build,
+        slots=providers.Callable(worker_slots),
+    )
+
     # --- the arena's uploaded bots (B5) ---------------------------------------------
-    # A Factory: the builder is picked per upload, after the start-up probe.
+    # A Factory: what builds is picked per upload, after the start-up probe.
     upload_bot = providers.Factory(
         UploadBot,
         catalogue=arena_repository,
         files=arena_files,
-        builder=upload_builder,
+        builds=upload_builds,
         clock=clock,
         rng=id_source,
         admission=admission,
-        build_queue=build_queue,
     )
     my_bots = providers.Singleton(MyBots, arena_repository)
     public_bots = providers.Singleton(PublicBots, arena_repository)

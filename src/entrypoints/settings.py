@@ -26,6 +26,7 @@ BASE_URL_PATTERN = re.compile(
 )
 TELEGRAM_MODES = ("polling", "webhook", "none")
 STORES = ("memory", "redis")
+ARENA_QUEUES = ("local", "saq")
 #: Where the arena keeps its files (NOITU_ARENA_FILES; spec B9).
 ARENA_FILES = ("directory", "database")
 MAX_INSTANCE_NAME = 64  # the archive's `runner` column
@@ -86,6 +87,16 @@ class Settings:
     # CLI's --no-sandbox, for an author's own files). Not an environment variable: the
     # server never runs uploads outside the sandbox.
     arena_runner: str = "auto"
+    # Where the arena's jobs (builds of uploads) run (NOITU_ARENA_QUEUE, spec B9): "local",
+    # in this process (the embedded default), or "saq", on `noitu arena worker`
+    # processes through Redis (needs NOITU_STORE=redis and a PostgreSQL database). A
+    # job no worker takes within `arena_job_take_s` (NOITU_ARENA_JOB_TAKE_SECONDS, 30 by
+    # default) is given up: the upload answers 503 busy.
+    arena_queue: str = "local"
+    arena_job_take_s: float = 30.0
+    # This process's name when it runs as `noitu arena worker` (NOITU_INSTANCE;
+    # default host name and process id: several workers may share a machine).
+    worker_instance: str = ""
     # Whether this instance drives the ladder (NOITU_ARENA_LADDER, on by default): its
     # matches then fill the slots the rooms leave idle, between the ranked bots, while
     # at least one uploaded bot is ranked (the built-ins alone play nothing).
@@ -293,6 +304,33 @@ def _trusted_proxies(raw: str, problems: list[str]) -> frozenset[str]:
     return frozenset(proxies)
 
 
+def _arena_queue(env: Mapping[str, str], values: dict[str, object], problems: list[str]) -> None:
+    """NOITU_ARENA_QUEUE and the job's take-within time. The SAQ queue spans machines:
+    it needs the shared Redis and a PostgreSQL arena database every process reaches."""
+    queue = _choice("NOITU_ARENA_QUEUE", env.get("NOITU_ARENA_QUEUE", "local"), ARENA_QUEUES, problems)
+    values["arena_queue"] = queue
+    raw = env.get("NOITU_ARENA_JOB_TAKE_SECONDS", "30").strip()
+    try:
+        take_s = float(raw)
+    except ValueError:
+        take_s = -1.0
+    if 0.1 <= take_s <= 3600:
+        values["arena_job_take_s"] = take_s
+    else:
+        problems.append(f"NOITU_ARENA_JOB_TAKE_SECONDS={raw!r}: expected 0.1 to 3600 seconds")
+    if queue != "saq":
+        return
+    if values.get("store") != "redis":
+        problems.append(
+            "NOITU_ARENA_QUEUE=saq needs NOITU_STORE=redis (and REDIS_URL): the jobs go through Redis"
+        )
+    if not str(values.get("arena_database_url", "")).startswith("postgresql"):
+        problems.append(
+            "NOITU_ARENA_QUEUE=saq needs NOITU_ARENA_DATABASE=postgresql://…: every web"
+            " instance and worker must reach the arena's database"
+        )
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     problems: list[str] = []
@@ -395,6 +433,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["instance"] = (
         env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{values.get('port', 8080)}"
     )[:MAX_INSTANCE_NAME]
+    values["worker_instance"] = (
+        env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{os.getpid()}"
+    )[:MAX_INSTANCE_NAME]
+    _arena_queue(env, values, problems)
     values["address_limits"] = AddressLimits(
         owner_keys=_per_minute(env, "NOITU_ARENA_KEYS_PER_MINUTE", AddressLimits().owner_keys, problems),
         uploads=_per_minute(env, "NOITU_ARENA_UPLOADS_PER_MINUTE", AddressLimits().uploads, problems),

@@ -81,7 +81,16 @@ async def app(scope, receive, send) -> None:
             await send({"type": "http.response.body", "body": part, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
         return
-    body = BIG if path == "/big" else f"answer to {path}".encode()
+    if path == "/echo":
+        received = b""
+        while True:
+            message = await receive()
+            received += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        body = b"echo " + received
+    else:
+        body = BIG if path == "/big" else f"answer to {path}".encode()
     await send({
         "type": "http.response.start",
         "status": 200,
@@ -91,7 +100,7 @@ async def app(scope, receive, send) -> None:
 
 
 @contextlib.asynccontextmanager
-async def running(protocol: Any) -> AsyncIterator[str]:
+async def running(protocol: Any, servers: list[uvicorn.Server] | None = None) -> AsyncIterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -100,6 +109,8 @@ async def running(protocol: Any) -> AsyncIterator[str]:
         access_log=False,
     )
     server = uvicorn.Server(config)
+    if servers is not None:
+        servers.append(server)
     task = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.01)
@@ -128,3 +139,42 @@ async def test_a_real_server_answers_every_kind_of_response_whole(protocol: Any)
         closing = await client.get("/last", headers={"Connection": "close"})
         assert closing.content == b"answer to /last"
         assert closing.headers["connection"] == "close"
+
+
+async def test_a_finished_request_is_let_go_and_the_connection_goes_on() -> None:
+    """Between two requests a keep-alive connection holds no request of the last one
+    (its cycle, scope and headers are freed when the answer is complete, not at the next
+    request); bodies, an answer sent before its request's body has all come, and
+    pipelined requests still work on that connection."""
+    servers: list[uvicorn.Server] = []
+    async with running(BOUNDED, servers) as base:
+        port = int(base.rsplit(":", 1)[1])
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+
+        async def answer() -> bytes:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            )
+            return await reader.readexactly(length)
+
+        writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello")
+        assert await answer() == b"echo hello"
+        await asyncio.sleep(0.05)
+        (protocol,) = servers[0].server_state.connections
+        assert protocol.cycle is None and protocol.scope is None
+        # An answer before the body has all come: the request is kept until it has.
+        writer.write(b"POST /early HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nhalf-")
+        assert await answer() == b"answer to /early"
+        await asyncio.sleep(0.05)
+        assert protocol.cycle is not None
+        writer.write(b"done!")
+        # Two requests in one write.
+        writer.write(b"GET /a HTTP/1.1\r\nhost: x\r\n\r\nGET /b HTTP/1.1\r\nhost: x\r\n\r\n")
+        assert await answer() == b"answer to /a"
+        assert await answer() == b"answer to /b"
+        await asyncio.sleep(0.05)
+        assert protocol.cycle is None
+        writer.close()
+        await writer.wait_closed()

@@ -126,6 +126,17 @@ def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> No
         UPGRADE + "uvicorn's ServerState.connections is no longer a set; re-check the cap"
     )
     assert "response_complete" in inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
+    # BoundedHttpToolsProtocol lets go of a finished request (cycle, scope, headers):
+    # uvicorn must make them anew for each request and bear a cycle of None between two.
+    assert "self.more_body" in inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
+    assert "self.pipeline" in init, UPGRADE + "HttpToolsProtocol no longer queues pipelined requests"
+    assert "self.scope = {" in inspect.getsource(protocol.on_message_begin)
+    assert "self.headers = []" in inspect.getsource(protocol.on_message_begin)
+    assert "self.cycle = RequestResponseCycle(" in headers_complete
+    for name in ("connection_lost", "shutdown"):
+        assert "self.cycle is None" in inspect.getsource(getattr(protocol, name)) or (
+            "if self.cycle" in inspect.getsource(getattr(protocol, name))
+        ), UPGRADE + f"HttpToolsProtocol.{name} no longer bears a cycle of None"
 
 
 class Answer(msgspec.Struct, frozen=True):

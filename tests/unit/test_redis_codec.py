@@ -82,8 +82,8 @@ def test_kept_encodings_are_bounded_and_forgotten(little: Lexicon) -> None:
 
 
 def test_the_written_records_have_the_read_records_fields() -> None:
-    """Writing uses twins of the read records whose chain is made beforehand: a field
-    added to one and not the other would be lost on the way through Redis."""
+    """Writing uses subclasses of the read records whose chain is made beforehand: they
+    rely on msgspec keeping an overridden field in its place, with its defaults."""
 
     def shape(record: type) -> list[tuple[str, object]]:
         return [

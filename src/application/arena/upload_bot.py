@@ -6,11 +6,12 @@ extension; its size; its content fits the language (UTF-8 text without NUL bytes
 source, a zip archive for a JAR); the owner's stored bots; the client address's new
 owner keys (when one is made) and uploads in the last minute (spec B10: limits that
 hold whatever keys are sent); the owner's uploads in the last minute (the upload is
-counted from here on, built or not). Then the source is stored (atomically), built in
-the sandbox into a scratch directory — once the global `BuildQueue` gives it a turn,
-and the answer says how long it waited —, the artefact moved into the store, and the
-record added, refusing atomically once the owner has `MAX_BOTS_PER_OWNER` bots that
-built.
+counted from here on, built or not). Then the source is stored (atomically) and built
+as a job (`jobs.BUILD_JOB`, run by `RunBuild`: in the sandbox, the artefact moved into
+the store) on the build queue — in this process once the global `BuildQueue` gives it a
+turn by default, by a `noitu arena worker` with NOITU_ARENA_QUEUE=saq; the answer says
+how long it waited, and a build no one takes in time is `busy` —, and the record
+added, refusing atomically once the owner has `MAX_BOTS_PER_OWNER` bots that built.
 
 A failed build is stored as a bot whose build failed, with the compiler's messages
 (naming the file as it was uploaded), so its owner sees them next to the bot (and may
@@ -28,23 +29,30 @@ import io
 import random
 import unicodedata
 import zipfile
-from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.bot_info import BotInfo, info_of
-from noitu.application.arena.build_queue import BuildQueue, BuildTurn
 from noitu.application.arena.errors import (
     BadFile,
     BadOwnerKey,
     BadRequest,
     BuildUnavailable,
+    Busy,
     FileTooLarge,
+    StorageFull,
     TooManyBots,
     TooManyUploads,
     UnsupportedFile,
     UploadsUnavailable,
+)
+from noitu.application.arena.jobs import (
+    BUILD_JOB,
+    BuildJob,
+    JobError,
+    JobFailed,
+    Jobs,
 )
 from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX
 from noitu.application.arena.limits import (
@@ -55,7 +63,7 @@ from noitu.application.arena.limits import (
     UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
 )
-from noitu.application.arena.ports import BotBuilder, Language
+from noitu.application.arena.ports import Language
 from noitu.application.arena.records import (
     BotRecord,
     BuildStatus,
@@ -73,6 +81,8 @@ from noitu.application.ports import Clock
 ID_TRIES = 4
 #: The uploaded file's name in compiler messages, at most (code points).
 MAX_SHOWN_FILE_NAME = 100
+#: A build no one took in time, or whose runner was lost (503 `busy`).
+BUILDS_BUSY = "Máy chủ đang bận biên dịch các bot khác. Bạn thử lại sau ít phút nhé."
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,27 +164,25 @@ class UploadBot:
         self,
         catalogue: BotCatalogue,
         files: ArenaFiles,
-        builder: BotBuilder | None,
+        builds: Jobs | None,
         clock: Clock,
         rng: random.Random,
         admission: Admission | None = None,
-        build_queue: BuildQueue | None = None,
     ) -> None:
-        """`builder` is the sandboxed one, or None when no sandbox runs here;
-        `admission` holds the per-address limits and `build_queue` the global cap on
-        builds at once (spec B10)."""
+        """`builds` takes the build jobs (the global cap on builds at once is its: B10),
+        or is None when nothing here can build uploads (no sandbox, no workers);
+        `admission` holds the per-address limits."""
         self._catalogue = catalogue
         self._files = files
-        self._builder = builder
+        self._builds = builds
         self._clock = clock
         self._rng = rng
         self._admission = admission
-        self._build_queue = build_queue
         self._sweep = SweepFailedBuilds(catalogue, files, clock)
 
     async def __call__(self, command: UploadBotCommand) -> UploadBotResult:
-        builder = self._builder
-        if builder is None:
+        builds = self._builds
+        if builds is None:
             raise UploadsUnavailable()
         new_owner = command.owner_key is None
         owner_key = new_owner_key(self._rng) if command.owner_key is None else command.owner_key
@@ -203,7 +211,7 @@ class UploadBot:
         bot_id = await self._fresh_id()
         try:
             record, waited_ms = await self._store_and_build(
-                builder, bot_id, owner, name, language, command.data, now_ms, shown_as
+                builds, bot_id, owner, name, language, command.data, now_ms, shown_as
             )
             built = record.build is BuildStatus.OK
             if not await self._catalogue.add_bot(
@@ -217,11 +225,6 @@ class UploadBot:
             await self._sweep(owner)  # at most the newest failed builds are kept
         return UploadBotResult(info_of(record, owner), owner_key, new_owner, waited_ms)
 
-    def _turn(self) -> AbstractAsyncContextManager[BuildTurn]:
-        if self._build_queue is None:
-            return nullcontext(BuildTurn())
-        return self._build_queue.turn()
-
     async def _fresh_id(self) -> str:
         for _ in range(ID_TRIES):
             bot_id = new_bot_id(self._rng)
@@ -231,7 +234,7 @@ class UploadBot:
 
     async def _store_and_build(
         self,
-        builder: BotBuilder,
+        builds: Jobs,
         bot_id: str,
         owner: str,
         name: str,
@@ -242,19 +245,16 @@ class UploadBot:
     ) -> tuple[BotRecord, int]:
         """The record, and how long the build waited for its turn (ms)."""
         source = await self._files.put_source(bot_id, language, data)
-        artefact: str | None = None
-        async with self._files.scratch() as scratch, self._turn() as turn:
-            try:
-                built = await builder.build(
-                    await self._files.local_source(source),
-                    language,
-                    scratch / "artefact",
-                    shown_as=shown_as,
-                )
-            except Exception as error:  # the sandbox's failure, not the bot's
-                raise BuildUnavailable() from error
-            if built.ok and built.artefact is not None:
-                artefact = await self._files.put_artefact(bot_id, built.artefact.directory)
+        job = BuildJob(bot_id=bot_id, language=language, source=source, shown_as=shown_as)
+        try:
+            done = await builds.submit(BUILD_JOB, job)
+        except JobFailed as error:  # the sandbox's failure, not the bot's
+            raise BuildUnavailable() from error
+        except JobError as error:  # no builder free in time, one lost, the queue away
+            raise Busy(BUILDS_BUSY) from error
+        verdict = done.result
+        if verdict.store_full:
+            raise StorageFull()
         record = BotRecord(
             id=bot_id,
             owner=owner,
@@ -263,9 +263,9 @@ class UploadBot:
             public=False,
             created_ms=now_ms,
             source_bytes=len(data),
-            build=BuildStatus.OK if artefact is not None else BuildStatus.FAILED,
-            build_messages=built.messages,
+            build=BuildStatus.OK if verdict.artefact is not None else BuildStatus.FAILED,
+            build_messages=verdict.messages,
             source_file=source,
-            artefact_dir=artefact,
+            artefact_dir=verdict.artefact,
         )
-        return record, turn.waited_ms
+        return record, done.waited_ms

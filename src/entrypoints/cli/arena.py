@@ -6,6 +6,7 @@ exactly what a match on the server runs — the sandbox, the protocol, the clock
     noitu arena match A B --games N [--swap-sides] [--jobs J] [--seed N] ...
     noitu arena check FILE [--no-sandbox]
     noitu arena ladder rebuild [--json]
+    noitu arena worker [--builds N]   (entrypoints/cli/arena_worker.py)
 
 P1 and P2 are bot files (.py .cpp .cc .cxx .java .jar) or built-in bots
 (builtin:random, builtin:tactical, builtin:strong). Untrusted files run only in the
@@ -62,6 +63,7 @@ from noitu.entrypoints.cli.arena_view import (
     result_text,
     say,
 )
+from noitu.entrypoints.cli.arena_worker import add_worker_parser
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
@@ -497,3 +499,5 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     )
     rebuild.add_argument("--json", action="store_true", help="print the table as one JSON object")
     rebuild.set_defaults(run=ladder_rebuild_command)
+
+    add_worker_parser(kinds)

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.sql.engine import create_engine, default_url
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
+from noitu.adapters.http.errors import ERROR_STATUS
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
@@ -27,6 +29,7 @@ from noitu.application.arena.errors import (
     BotNotBuilt,
     BotNotFound,
     BuildUnavailable,
+    Busy,
     FileTooLarge,
     NotOwner,
     TooManyBots,
@@ -34,6 +37,7 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.jobs import JobError, JobFailed, JobLost, JobNotTaken
 from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
 from noitu.application.arena.limits import (
@@ -84,7 +88,8 @@ class World:
 
     def upload_bot(self, builder: object = "scripted") -> UploadBot:
         chosen = self.builder if builder == "scripted" else builder
-        return UploadBot(self.repository, self.files, chosen, self.clock, self.rng)  # type: ignore[arg-type]
+        builds = local_builds(chosen, self.files, None)  # type: ignore[arg-type]
+        return UploadBot(self.repository, self.files, builds, self.clock, self.rng)
 
     async def upload(self, file_name: str = "bot.py", data: bytes = SOURCE, key: str | None = KEY_A, **kw: str):
         return await self.upload_bot()(UploadBotCommand(file_name, data, owner_key=key, **kw))
@@ -298,7 +303,8 @@ async def test_the_last_check_of_bots_stored_is_atomic_and_leaves_no_files(world
         await world.upload(f"b{n}.py")
     before = world.stored_ids()
     world.clock.advance(UPLOAD_WINDOW_MS)
-    racing = UploadBot(RacingCatalogue(world.repository), world.files, world.builder, world.clock, world.rng)  # type: ignore[arg-type]
+    builds = local_builds(world.builder, world.files, None)
+    racing = UploadBot(RacingCatalogue(world.repository), world.files, builds, world.clock, world.rng)  # type: ignore[arg-type]
     with pytest.raises(TooManyBots):
         await racing(UploadBotCommand("late.py", SOURCE, owner_key=KEY_A))
     assert world.stored_ids() == before and len(world.builder.built) == MAX_BOTS_PER_OWNER + 1
@@ -308,9 +314,39 @@ async def test_a_builder_that_raises_leaves_nothing_stored(world: World):
     world.builder.error = RuntimeError("the sandbox broke")
     with pytest.raises(BuildUnavailable) as caught:
         await world.upload()
-    assert isinstance(caught.value.__cause__, RuntimeError)
+    assert isinstance(caught.value.__cause__, JobFailed)
+    assert isinstance(caught.value.__cause__.__cause__, RuntimeError)
     assert world.stored_ids() == [] and await world.repository.bots_of(owner_hash(KEY_A)) == []
     assert not any((world.files.root / "tmp").iterdir())  # the scratch directory is gone too
+
+
+class RefusingJobs:
+    """A build queue that gives no result, the way `error` says."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+    async def submit(self, job_type, payload):  # type: ignore[no-untyped-def]
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "answer"),
+    [
+        (JobNotTaken("no worker took it"), Busy),
+        (JobLost("its worker went silent"), Busy),
+        (JobError("the queue is unreachable"), Busy),
+        (JobFailed("the sandbox broke"), BuildUnavailable),
+    ],
+)
+async def test_a_build_job_without_a_result_is_refused_and_leaves_nothing_stored(
+    world: World, error: Exception, answer: type
+):
+    upload = UploadBot(world.repository, world.files, RefusingJobs(error), world.clock, world.rng)
+    with pytest.raises(answer) as caught:
+        await upload(UploadBotCommand("bot.py", SOURCE, owner_key=KEY_A))
+    assert caught.value.__cause__ is error and ERROR_STATUS[caught.value.code] == 503
+    assert world.stored_ids() == [] and await world.repository.bots_of(owner_hash(KEY_A)) == []
 
 
 class FailingAdd:
@@ -325,7 +361,8 @@ class FailingAdd:
 
 
 async def test_a_failure_storing_the_record_deletes_the_files_written(world: World):
-    failing = UploadBot(FailingAdd(world.repository), world.files, world.builder, world.clock, world.rng)  # type: ignore[arg-type]
+    builds = local_builds(world.builder, world.files, None)
+    failing = UploadBot(FailingAdd(world.repository), world.files, builds, world.clock, world.rng)  # type: ignore[arg-type]
     with pytest.raises(OSError):
         await failing(UploadBotCommand("bot.py", SOURCE, owner_key=KEY_A))
     assert world.builder.built and world.stored_ids() == []
@@ -479,7 +516,8 @@ async def test_uploads_build_one_per_place_of_the_queue_and_say_how_long_they_wa
     builder = HeldBuilder()
     queue = BuildQueue(1, world.clock)
     use_case = UploadBot(
-        world.repository, world.files, builder, world.clock, world.rng, build_queue=queue
+        world.repository, world.files, local_builds(builder, world.files, queue), world.clock,
+        world.rng,
     )
     keys = ["c" * 32, "d" * 32, "e" * 32]
     tasks = [

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.sql.engine import create_engine, default_url
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.http.errors import ERROR_STATUS
@@ -46,7 +47,8 @@ async def test_uploads_are_refused_once_the_data_directorys_room_is_used_up(
 ) -> None:
     directory, repository = data
     files = DataDirFiles(directory, uploads_max_bytes=3 * S + S // 2)
-    upload = UploadBot(repository, files, ScriptedBuilder(), clock, random.Random(1))
+    upload = UploadBot(repository, files, local_builds(ScriptedBuilder(), files, None), clock,
+                       random.Random(1))
 
     async def send() -> str:
         result = await upload(UploadBotCommand("bot.py", SOURCE, owner_key=KEY))
@@ -63,7 +65,8 @@ async def test_uploads_are_refused_once_the_data_directorys_room_is_used_up(
 
     # A fresh server on the same directory counts what is there.
     with pytest.raises(StorageFull):
-        await UploadBot(repository, DataDirFiles(directory, 3 * S + S // 2), ScriptedBuilder(),
+        again = DataDirFiles(directory, 3 * S + S // 2)
+        await UploadBot(repository, again, local_builds(ScriptedBuilder(), again, None),
                         clock, random.Random(2))(UploadBotCommand("bot.py", SOURCE, owner_key=KEY))
 
     await DeleteBot(repository, repository, files, MemoryMembers())(first, KEY)

@@ -1,0 +1,137 @@
+"""The job queue port (spec B9): work a web process hands over, and who runs it.
+
+A job has a kind, a payload and a result (msgspec structs, so that any queue can carry
+them as JSON), and terms: how long it may run once taken, and how long its runner may
+stay silent before it is taken for dead. Two sides, each its own Protocol:
+
+- `Jobs`, the side that submits a job and waits for its result. A job that no runner
+  takes within the queue's take-within time is `JobNotTaken`; one that was taken but
+  ran past its timeout, or whose runner went silent, is `JobLost`; one whose handler
+  raised is `JobFailed`. Cancelling the waiting aborts the job (a runner that holds it
+  cancels its handler).
+- `JobRunner`, the side that runs them: a handler per kind, and `run()` taking jobs,
+  at most its slots at once, until it is cancelled.
+
+Builds of uploads are the first kind (`BUILD_JOB`); matches are meant to be the next:
+a kind, a payload, a timeout, a heartbeat and abort are what they need too.
+
+Payloads and results name things (a bot id, a file's name in `ArenaFiles`), never a
+path or bytes: the runner may be on another machine with its own store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Generic, Protocol, TypeVar
+
+import msgspec
+
+from noitu.application.arena.ports import BuildLimit, Language
+
+#: A build's own wall-clock limit (B2: 60 s), as the sandbox's builder enforces it.
+BUILD_WALL_S = 60.0
+#: What a build job may take beyond the compile: reading the source, storing the
+#: artefact, the sandbox's set-up and clean-up.
+BUILD_MARGIN_S = 15.0
+#: How long a job may wait for a runner to take it (B9: 30 s), unless configured.
+TAKE_WITHIN_S = 30.0
+
+
+class JobKind(StrEnum):
+    BUILD = "build"
+
+
+P = TypeVar("P", bound=msgspec.Struct)
+R = TypeVar("R", bound=msgspec.Struct)
+
+
+@dataclass(frozen=True, slots=True)
+class JobType(Generic[P, R]):
+    """What a kind of job carries and the terms it runs on."""
+
+    kind: JobKind
+    payload: type[P]
+    result: type[R]
+    #: How long a job may run once a runner took it (seconds).
+    timeout_s: float
+    #: A runner silent this long while it holds a job is taken for dead (seconds).
+    heartbeat_s: float
+
+
+class BuildJob(msgspec.Struct, frozen=True, kw_only=True):
+    """Build an upload: its source is already in the files store under `source`."""
+
+    bot_id: str
+    language: Language
+    source: str
+    #: The name the compiler's messages give the file (the uploaded one).
+    shown_as: str
+
+
+class BuildVerdict(msgspec.Struct, frozen=True, kw_only=True):
+    """What came of a build: the artefact's name in the files store when it built."""
+
+    ok: bool
+    artefact: str | None
+    #: The compiler's or checker's text for the bot's owner (capped), or our refusal.
+    messages: str
+    limit: BuildLimit | None = None
+    #: The files store had no room left for the artefact (the upload is refused).
+    store_full: bool = False
+
+
+BUILD_JOB: JobType[BuildJob, BuildVerdict] = JobType(
+    JobKind.BUILD,
+    BuildJob,
+    BuildVerdict,
+    timeout_s=BUILD_WALL_S + BUILD_MARGIN_S,
+    heartbeat_s=15.0,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finished(Generic[R]):
+    result: R
+    #: How long the job waited for a runner to take it (ms).
+    waited_ms: int
+
+
+class JobError(Exception):
+    """A job that gave no result; the message says why (for the log, not a player)."""
+
+
+class JobNotTaken(JobError):
+    """No runner took the job in time; it was withdrawn."""
+
+
+class JobLost(JobError):
+    """The job was taken, then ran past its timeout or its runner went silent."""
+
+
+class JobFailed(JobError):
+    """The job's handler raised."""
+
+
+class Jobs(Protocol):
+    """The side that submits jobs and waits for their results."""
+
+    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
+        """Hand the job over and wait for its result. Raises `JobNotTaken`, `JobLost`
+        or `JobFailed` (see the module's docstring); cancelling the call aborts it."""
+        ...
+
+
+class JobRunner(Protocol):
+    """The side that takes jobs and runs them."""
+
+    def handle(self, job_type: JobType[P, R], handler: Callable[[P], Awaitable[R]]) -> None:
+        """Run the jobs of `job_type`'s kind with `handler` from now on."""
+        ...
+
+    async def run(self) -> None:
+        """Take jobs and run them, at most this runner's slots at once, until
+        cancelled; then take no more, let those running end within their timeout (or
+        hand them back to the queue), and return."""
+        ...

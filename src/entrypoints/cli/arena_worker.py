@@ -1,0 +1,149 @@
+"""`noitu arena worker` (spec B9): the process that runs the arena's jobs — today the
+builds of uploaded bots — taken from the SAQ queue (NOITU_ARENA_QUEUE=saq), in this
+machine's sandbox.
+
+    noitu arena worker [--builds N]
+
+It reads the server's settings (the same environment as `noitu serve`: NOITU_STORE,
+REDIS_URL, NOITU_ARENA_DATABASE, NOITU_ARENA_FILES, NOITU_DATA_DIR), probes the sandbox,
+opens the arena's database (where the files are with NOITU_ARENA_FILES=database; the
+data directory is then this machine's cache), and logs one start-up line naming the
+sandbox, as `serve` does; without a sandbox, or a database, it exits 1 with the reason.
+Its name (NOITU_INSTANCE) defaults to host name and process id. SIGTERM or SIGINT: it
+takes no more jobs, lets the running ones end (up to their timeout), and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import signal
+import sys
+
+import structlog
+from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
+
+from noitu.application.arena.storage import StorageUnavailable
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+
+log = structlog.get_logger("noitu.worker")
+
+
+def _settings_or_exit() -> Settings:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        for problem in error.problems:
+            print(f"noitu: {problem}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if settings.arena_queue != "saq":
+        print(
+            "noitu: `noitu arena worker` takes the jobs of NOITU_ARENA_QUEUE=saq; with the"
+            " local queue (the default) `noitu serve` builds uploads itself",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    # A worker runs the arena alone, under its own name (several may share a machine).
+    return dataclasses.replace(settings, modules=("arena",), instance=settings.worker_instance)
+
+
+async def work(settings: Settings, builds: int | None) -> int:
+    """Run jobs until SIGTERM or SIGINT; the exit status."""
+    container = Container(settings=settings)
+    await container.arena_sandbox_resource.init()
+    try:
+        found = container.arena_sandbox_status()
+        if found is None or not found.available:
+            log.error(
+                "arena_worker",
+                problem="no sandbox: a worker builds uploads only in the sandbox",
+                sandbox=found.reason if found is not None else "not probed",
+            )
+            return 1
+        try:  # the arena's database: where the files are with NOITU_ARENA_FILES=database
+            await container.arena_database_resource.init()
+        except (StorageUnavailable, SQLAlchemyError, OSError) as error:
+            log.error("arena_worker_failed", problem="the arena's database is unreachable",
+                      error=str(error)[:300])
+            return 1
+        await container.job_queue_resource.init()
+        try:
+            runner = container.job_runner() if builds is None else container.job_runner(slots=builds)
+            log.info(
+                "arena_worker",
+                instance=settings.instance,
+                builds=runner.slots,
+                sandbox=found.reason,
+                queue="saq",
+                data_dir=str(settings.data_dir),
+            )
+            try:
+                await _until_stopped(runner.run())
+            except (RedisError, OSError) as error:  # Redis away as the worker started
+                log.error(
+                    "arena_worker_failed", instance=settings.instance,
+                    error=f"{type(error).__name__}: {error}"[:300],
+                )
+                return 1
+            log.info("arena_worker_stopped", instance=settings.instance)
+        finally:
+            await container.job_queue_resource.shutdown()
+            await container.arena_database_resource.shutdown()
+    finally:
+        await container.arena_sandbox_resource.shutdown()
+    return 0
+
+
+async def _until_stopped(running: object) -> None:
+    """Run `running` until a stop signal, then cancel it and wait for it to wind down."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    task = asyncio.ensure_future(running)  # type: ignore[arg-type]
+    stopping = loop.create_task(stop.wait())
+    try:
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+def worker_command(args: argparse.Namespace) -> None:
+    from noitu.adapters.log_setup import configure_logging
+
+    settings = _settings_or_exit()
+    configure_logging(settings.effective_log_format, settings.log_level)
+    for warning in settings.warnings:
+        log.warning("settings", problem=warning)
+    raise SystemExit(asyncio.run(work(settings, args.builds)))
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1024:
+        raise argparse.ArgumentTypeError("expected a whole number from 1 to 1024")
+    return int(text)
+
+
+def add_worker_parser(kinds: argparse._SubParsersAction) -> None:
+    worker = kinds.add_parser(
+        "worker",
+        help="run the arena's jobs (builds of uploads) from the SAQ queue (NOITU_ARENA_QUEUE=saq)",
+        description=(
+            "Take the arena's jobs from the SAQ queue and run them in this machine's"
+            " sandbox. Reads the same environment as `noitu serve`."
+        ),
+    )
+    worker.add_argument(
+        "--builds", type=_positive, metavar="N",
+        help="builds at once (default: one per core this process may use)",
+    )
+    worker.set_defaults(run=worker_command)
