@@ -167,7 +167,7 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
 
 
 def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
-    """The arena's rooms, and with NOITU_ARENA_LADDER the ladder's driver filling the
+    """The arena's rooms, and (unless NOITU_ARENA_LADDER=0) the ladder's driver filling the
     slots they leave idle. At shutdown (before the Resources close, so the database and
     the feed are still there) the driver stops first, so no ladder match starts, then
     every live match ends as ABANDONED and is archived, its bots' processes stopped (a

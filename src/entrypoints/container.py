@@ -748,6 +748,7 @@ class Container(containers.DeclarativeContainer):
     recover_at_start = providers.Singleton(
         RecoverAtStart,
         matches=arena_repository,
+        pairings=ladder_pairings,
         bots=arena_repository,
         files=arena_files,
         failed_builds=sweep_failed_builds,

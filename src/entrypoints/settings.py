@@ -97,9 +97,10 @@ class Settings:
     # This process's name when it runs as `noitu arena worker` (NOITU_INSTANCE;
     # default host name and process id: several workers may share a machine).
     worker_instance: str = ""
-    # Whether this instance drives the ladder (NOITU_ARENA_LADDER, off by default): its
-    # matches then fill the slots the rooms leave idle, between the ranked bots.
-    arena_ladder: bool = False
+    # Whether this instance drives the ladder (NOITU_ARENA_LADDER, on by default): its
+    # matches then fill the slots the rooms leave idle, between the ranked bots, while
+    # at least one uploaded bot is ranked (the built-ins alone play nothing).
+    arena_ladder: bool = True
     # Benchmark only (NOITU_BENCH_CPU=1): `noitu serve` counts its CPU per route and
     # answers GET /_bench/cpu with the totals (noitu.bench.server_cpu). Off by default.
     bench_cpu: bool = False
@@ -390,7 +391,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     if access not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
         problems.append(f"NOITU_ACCESS_LOG={access!r}: expected 1 or 0")
     values["access_log"] = access in ("1", "true", "yes", "on")
-    ladder = env.get("NOITU_ARENA_LADDER", "0").strip().lower()
+    ladder = env.get("NOITU_ARENA_LADDER", "1").strip().lower()
     if ladder not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
         problems.append(f"NOITU_ARENA_LADDER={ladder!r}: expected 1 or 0")
     values["arena_ladder"] = ladder in ("1", "true", "yes", "on")

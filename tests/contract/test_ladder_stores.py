@@ -275,3 +275,41 @@ async def test_results_appended_at_once_are_stored_once(open_stores):
     ))
     assert sum(stored) == 1
     assert len(await instances[0].results.after(None)) == 1
+
+
+async def test_a_pairing_keeps_the_instance_playing_it(stores):
+    mine = replace(pairing("p1", "a", "b"), instance="host-1:8080")
+    await stores.pairings.open(mine)
+    assert await stores.pairings.live() == [mine]
+    end = PairingEnd("0000000C", True, "a")
+    changed = await stores.pairings.update("p1", lambda p: p.with_end(end))
+    assert changed.instance == "host-1:8080" and await stores.pairings.live() == [changed]
+    again = replace(pairing("p2", "a", "b"), instance="host-2:8080")
+    await stores.pairings.close("p1", again)
+    assert [p.instance for p in await stores.pairings.live()] == ["host-2:8080"]
+
+
+async def test_ending_an_instances_live_pairings_leaves_the_others_and_frees_its_bots(stores):
+    await stores.pairings.open(replace(pairing("p1", "a", "b"), instance="one"))
+    await stores.pairings.open(replace(pairing("p2", "c", "d"), instance="two"))
+    await stores.pairings.open(replace(pairing("p3", "e", "f"), instance="one"))
+    await stores.pairings.open(pairing("p4", "g", "h"))  # no instance known
+    assert await stores.pairings.end_live("one") == 2
+    assert {p.id for p in await stores.pairings.live()} == {"p2", "p4"}
+    # its bots are free at once, the others' still busy
+    assert await stores.pairings.open(replace(pairing("p5", "b", "e"), instance="one"))
+    assert not await stores.pairings.open(pairing("p6", "a", "c"))
+    # a pairing dropped unfinished names nobody's previous opponent
+    assert await stores.pairings.previous_opponents() == {}
+    assert await stores.pairings.end_live("one") == 1
+    assert await stores.pairings.end_live("nobody") == 0
+
+
+async def test_ending_every_live_pairing(stores):
+    await stores.pairings.open(replace(pairing("p1", "a", "b"), instance="one"))
+    await stores.pairings.open(pairing("p2", "c", "d"))
+    assert await stores.pairings.end_live(None) == 2
+    assert await stores.pairings.live() == []
+    assert await stores.pairings.open(pairing("p3", "a", "d"))
+    assert await stores.pairings.end_live(None) == 1
+    assert await stores.pairings.end_live(None) == 0

@@ -108,6 +108,8 @@ class MemoryPairings:
     def __init__(self) -> None:
         self.live_by_id: dict[str, Pairing] = {}
         self.closed: list[Pairing] = []
+        #: Pairings ended unfinished (`end_live`): no previous opponents from them.
+        self.dropped: list[Pairing] = []
 
     async def live(self) -> list[Pairing]:
         return list(self.live_by_id.values())
@@ -137,6 +139,16 @@ class MemoryPairings:
             previous[pairing.first] = pairing.second
             previous[pairing.second] = pairing.first
         return previous
+
+    async def end_live(self, instance: str | None) -> int:
+        ended = [
+            pairing for pairing in self.live_by_id.values()
+            if instance is None or pairing.instance == instance
+        ]
+        for pairing in ended:
+            del self.live_by_id[pairing.id]
+            self.dropped.append(pairing)
+        return len(ended)
 
 
 class MemoryLease:
@@ -214,7 +226,9 @@ def bot_id(n: int) -> str:
 class Ladder:
     """Every port in memory and every use case over them."""
 
-    def __init__(self, seed: int = 1) -> None:
+    def __init__(self, seed: int = 1, *, builtins_alone: bool = True) -> None:
+        """`builtins_alone`: the scheduler pairs the built-ins with no upload ranked
+        (most tests' ladders are the built-ins only; the server's never plays them so)."""
         self.clock = FakeClock()
         self.rng = random.Random(seed)
         self.bots, self.members = MemoryBots(), MemoryMembers()
@@ -229,7 +243,7 @@ class Ladder:
         )
         self.schedule = SchedulePairing(
             self.lease, self.members, self.standings, self.pairings, self.roster,
-            self.clock, self.rng,
+            self.clock, self.rng, builtins_alone=builtins_alone,
         )
         self.rebuild = RebuildLadder(
             self.lease, self.results, self.standings, self.members, self.roster, self.clock
@@ -299,8 +313,11 @@ class LadderRun:
         roster: BuiltinRoster | None = None,
         turn_limit: int = 8,
         seed: int = 1,
+        builtins_alone: bool = True,
+        instance: str = "instance-1",
     ) -> None:
         self.stores = Ladder(seed)
+        self.instance = instance
         self.roster = roster or BuiltinNames()
         #: What the driver was told failed.
         self.errors: list[Exception] = []
@@ -308,7 +325,7 @@ class LadderRun:
         stores = self.stores
         self.schedule = SchedulePairing(
             stores.lease, stores.members, stores.standings, stores.pairings, self.roster,
-            clock, rng,
+            clock, rng, builtins_alone=builtins_alone,
         )
         self.record = RecordLadderResult(
             stores.results, stores.standings, stores.members, stores.pairings, self.roster,
@@ -322,7 +339,7 @@ class LadderRun:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        task = asyncio.create_task(self.driver(PlayLadderCommand("instance-1")))
+        task = asyncio.create_task(self.driver(PlayLadderCommand(self.instance)))
         try:
             yield
         finally:

@@ -81,9 +81,10 @@ def test_the_arena_database_is_normalized_and_a_bad_one_is_named_without_its_pas
     assert "NOITU_ARENA_DATABASE" in problem and "hunter2" not in problem
 
 
-def test_the_ladder_is_driven_only_when_asked() -> None:
-    assert load_settings({}).arena_ladder is False
+def test_the_ladder_is_driven_unless_turned_off() -> None:
+    assert load_settings({}).arena_ladder is True
     assert load_settings({"NOITU_ARENA_LADDER": "1"}).arena_ladder is True
+    assert load_settings({"NOITU_ARENA_LADDER": "0"}).arena_ladder is False
     assert load_settings({"NOITU_ARENA_LADDER": "off"}).arena_ladder is False
     with pytest.raises(SettingsError) as caught:
         load_settings({"NOITU_ARENA_LADDER": "maybe"})

@@ -1,9 +1,10 @@
 """RecoverAtStart: put right, once at start-up, what a previous run of the server left.
 
 A server that stopped without its shutdown (killed, crashed, a power cut) leaves
-matches marked live that nobody plays any more, temporary files, the files of an
-upload whose database row was never written, failed builds past their day, and its
-bots' empty cgroups. Each is finished or removed here, and the result says how many.
+matches marked live that nobody plays any more, ladder pairings its driver was playing
+(their bots busy until the lost-pairing rule's half hour), temporary files, the files
+of an upload whose database row was never written, failed builds past their day, and
+its bots' empty cgroups. Each is finished or removed here, and the result says how many.
 """
 
 from __future__ import annotations
@@ -22,6 +23,13 @@ ORPHAN_MIN_AGE_MS = 600_000
 class LiveMatches(Protocol):
     async def abandon_live(self, now_ms: int, runner: str | None = None) -> int:
         """Finish every live match (only `runner`'s, when given) as ABANDONED; how many."""
+        ...
+
+
+class LivePairings(Protocol):
+    async def end_live(self, instance: str | None) -> int:
+        """Drop every live ladder pairing `instance` plays (every one for None), its
+        bots free at once; how many."""
         ...
 
 
@@ -62,6 +70,7 @@ class Recovered(msgspec.Struct, frozen=True):
     """What the start-up put right, each a count."""
 
     abandoned: int  # live matches finished as ABANDONED
+    pairings: int  # live ladder pairings dropped, their bots free again
     swept: int  # temporary files and half-deleted bots removed
     orphans: int  # bots whose files had no database row, their files removed
     failed_builds: int
@@ -69,13 +78,15 @@ class Recovered(msgspec.Struct, frozen=True):
 
 
 class RecoverAtStart:
-    """`runner`: whose live matches to abandon (None: every one, as when this server is
-    the database's only user). `orphan_min_age_ms`: files younger than this are kept,
-    since on a shared database they may be another instance's upload in flight."""
+    """`runner`: whose live matches and ladder pairings to end (None: every one, as when
+    this server is the database's only user). `orphan_min_age_ms`: files younger than
+    this are kept, since on a shared database they may be another instance's upload in
+    flight."""
 
     def __init__(
         self,
         matches: LiveMatches,
+        pairings: LivePairings,
         bots: KnownBots,
         files: LeftFiles,
         failed_builds: FailedBuildSweep,
@@ -86,6 +97,7 @@ class RecoverAtStart:
         orphan_min_age_ms: int,
     ) -> None:
         self._matches = matches
+        self._pairings = pairings
         self._bots = bots
         self._files = files
         self._failed_builds = failed_builds
@@ -96,11 +108,14 @@ class RecoverAtStart:
 
     async def __call__(self) -> Recovered:
         abandoned = await self._matches.abandon_live(self._clock.now_ms(), runner=self._runner)
+        # After the matches: a pairing dropped is scheduled again only once its driver
+        # runs, which is after this start-up.
+        pairings = await self._pairings.end_live(self._runner)
         swept = await self._files.sweep()
         failed_builds = await self._failed_builds()
         stale_cgroups = self._cgroups.remove_empty() if self._cgroups is not None else 0
         orphans = await self._remove_orphans()
-        return Recovered(abandoned, swept, orphans, failed_builds, stale_cgroups)
+        return Recovered(abandoned, pairings, swept, orphans, failed_builds, stale_cgroups)
 
     async def _remove_orphans(self) -> int:
         removed = 0

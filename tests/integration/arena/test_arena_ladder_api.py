@@ -61,9 +61,11 @@ class Arena:
 @pytest.fixture
 async def arena(arena_data_dir: Path) -> AsyncIterator[Arena]:
     container = Container()
-    container.settings.override(load_settings(
-        {"NOITU_ACCESS_LOG": "0", "MODULES": "arena", "NOITU_DATA_DIR": str(arena_data_dir)}
-    ))
+    # The routes alone: no driver playing the ranked bots' matches in the background.
+    container.settings.override(load_settings({
+        "NOITU_ACCESS_LOG": "0", "MODULES": "arena", "NOITU_DATA_DIR": str(arena_data_dir),
+        "NOITU_ARENA_LADDER": "0",
+    }))
     clock = FakeClock()
     builder = ScriptedBuilder()
     container.clock.override(clock)

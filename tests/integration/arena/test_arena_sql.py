@@ -26,8 +26,8 @@ from noitu.application.arena.records import new_bot_id
 from noitu.application.arena.storage import StorageUnavailable
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0005: the files store in the database).
-HEAD = "0005"
+#: The newest revision (0006: each ladder pairing names its instance).
+HEAD = "0006"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from noitu.application.arena.recover_at_start import RecoverAtStart, Recovered
+from noitu.domain.arena.ladder.pairing import Pairing
 from support.fakes import FakeClock
+from support.ladder import MemoryPairings
 
 NOW = 1_700_000_000_000
 MINUTE = 60_000
@@ -77,9 +79,11 @@ class Cgroups:
 def recover(
     matches: Matches, bots: Bots, files: Files, *, cgroups: Cgroups | None = None,
     failed: int = 0, runner: str | None = None, orphan_min_age_ms: int = 0,
+    pairings: MemoryPairings | None = None,
 ) -> RecoverAtStart:
     return RecoverAtStart(
-        matches, bots, files, FailedBuilds(failed), cgroups, FakeClock(NOW),
+        matches, pairings if pairings is not None else MemoryPairings(), bots, files,
+        FailedBuilds(failed), cgroups, FakeClock(NOW),
         runner=runner, orphan_min_age_ms=orphan_min_age_ms,
     )
 
@@ -125,11 +129,40 @@ async def test_the_result_counts_everything_put_right() -> None:
     result = await recover(
         Matches({"M1": "a", "M2": "a"}), Bots(set()), files, cgroups=Cgroups(1), failed=4
     )()
-    assert result == Recovered(abandoned=2, swept=2, orphans=1, failed_builds=4, stale_cgroups=1)
+    assert result == Recovered(
+        abandoned=2, pairings=0, swept=2, orphans=1, failed_builds=4, stale_cgroups=1
+    )
 
 
 async def test_a_clean_start_recovers_nothing_and_a_second_run_finds_nothing_left() -> None:
     matches, files, cgroups = Matches({"M1": "a"}), Files({"orphan": NOW}, 1), Cgroups(1)
     use_case = recover(matches, Bots(set()), files, cgroups=cgroups, failed=1)
     await use_case()
-    assert await use_case() == Recovered(0, 0, 0, 0, 0)
+    assert await use_case() == Recovered(0, 0, 0, 0, 0, 0)
+
+
+def live_pairing(number: int, first: str, second: str, instance: str) -> Pairing:
+    return Pairing(f"{number:016x}", number, first, second, False, NOW - MINUTE, instance=instance)
+
+
+async def test_this_instances_ladder_pairings_end_and_free_their_bots_at_once() -> None:
+    pairings = MemoryPairings()
+    for pairing in (
+        live_pairing(1, "random", "tactical", "a"),
+        live_pairing(2, "strong", "00000000000000aa", "b"),
+    ):
+        assert await pairings.open(pairing)
+    result = await recover(Matches({}), Bots(set()), Files({}), runner="a", pairings=pairings)()
+    assert result.pairings == 1
+    # another instance's pairing is left to it; this one's bots may play again now
+    assert [pairing.id for pairing in await pairings.live()] == [f"{2:016x}"]
+    assert await pairings.open(live_pairing(3, "tactical", "random", "a"))
+    assert await pairings.previous_opponents() == {}  # the dropped pairing never finished
+
+
+async def test_the_databases_only_server_ends_every_live_pairing() -> None:
+    pairings = MemoryPairings()
+    assert await pairings.open(live_pairing(1, "random", "tactical", "a"))
+    assert await pairings.open(live_pairing(2, "strong", "00000000000000aa", ""))
+    result = await recover(Matches({}), Bots(set()), Files({}), pairings=pairings)()
+    assert result.pairings == 2 and await pairings.live() == []

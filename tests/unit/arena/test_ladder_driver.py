@@ -51,6 +51,7 @@ async def test_a_pairing_is_two_rooms_with_one_seed_and_sides_swapped_each_match
         await arena.until(lambda: len(ladder.closed) >= 1, "a pairing played")
     pairing = ladder.closed[0]
     assert len(pairing.ends) == 2 and all(end.rated for end in pairing.ends)
+    assert pairing.instance == ladder.instance  # a restart of this instance may drop it
     records = [arena.stores.matches[end.match_id] for end in pairing.ends]
     assert {record.seed for record in records} == {pairing.seed}
     assert {(r.p1.ref, r.p2.ref) for r in records} == {pairing.seats(0), pairing.seats(1)}
@@ -210,6 +211,7 @@ async def test_a_pairing_left_by_a_dead_instance_is_ended_unrated_and_played_aga
     assert ended.id == lost.id and not any(end.rated for end in ended.ends)
     assert len(ended.ends) == 2 and ended.to_replay
     assert again.bots == lost.bots and all(end.rated for end in again.ends)
+    assert lost.instance == "" and again.instance == ladder.instance  # the taker's now
 
 
 async def test_a_store_that_fails_is_told_and_the_ladder_goes_on(arena: Arena):

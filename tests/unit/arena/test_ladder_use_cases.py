@@ -4,6 +4,7 @@ recording results, suspension, placement, scheduling, the lease and the rebuild.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -153,6 +154,25 @@ async def test_record_server_caused_ends_are_not_rated_and_the_pairing_is_played
     replay = second.replay
     assert replay is not None and replay.bots == pairing.bots and replay.seed != pairing.seed
     assert [p.id for p in await ladder.pairings.live()] == [replay.id]  # its bots stay busy
+
+
+async def test_record_a_replay_is_played_by_the_pairings_instance_or_the_one_named():
+    ladder = Ladder()
+    bot = await ladder.ranked(1)
+    mine = Pairing("pair000000000001", 3, bot, BUILTINS[2], False, 0, instance="host-1")
+    assert await ladder.pairings.open(mine)
+    await ladder.play(mine, 0, ABANDONED)
+    replay = (await ladder.play(mine, 1, WIN)).replay
+    assert replay is not None and replay.instance == "host-1"
+    # a driver ending another instance's lost pairing plays the replay itself
+    ladder.clock.advance(1_000)
+    for index in (0, 1):
+        p1, p2 = replay.seats(index)
+        taken = await ladder.record(RecordLadderResultCommand(
+            replay.id, f"0000BBB{index}", p1, p2, ABANDONED, ladder.clock.now_ms(),
+            replay_instance="host-2",
+        ))
+    assert taken.replay is not None and taken.replay.instance == "host-2"
 
 
 async def test_record_the_same_match_told_twice_counts_once():
@@ -381,6 +401,39 @@ async def test_scheduling_never_the_previous_pairings_opponent():
         await ladder.play(pairing, 0, DRAW)
         await ladder.play(pairing, 1, DRAW)
     assert checked >= 2
+
+
+async def test_scheduling_the_pairing_is_the_asking_instances():
+    ladder = Ladder()
+    pairing = await ladder.schedule(SchedulePairingCommand("host-1:8080"))
+    assert pairing is not None and pairing.instance == "host-1:8080"
+    assert [p.instance for p in await ladder.pairings.live()] == ["host-1:8080"]
+
+
+async def test_the_built_ins_alone_play_nothing_until_an_upload_is_ranked():
+    ladder = Ladder(builtins_alone=False)  # as the server schedules
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
+    assert ladder.lease.holder is None and ladder.lease.until_ms == 0  # not even asked
+    await ladder.ranked(1)
+    # someone asked: the ladder plays, built-ins among themselves too
+    pairing = await ladder.schedule(SchedulePairingCommand("one"))
+    assert pairing is not None and await ladder.pairings.live() == [pairing]
+
+
+async def test_a_suspended_upload_alone_asks_for_no_ladder_match():
+    ladder = Ladder(builtins_alone=False)
+    bot = await ladder.ranked(1)
+    await ladder.members.update(bot, lambda m: replace(m, suspended=True))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
+    await ladder.resume(ResumeBotCommand(bot, KEY))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is not None
+
+
+async def test_an_unranked_upload_stops_the_ladder_again():
+    ladder = Ladder(builtins_alone=False)
+    bot = await ladder.ranked(1)
+    await ladder.unrank(UnrankBotCommand(bot, KEY))
+    assert await ladder.schedule(SchedulePairingCommand("one")) is None
 
 
 async def test_the_lease_one_scheduler_at_a_time():

@@ -341,6 +341,21 @@ class SqlLadderPairings:
             rows = (await connection.execute(select(ladder_previous))).all()
         return {bot: opponent for bot, opponent in rows}
 
+    async def end_live(self, instance: str | None) -> int:
+        query = select(ladder_pairings.c.id)
+        if instance is not None:
+            query = query.where(ladder_pairings.c.instance == instance)
+        async with self._link.write() as connection:
+            ids = (await connection.execute(self._link.locked(query))).scalars().all()
+            if ids:
+                await connection.execute(
+                    delete(ladder_busy).where(ladder_busy.c.pairing_id.in_(ids))
+                )
+                await connection.execute(
+                    delete(ladder_pairings).where(ladder_pairings.c.id.in_(ids))
+                )
+        return len(ids)
+
 
 class SqlLadderLease:
     """The lease is one row: taken when free, expired or already this holder's, in one
@@ -469,6 +484,7 @@ def _pairing_row(pairing: Pairing) -> dict[str, Any]:
         "placement": pairing.placement,
         "started_ms": pairing.started_ms,
         "ends": msgspec.json.encode(ends).decode(),
+        "instance": pairing.instance,
     }
 
 
@@ -482,4 +498,5 @@ def _pairing_of(row: Row) -> Pairing:
         placement=bool(row["placement"]),
         started_ms=row["started_ms"],
         ends=ends,
+        instance=row["instance"],
     )

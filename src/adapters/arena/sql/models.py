@@ -21,7 +21,8 @@ these; a contract test compares the two on SQLite and PostgreSQL.
 - `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
   the rated results (the whole history), every rated bot's standing with the one-row
   `ladder_state` saying which result they are folded through, the live pairings with
-  one `ladder_busy` row per bot in one (its primary key keeps a bot in one pairing),
+  one `ladder_busy` row per bot in one (its primary key keeps a bot in one pairing)
+  and each pairing's `instance` (whose driver plays it: a restart ends its own, 0006),
   each bot's previous opponent, and the scheduler's lease. Bots are referenced by id
   or built-in name without a foreign key: the history outlives a deleted bot.
 
@@ -261,6 +262,7 @@ ladder_pairings = Table(
     Column("placement", Boolean(create_constraint=False), nullable=False),
     Column("started_ms", BigInteger, nullable=False),
     Column("ends", Text, nullable=False),
+    Column("instance", String(64), nullable=False, server_default=""),
 )
 
 ladder_busy = Table(

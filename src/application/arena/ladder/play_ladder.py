@@ -16,10 +16,12 @@ from the next tick on, so a server that spoils every match (its sandbox gone) tr
 again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
 the ladder (its match is not played, nobody is rated).
 
-A pairing whose instance died (a restart, a worker lost) would keep its two bots busy
-for ever: at each tick, a pairing live for `LOST_PAIRING_MS` that this driver is not
-playing is taken as lost — its matches not told end unplayed (ABANDONED, not rated),
-so it closes and is played again, here.
+A pairing whose instance died (a worker lost, an instance gone for good) would keep its
+two bots busy for ever: at each tick, a pairing live for `LOST_PAIRING_MS` that this
+driver is not playing is taken as lost — its matches not told end unplayed (ABANDONED,
+not rated), so it closes and is played again, here. An instance that restarts does not
+wait for that: `RecoverAtStart` drops the pairings named after it before the driver
+starts, so their bots are scheduled again at once.
 
 The driver wakes when the queue changes (a slot freed, a room's match came or left),
 when one of its matches ends, and at a periodic tick (a bot ranked meanwhile, another
@@ -161,7 +163,7 @@ class PlayLadder:
         )
 
     async def _fill(self, scheduler: str) -> None:
-        await self._end_lost_pairings()
+        await self._end_lost_pairings(scheduler)
         while self._idle_slot():
             if not self._to_start:
                 pairing = await self._schedule(SchedulePairingCommand(scheduler))
@@ -276,8 +278,9 @@ class PlayLadder:
             LadderMatch(pairing, index, not_before_ms) for index in range(MATCHES_PER_PAIRING)
         )
 
-    async def _end_lost_pairings(self) -> None:
-        """At most once a tick: end the matches not told of every lost pairing."""
+    async def _end_lost_pairings(self, scheduler: str) -> None:
+        """At most once a tick: end the matches not told of every lost pairing (its
+        replay is then this instance's, `scheduler`)."""
         now = self._host.clock.now_ms()
         if now < self._next_look_for_lost_ms:
             return
@@ -291,7 +294,8 @@ class PlayLadder:
                 try:
                     recorded = await self._record(
                         RecordLadderResultCommand(
-                            pairing.id, played, p1, p2, Result(None, EndReason.ABANDONED, 0), now
+                            pairing.id, played, p1, p2, Result(None, EndReason.ABANDONED, 0), now,
+                            replay_instance=scheduler,
                         )
                     )
                 except (UnknownPairing, ValueError):

@@ -90,6 +90,12 @@ class LadderPairings(Protocol):
         """Each bot's opponent in the last pairing it finished."""
         ...
 
+    async def end_live(self, instance: str | None) -> int:
+        """Drop every live pairing `instance` plays (every live pairing for None): no
+        replay, each bot's previous opponent left as it was, its bots free at once; how
+        many."""
+        ...
+
 
 class LadderLease(Protocol):
     """B8: exactly one scheduler at a time, across instances and workers (a database

@@ -43,6 +43,9 @@ class RecordLadderResultCommand(msgspec.Struct, frozen=True):
     p2: str
     result: Result
     ended_ms: int
+    #: The instance to play the pairing again if it is (None: the pairing's own; a
+    #: driver ending another instance's lost pairing plays its replay itself).
+    replay_instance: str | None = None
 
 
 class RecordedLadderMatch(msgspec.Struct, frozen=True):
@@ -96,7 +99,8 @@ class RecordLadderResult:
             suspended = await self._rate(command)
         replay = None
         if pairing.over:
-            replay = await self._close(pairing)
+            instance = command.replay_instance
+            replay = await self._close(pairing, pairing.instance if instance is None else instance)
         return RecordedLadderMatch(rated, suspended, pairing.over, replay)
 
     async def _rate(self, command: RecordLadderResultCommand) -> tuple[str, ...]:
@@ -117,7 +121,7 @@ class RecordLadderResult:
                 suspended.append(bot)
         return tuple(suspended)
 
-    async def _close(self, pairing: Pairing) -> Pairing | None:
+    async def _close(self, pairing: Pairing, instance: str) -> Pairing | None:
         order = self._roster.names()
         if pairing.placement:
             await self._members.update(
@@ -129,7 +133,7 @@ class RecordLadderResult:
             replay = Pairing(
                 id=new_pairing_id(self._rng), seed=self._rng.randint(0, MAX_SEED),
                 first=pairing.first, second=pairing.second, placement=pairing.placement,
-                started_ms=self._clock.now_ms(),
+                started_ms=self._clock.now_ms(), instance=instance,
             )
         await self._pairings.close(pairing.id, replay)
         return replay

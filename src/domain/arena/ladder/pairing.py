@@ -2,7 +2,8 @@
 placement luck and the first move cancel out. `first` sits on P1 in one match and on P2
 in the other; they may run one after the other or together. A bot is in at most one
 pairing at a time. When a match of the pairing was not rated (the server's fault), the
-pairing is played again with a new seed once both have ended.
+pairing is played again with a new seed once both have ended. A pairing names the
+instance whose driver plays it, so a restarted instance can end its own and no other's.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class Pairing:
     placement: bool  # one of `first`'s placement pairings (placement.py)
     started_ms: int
     ends: tuple[PairingEnd, ...] = ()
+    #: The instance whose driver plays it ("": not known, a pairing opened before
+    #: pairings named their instance).
+    instance: str = ""
 
     def __post_init__(self) -> None:
         if self.first == self.second:

@@ -9,12 +9,15 @@
 - A bot in placement (placement.py) meets its placement opponent; when that built-in
   is busy the bot waits and the next bot in order is tried. Nobody else picks a bot in
   placement as its opponent, so its first pairings are the placement ones.
+- (ours) The ladder plays only while someone asked for it: at least one uploaded bot
+  ranked and not suspended. With only the built-ins it plays nothing, so an idle
+  server's slots are not kept busy by matches nobody looks at.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from noitu.domain.arena.ladder.members import Member
@@ -23,6 +26,12 @@ from noitu.domain.arena.ladder.standings import Standing
 
 #: How many of the nearest bots in μ − 3σ the opponent is drawn from.
 NEAREST = 6
+
+
+def anyone_asked(members: Iterable[Member]) -> bool:
+    """Whether an uploaded bot is ranked and free to play (not suspended): the ladder
+    plays nothing otherwise (the built-ins alone, or only suspended uploads)."""
+    return any(not member.builtin and not member.suspended for member in members)
 
 
 @dataclass(frozen=True, slots=True)
