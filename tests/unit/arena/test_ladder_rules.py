@@ -337,6 +337,15 @@ def test_scheduling_ties_fewest_games_then_longest_since_the_last():
     assert [c.bot for c in scheduling_order(pool)] == ["d", "c", "b", "a"]
 
 
+def test_scheduling_last_tie_an_uploaded_bot_before_the_builtins():
+    pool = [*(contender(name, sigma=8.0) for name in BUILTINS), contender("mine", sigma=8.0)]
+    assert scheduling_order(pool)[0].bot == "mine"
+    assert [c.bot for c in scheduling_order(pool)[1:]] == list(BUILTINS)
+    # Only a tie: a built-in with a higher σ, or with fewer games, still goes first.
+    assert scheduling_order([contender("mine", sigma=8.0), contender(BUILTINS[0], sigma=8.5)])[0].bot == BUILTINS[0]
+    assert scheduling_order([contender("mine", games=2), contender(BUILTINS[0], games=1)])[0].bot == BUILTINS[0]
+
+
 def test_scheduling_skips_suspended_and_busy_bots():
     pool = [contender("a", sigma=9, suspended=True), contender("b", sigma=8),
             contender("c", sigma=7), contender("d", sigma=1)]

@@ -55,12 +55,15 @@ class PairingChoice:
 
 
 def scheduling_order(contenders: Sequence[Contender]) -> list[Contender]:
-    """Highest σ first; ties: fewest games, then the longest since the last game."""
+    """Highest σ first; ties: fewest games, then the longest since the last game, then
+    an uploaded bot before a built-in (B8 stops at the second tie: a new bot and the
+    built-ins of a server that has played nothing yet all tie on the first two, and the
+    author is the one waiting to see the bot placed)."""
 
-    def key(contender: Contender) -> tuple[float, int, int]:
+    def key(contender: Contender) -> tuple[float, int, int, bool]:
         standing = contender.standing
         last = -1 if standing.last_game_ms is None else standing.last_game_ms
-        return (-standing.rating.sigma, standing.games, last)
+        return (-standing.rating.sigma, standing.games, last, contender.member.builtin)
 
     return sorted(contenders, key=key)
 
