@@ -3,8 +3,8 @@
 A write that fails with one of the errors a caller names (by default the arena
 database's `StorageUnavailable`) is tried again after a pause that starts at
 `FIRST_PAUSE_MS` and doubles up to `LONGEST_PAUSE_MS`; it gives up (raising the last
-error) only past `within_ms` when the caller bounds it, otherwise it waits as long as
-the process lives. Whatever waits is told to `tell` (the first failure, then every
+error) when a try at `within_ms` after the first failed too, if the caller bounds it;
+otherwise it waits as long as the process lives. Whatever waits is told to `tell` (the first failure, then every
 `TELL_EVERY`-th try, and the success after a wait), so an operator sees what is held in
 memory. Time comes from the `Clock` and pauses from the `Timer`: a fake pair drives it
 in tests.
@@ -78,8 +78,8 @@ class Patience:
         within_ms: int | None = None,
         retry_on: tuple[type[BaseException], ...] = (StorageUnavailable,),
     ) -> T:
-        """`write()` until it returns; its result. With `within_ms`, no try starts
-        later than that after the first, and the last failure is raised."""
+        """`write()` until it returns; its result. With `within_ms`, the last try is
+        made that long after the first, and its failure is raised."""
         started = self._clock.now_ms()
         next_pause = self.pauses()
         tries = 0
@@ -90,8 +90,11 @@ class Patience:
             except retry_on as error:
                 now = self._clock.now_ms()
                 pause = next_pause()
-                if within_ms is not None and now + pause - started > within_ms:
-                    raise
+                if within_ms is not None:
+                    left = started + within_ms - now
+                    if left <= 0:
+                        raise
+                    pause = min(pause, left)  # the last try comes at the bound itself
                 if tries == 1 or tries % TELL_EVERY == 0:
                     self._tell(what, tries=tries, waited_ms=now - started, error=error)
                 await self._timer.sleep_until(now + pause)

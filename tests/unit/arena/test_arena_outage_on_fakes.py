@@ -18,9 +18,8 @@ from noitu.application.arena.records import MatchStatus
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room
-from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
 from noitu.application.arena.storage import StorageUnavailable
-from noitu.domain.arena.match import Result
 from support.arena_rooms import (
     Arena,
     FakeTimer,
@@ -30,7 +29,7 @@ from support.arena_rooms import (
     new_owner,
     upload,
 )
-from support.fakes import CollectingBackground, FakeClock
+from support.fakes import START_MS, CollectingBackground, FakeClock
 
 
 class Told:
@@ -112,18 +111,18 @@ async def test_a_long_wait_is_told_every_tenth_try() -> None:
     assert [line[1] for line in told.lines] == [1, TELL_EVERY, TELL_EVERY + 2]
 
 
-async def test_a_bounded_wait_raises_the_last_failure_past_its_bound() -> None:
+async def test_a_bounded_wait_tries_last_at_its_bound_and_raises_that_failure() -> None:
     clock = FakeClock()
     timer = FakeTimer(clock)
     write = Flaky(failures=100)
     trying = asyncio.ensure_future(Patience(clock, timer)("w", write, within_ms=3000))
-    for tried, pause in ((1, 500), (2, 1000)):
+    for tried, pause in ((1, 500), (2, 1000), (3, 1500)):
         await until(lambda: write.tries == tried and timer.sleeping == 1)  # noqa: B023
         timer.advance(pause)
-    # 1.5 s waited: the next pause (2 s) would start a try past 3 s.
+    # Tries at 0, 0.5 and 1.5 s, the last at 3 s (its pause cut short to the bound).
     with pytest.raises(StorageUnavailable):
         await trying
-    assert write.tries == 3
+    assert write.tries == 4 and clock.now_ms() - START_MS == 3000
 
 
 async def test_a_write_that_works_at_once_never_waits_and_tells_nothing() -> None:
@@ -145,12 +144,20 @@ async def test_other_errors_are_not_tried_again() -> None:
 
 
 class AwayStores(MemoryStores):
-    """The in-memory archive whose writes that finish a match fail while `away`."""
+    """The in-memory archive whose writes that finish a match fail while `away`, and
+    whose write that starts play fails while `start_away`."""
 
     def __init__(self) -> None:
         super().__init__()
         self.away = False
+        self.start_away = False
         self.refused = 0
+
+    async def start_match(self, match_id: str, started_ms: int) -> bool:
+        if self.start_away:
+            self.refused += 1
+            raise StorageUnavailable("connection refused")
+        return await super().start_match(match_id, started_ms)
 
     async def finish_match(self, match_id: str, *args, **kwargs) -> bool:  # type: ignore[override]
         if self.away:
@@ -202,6 +209,51 @@ async def test_a_match_that_ends_while_the_database_is_away_is_archived_when_it_
     assert room is not None and room.concluded.is_set()
     events = arena.files.replay_path(record.replay).read_bytes().splitlines()
     assert len(events) == 2 + 3 * 200
+
+
+async def bot_against_bot(arena: Arena) -> tuple[str, ScriptedBot, ScriptedBot]:
+    lan = new_owner()
+    mine = arena.add_bot(lan, name="Kéo sắc")
+    p1, p2 = ScriptedBot(), ScriptedBot()
+    arena.launcher.script(mine.id, p1)
+    arena.launcher.script("random", p2)
+    created = await arena.create(lan, upload(mine), builtin("random"))
+    return created.code, p1, p2
+
+
+async def test_a_match_waits_for_the_database_to_start_and_plays_when_it_returns(
+    tmp_path,
+) -> None:
+    stores = AwayStores()
+    arena = Arena(tmp_path / "data", stores=stores)
+    stores.start_away = True
+    code, p1, _ = await bot_against_bot(arena)
+    await arena.until(lambda: stores.refused >= 1 and arena.timer.sleeping == 1, "waiting")
+    arena.timer.advance(500)
+    await arena.until(lambda: stores.refused >= 2 and arena.timer.sleeping == 1, "waiting")
+    room = await arena.room(code)
+    assert room.phase == "PLACEMENT" and not p1.asked  # nothing abandoned, nothing played
+    stores.start_away = False
+    arena.timer.advance(1000)
+    end = await arena.until_room(code, lambda s: s.replay_ready)
+    assert end.result.reason == "TURN_LIMIT"
+    assert stores.matches[end.match_id].started_ms is not None
+
+
+async def test_a_match_whose_database_stays_away_past_30_s_before_play_is_abandoned(
+    tmp_path,
+) -> None:
+    stores = AwayStores()
+    arena = Arena(tmp_path / "data", stores=stores)
+    stores.start_away = True
+    code, p1, _ = await bot_against_bot(arena)
+    for tried in range(1, 7):  # tries at 0, 0.5, 1.5, 3.5, 7.5, 15.5 s and the last at 30
+        await arena.until(lambda: stores.refused == tried and arena.timer.sleeping == 1)  # noqa: B023
+        arena.timer.advance(arena.timer.next_wake() - arena.clock.now_ms())
+    end = await arena.until_room(code, lambda s: s.replay_ready)
+    assert end.phase == "ABANDONED" and end.result.reason == "ABANDONED"
+    assert stores.refused == 7 and arena.clock.now_ms() - START_MS == 30_000
+    assert not p1.asked
 
 
 # --- a room's feed away ------------------------------------------------------------
@@ -267,9 +319,4 @@ async def test_a_feed_failed_for_everyone_ends_each_subscription_with_busy() -> 
 
 
 def _snapshot(room: Room) -> RoomSnapshot:
-    from noitu.application.arena.rooms.snapshot import snapshot_of
-
     return snapshot_of(room, 0)
-
-
-_ = Result  # the archive's result type, read through the records above
