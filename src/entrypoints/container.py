@@ -89,6 +89,7 @@ from noitu.application.arena.ladder.show_ladder import ShowLadder
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
+from noitu.application.arena.patience import Patience
 from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
@@ -208,6 +209,21 @@ def ladder_pass_failed(error: Exception) -> None:
     structlog.get_logger("noitu.arena").error(
         "ladder_pass_failed", error=type(error).__name__, exc_info=error
     )
+
+
+def tell_waiting_write(
+    what: str, *, tries: int, waited_ms: int, error: BaseException | None
+) -> None:
+    """What waits for Redis or the arena's database to come back, and when it went
+    through (`Patience`)."""
+    log = structlog.get_logger("noitu.arena")
+    if error is None:
+        log.info("arena_write_done", what=what, tries=tries, waited_ms=waited_ms)
+    else:
+        log.warning(
+            "arena_write_waiting", what=what, tries=tries, waited_ms=waited_ms,
+            error=type(error).__name__,
+        )
 
 
 def build_slots() -> int:
@@ -775,10 +791,12 @@ class Container(containers.DeclarativeContainer):
         redis_resource,
     )
     arena_timer = providers.Singleton(LoopTimer, clock)
+    # Writes tried again while Redis or the database is away (B9 "Faults").
+    arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)
     match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots))
     # The host listens to the queue once: one per process.
     room_host = providers.Singleton(
-        RoomHost, room_registry, room_feed, match_queue, clock, background
+        RoomHost, room_registry, room_feed, match_queue, clock, background, arena_patience
     )
     room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
     seating = providers.Singleton(Seating, arena_repository, builtin_bots)
@@ -795,6 +813,7 @@ class Container(containers.DeclarativeContainer):
         runner=settings.provided.instance,
         builder=upload_builder,
         build_queue=build_queue,
+        patience=arena_patience,
     )
     owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
     create_room = providers.Singleton(

@@ -79,6 +79,10 @@ class FakeTimer:
     def sleeping(self) -> int:
         return len(self._sleepers)
 
+    def next_wake(self) -> int | None:
+        """The earliest moment a sleeper waits for (None: nobody sleeps)."""
+        return min((at for at, _ in self._sleepers), default=None)
+
     def advance(self, ms: int) -> None:
         self.clock.advance(ms)
         for at, future in self._sleepers:
@@ -348,7 +352,12 @@ class Arena:
     """Every room use case over the fakes, a real files store in `data_dir`."""
 
     def __init__(
-        self, data_dir: Path, slots: int = 4, seed: int = 7, builder: BotBuilder | None = None
+        self,
+        data_dir: Path,
+        slots: int = 4,
+        seed: int = 7,
+        builder: BotBuilder | None = None,
+        stores: MemoryStores | None = None,
     ) -> None:
         self.clock = FakeClock()
         self.timer = FakeTimer(self.clock)
@@ -356,7 +365,7 @@ class Arena:
         self.registry = InMemoryRoomRegistry()
         self.feed = InMemoryRoomFeed()
         self.queue = MatchQueue(slots)
-        self.stores = MemoryStores()
+        self.stores = stores or MemoryStores()
         self.files = DataDirFiles(data_dir)
         self.launcher = ScriptedLauncher()
         self.builtins = FakeBuiltins()

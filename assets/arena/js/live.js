@@ -49,6 +49,9 @@ function connect(watching) {
       watching.ended = true;
       watching.callbacks.onEnd();
     } else if (message.type === "error") {
+      if (message.error === "busy") {
+        return; // the server's store is away: the close (1011) that follows retries
+      }
       watching.ended = true;
       watching.callbacks.onMissing(message.message || "");
     }

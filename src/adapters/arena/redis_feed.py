@@ -12,6 +12,11 @@ every instance, whichever instance runs its match.
   snapshot), so nothing published meanwhile is missed; snapshots carry their room's
   version, so one seen both ways is yielded once, and never an older one after a newer.
 
+When the pub/sub connection fails (Redis away), every subscription of this instance ends
+with `Busy` (the WebSocket sends `busy` and closes 1011, B9 "Faults") and the
+connection is dropped: a viewer that comes back subscribes anew, which joins again and
+re-reads the latest snapshot, so nothing published during the outage is missed.
+
 Redis pub/sub drops what nobody listens to, which is right for snapshots: each one is
 the whole room, and the latest is in the key for whoever comes later.
 """
@@ -36,9 +41,8 @@ log = structlog.get_logger("noitu.redis")
 #: How long a room's latest snapshot and closed mark stay (a finished room is shown for
 #: 30 minutes; a room whose instance died is forgotten after this).
 LATEST_TTL_S = 2 * 3600
-#: The listener's read timeout, and its pause after losing Redis.
+#: The listener's read timeout (and the bound on closing a lost connection).
 LISTEN_TIMEOUT_S = 1.0
-RETRY_S = 0.5
 SNAPSHOT, END = "S", "E"
 
 _decoder = msgspec.json.Decoder(RoomSnapshot)
@@ -56,6 +60,9 @@ class RedisRoomFeed:
         self._viewers: dict[str, int] = {}
         self._joined: dict[str, asyncio.Future[None]] = {}
         self._stopping = False
+        #: +1 each time the pub/sub connection is lost: viewers of an older one leave
+        #: nothing behind.
+        self._generation = 0
 
     def _latest_key(self, code: str) -> str:
         return f"{self._prefix}{code}:latest"
@@ -99,6 +106,7 @@ class RedisRoomFeed:
         self, code: str, local: AsyncGenerator[RoomSnapshot, None]
     ) -> AsyncGenerator[RoomSnapshot, None]:
         self._viewers[code] = self._viewers.get(code, 0) + 1
+        generation = self._generation
         try:
             await self._join(code)
             client = self._link.client
@@ -118,7 +126,8 @@ class RedisRoomFeed:
                     yield snapshot
         finally:
             await local.aclose()
-            await self._leave(code)
+            if generation == self._generation:
+                await self._leave(code)
 
     async def _join(self, code: str) -> None:
         joined = self._joined.get(code)
@@ -162,8 +171,8 @@ class RedisRoomFeed:
                 raise
             except UNAVAILABLE as error:
                 log.warning("room_feed_unavailable", error=f"{type(error).__name__}: {error}")
-                await asyncio.sleep(RETRY_S)
-                continue
+                await self._lost(pubsub)
+                return
             if message is None or message.get("type") != "message":
                 continue
             channel: str = message["channel"]
@@ -176,6 +185,18 @@ class RedisRoomFeed:
                     await self._local.publish(code, _decoder.decode(data[1:]))
             except msgspec.DecodeError:
                 log.warning("room_feed_bad_message", room=code)
+
+    async def _lost(self, pubsub: Any) -> None:
+        """The pub/sub connection failed: end this instance's subscriptions with `Busy`
+        and drop the connection; the next viewer opens a new one (and a new listener)."""
+        self._generation += 1
+        self._listener = None
+        self._pubsub = None
+        self._joined = {}
+        self._viewers = {}
+        self._local.fail_all(Busy())
+        with contextlib.suppress(*UNAVAILABLE):
+            await asyncio.wait_for(pubsub.aclose(), LISTEN_TIMEOUT_S)
 
     async def stop(self) -> None:
         """At shutdown: end the listener and close the pub/sub connection."""

@@ -39,12 +39,13 @@ class InMemoryRoomRegistry:
 
 
 class _Subscriber:
-    __slots__ = ("backlog", "closed", "wake")
+    __slots__ = ("backlog", "closed", "failure", "wake")
 
     def __init__(self) -> None:
         self.backlog: deque[RoomSnapshot] = deque(maxlen=SUBSCRIBER_BACKLOG)
         self.wake = asyncio.Event()
         self.closed = False
+        self.failure: Exception | None = None
 
     def push(self, snapshot: RoomSnapshot) -> None:
         self.backlog.append(snapshot)
@@ -53,6 +54,10 @@ class _Subscriber:
     def end(self) -> None:
         self.closed = True
         self.wake.set()
+
+    def fail(self, error: Exception) -> None:
+        self.failure = error
+        self.end()
 
 
 class _Channel:
@@ -102,6 +107,14 @@ class InMemoryRoomFeed:
         channel = self._channels.get(code)
         return None if channel is None else channel.latest
 
+    def fail_all(self, error: Exception) -> None:
+        """End every subscription with `error` (raised once each has read what it was
+        sent) and forget every channel: what feeds them was lost (a broker's link)."""
+        channels, self._channels = self._channels, {}
+        for channel in channels.values():
+            for subscriber in channel.subscribers:
+                subscriber.fail(error)
+
     async def stop(self) -> None:
         """Nothing to release (the server's shutdown closes every room first)."""
 
@@ -127,6 +140,8 @@ class InMemoryRoomFeed:
             while True:
                 while subscriber.backlog:
                     yield subscriber.backlog.popleft()
+                if subscriber.failure is not None:
+                    raise subscriber.failure
                 if subscriber.closed:
                     return
                 subscriber.wake.clear()

@@ -3,7 +3,9 @@
 On connect the room's current snapshot, then one after every change, each a text frame
 `{"type":"room","room":Room}` (the spectator's view); after the last one
 `{"type":"end"}` and a close with 1000. An unknown room: `{"type":"error",...}` and a
-close with 4404. What the client sends is ignored.
+close with 4404. The feed lost (Redis away, B9): `{"type":"error","error":"busy",...}`
+and a close with 1011; the page reconnects and reads the latest snapshot again. What the
+client sends is ignored.
 
 The sending and the watch for the client's leaving are `socket_feed`'s, shared with
 nối từ's group feed; the subscription is closed (`aclose()`) however the sending ends.
@@ -20,7 +22,7 @@ from litestar.params import FromPath
 
 from noitu.adapters.http.paths import ARENA_WS_PATH
 from noitu.adapters.http.socket_feed import CLOSE_TROUBLE, refuse, send_until_gone
-from noitu.application.arena.errors import GameError, RoomNotFound
+from noitu.application.arena.errors import Busy, GameError, RoomNotFound
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.application.arena.rooms.watch_room import WatchRoom
@@ -55,6 +57,9 @@ async def _send_all(
         async for snapshot in snapshots:
             await socket.send_text(_encode(RoomFrame(snapshot)).decode())
         await socket.send_text(END_FRAME)
+    except Busy as error:
+        await socket.send_text(_encode(ErrorFrame(error.code, error.message)).decode())
+        raise  # closed with 1011
     finally:
         await snapshots.aclose()
 

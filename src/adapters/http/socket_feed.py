@@ -19,6 +19,8 @@ import structlog
 from litestar import WebSocket
 from litestar.exceptions import WebSocketDisconnect
 
+from noitu.application.errors import Busy
+
 log = structlog.get_logger("noitu.http")
 
 #: Close codes: the feed ended; the server's trouble.
@@ -40,8 +42,8 @@ async def send_until_gone(
 ) -> None:
     """Run `send()`, which sends the whole feed, until it ends or the client leaves.
     After the feed's end the socket is closed with 1000; if sending failed, for another
-    reason than the client's going, the failure is logged as `failed` and the socket
-    closed with 1011."""
+    reason than the client's going, the failure is logged as `failed` (a `Busy` as a
+    warning: the store is away) and the socket closed with 1011."""
     sending = asyncio.ensure_future(send())
     listening = asyncio.ensure_future(_until_gone(socket))
     try:
@@ -54,7 +56,9 @@ async def send_until_gone(
     if listening.done() and not listening.cancelled():
         return  # the client went away
     error = None if sending.cancelled() else sending.exception()
-    if error is not None and not isinstance(error, (WebSocketDisconnect, OSError)):
+    if isinstance(error, Busy):
+        log.warning(failed, error="busy")  # a store away: told once where it is used
+    elif error is not None and not isinstance(error, (WebSocketDisconnect, OSError)):
         log.error(failed, exc_info=error)
     if socket.connection_state != "disconnect":
         with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):

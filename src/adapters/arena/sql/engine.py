@@ -6,6 +6,15 @@ URLs are accepted as an operator writes them and turned into the async drivers' 
 `postgresql+asyncpg://…`. SQLite needs a file (an in-memory database would be one per
 connection); its directory is created.
 
+On PostgreSQL every wait is bounded so that a database that is down or unreachable is
+a 503 `busy` within 2 s (spec B9 "Faults"), never a hang: connecting gives up after
+`CONNECT_TIMEOUT_S`, a statement after `STATEMENT_TIMEOUT_S`, waiting for a pooled
+connection after `POOL_TIMEOUT_S` (a pooled connection is pinged before use, so one
+left over from before a restart is replaced). `unavailable(error)` tells the errors
+that mean the database cannot be reached now from those that are bugs or refusals.
+Migrations run on a patient engine of their own (`patient=True`: no statement limit,
+as they may wait for another instance's migration or build an index).
+
 SQLite connections run in WAL mode (readers never wait for the writer) with foreign keys
 on and a 30 s busy timeout. The driver's own implicit transactions are turned off and
 every transaction starts with an explicit BEGIN (SQLAlchemy's recipe), so reads are
@@ -21,7 +30,13 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    InterfaceError,
+    OperationalError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 SQLITE_FILE = "arena.sqlite3"
@@ -30,6 +45,15 @@ POSTGRES_DRIVER = "postgresql+asyncpg"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 #: The execution option that makes a SQLite transaction BEGIN IMMEDIATE.
 WRITE_OPTION = "noitu_arena_write"
+#: PostgreSQL's bounds (a failure at the first makes the request's answer, so a
+#: ping's statement plus a reconnection stay under 2 s).
+CONNECT_TIMEOUT_S = 0.8
+STATEMENT_TIMEOUT_S = 1.0
+POOL_TIMEOUT_S = 1.5
+#: SQLSTATE classes of a database that cannot serve now: connection exceptions,
+#: insufficient resources (too many connections), operator intervention (shutting
+#: down, starting up).
+_UNAVAILABLE_STATES = ("08", "53", "57")
 
 _DRIVERS = {
     "sqlite": SQLITE_DRIVER,
@@ -75,8 +99,23 @@ def describe(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def create_engine(url: str, **options: Any) -> AsyncEngine:
-    """An async engine for `url` (see `normalize_url`); dispose of it at shutdown."""
+def unavailable(error: BaseException) -> bool:
+    """Whether `error` means the database cannot be reached or serve now (try again
+    later), rather than a bug or a refused statement."""
+    if isinstance(error, (OperationalError, InterfaceError, OSError, PoolTimeoutError)):
+        return True  # OSError: refused connections and time-outs too
+    if isinstance(error, DBAPIError):
+        if error.connection_invalidated:
+            return True
+        orig = error.orig
+        state = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+        return isinstance(state, str) and state[:2] in _UNAVAILABLE_STATES
+    return False
+
+
+def create_engine(url: str, *, patient: bool = False, **options: Any) -> AsyncEngine:
+    """An async engine for `url` (see `normalize_url`); dispose of it at shutdown.
+    PostgreSQL's waits are bounded unless `patient` (migrations)."""
     parsed: URL = make_url(normalize_url(url))
     if parsed.drivername == SQLITE_DRIVER:
         assert parsed.database is not None
@@ -86,7 +125,12 @@ def create_engine(url: str, **options: Any) -> AsyncEngine:
         _configure_sqlite(engine)
         return engine
     options.setdefault("pool_pre_ping", True)
-    return create_async_engine(parsed, **options)
+    options.setdefault("pool_timeout", POOL_TIMEOUT_S)
+    bounds: dict[str, Any] = {"timeout": CONNECT_TIMEOUT_S}
+    if not patient:
+        bounds["command_timeout"] = STATEMENT_TIMEOUT_S
+    connect_args = {**bounds, **options.pop("connect_args", {})}
+    return create_async_engine(parsed, connect_args=connect_args, **options)
 
 
 def writer(engine: AsyncEngine) -> AsyncEngine:

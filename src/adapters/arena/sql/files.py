@@ -58,11 +58,10 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from noitu.adapters.arena.files import BOTS, DataDirFiles, check_tree, write_atomically
-from noitu.adapters.arena.sql.engine import writer
+from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import files
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_BYTES
@@ -215,12 +214,17 @@ class _DatabaseReplay:
         self._store = store
         self._local = store.cache.replay_writer(match_id)
         self._name = DataDirFiles.replay_name(match_id)
+        self._written = False
 
     def record(self, event: object) -> None:
         self._local.record(event)
 
     async def finish(self) -> str:
-        await self._local.finish()
+        """The local file is finished once; storing it may be tried again after a
+        StorageUnavailable (the file waits in the cache meanwhile)."""
+        if not self._written:
+            await self._local.finish()
+            self._written = True
         path = self._store.cache.replay_path(self._name)
         data = await asyncio.to_thread(path.read_bytes)
         await self._store.put_blob(self._name, REPLAY, None, data)
@@ -262,7 +266,9 @@ class DatabaseFiles:
         try:
             async with self._engine.connect() as connection:
                 yield connection
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     @contextlib.asynccontextmanager
@@ -272,7 +278,9 @@ class DatabaseFiles:
                 if self._write_lock is not None:
                     await stack.enter_async_context(self._write_lock)
                 yield await stack.enter_async_context(self._writer.begin())
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     def _upsert(self, values: dict[str, Any]) -> Any:

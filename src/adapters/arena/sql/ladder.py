@@ -26,10 +26,10 @@ from typing import Any
 import msgspec
 from sqlalchemy import and_, delete, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from noitu.adapters.arena.sql.engine import writer
+from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import (
     ladder_busy,
     ladder_lease,
@@ -75,7 +75,9 @@ class _Link:
         try:
             async with self._reader.connect() as connection:
                 yield connection
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     @asynccontextmanager
@@ -86,7 +88,9 @@ class _Link:
                 if self._write_lock is not None:
                     await stack.enter_async_context(self._write_lock)
                 yield await stack.enter_async_context(self._writer.begin())
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     def locked(self, query: Any) -> Any:

@@ -64,7 +64,20 @@ def _current(connection: Connection) -> str | None:
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
-    """`alembic upgrade head` (or up to `revision`) on `engine`'s database."""
+    """`alembic upgrade head` (or up to `revision`) on `engine`'s database; on
+    PostgreSQL through a patient engine of its own (no statement time limit: it may wait
+    for another instance's migration), on SQLite through `engine` itself."""
+    if engine.dialect.name != "postgresql":
+        await _upgrade_on(engine, revision)
+        return
+    patient = create_engine(engine.url.render_as_string(hide_password=False), patient=True)
+    try:
+        await _upgrade_on(patient, revision)
+    finally:
+        await patient.dispose()
+
+
+async def _upgrade_on(engine: AsyncEngine, revision: str) -> None:
     lock = _process_locks.setdefault(asyncio.get_running_loop(), asyncio.Lock())
     async with lock, writer(engine).begin() as connection:
         if connection.dialect.name == "postgresql":
@@ -75,9 +88,9 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
 
 async def upgrade_url(url: str) -> None:
     """Migrate the database at `url` with an engine of its own (for a CLI or a test)."""
-    engine = create_engine(url)
+    engine = create_engine(url, patient=True)
     try:
-        await upgrade(engine)
+        await _upgrade_on(engine, "head")
     finally:
         await engine.dispose()
 

@@ -19,10 +19,10 @@ from typing import Any
 
 from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from noitu.adapters.arena.sql.engine import writer
+from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import (
@@ -68,7 +68,9 @@ class SqlArenaRepository:
         try:
             async with self._engine.connect() as connection:
                 yield connection
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     @asynccontextmanager
@@ -80,7 +82,9 @@ class SqlArenaRepository:
                 yield await stack.enter_async_context(self._writer.begin())
         except IntegrityError as error:
             raise AlreadyStored(str(error.orig)) from error
-        except (OperationalError, InterfaceError, OSError) as error:
+        except Exception as error:
+            if not unavailable(error):
+                raise
             raise StorageUnavailable(str(error)) from error
 
     def _insert_owner(self, key_hash: str, created_ms: int) -> Any:

@@ -6,15 +6,20 @@ place in it changes).
 Every change of a room goes through `changed(room)`: the room's version grows by one,
 the snapshot of that moment is built at once (so every change has its own snapshot)
 and published in order by one sender per room; `close(room)` ends the room's feed after
-its last snapshot.
+its last snapshot. When the feed's broker is away (`Busy`), the sender keeps only the
+newest snapshot (each is the whole room) and the end, and tries again with `Patience`
+until the broker is back (B9 "Faults"), so the latest snapshot a reconnecting viewer
+reads is the room's current one.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
-from noitu.application.arena.errors import RoomNotFound
+from noitu.application.arena.errors import Busy, RoomNotFound
 from noitu.application.arena.match_queue import MatchQueue
+from noitu.application.arena.patience import Patience
 from noitu.application.arena.rooms.ports import RoomFeed, RoomRegistry
 from noitu.application.arena.rooms.room import (
     FINISHED_ROOM_MS,
@@ -42,12 +47,16 @@ class RoomHost:
         queue: MatchQueue,
         clock: Clock,
         background: Background,
+        patience: Patience | None = None,
     ) -> None:
+        """Without `patience`, a snapshot the feed refuses is dropped (one instance's
+        in-memory feed never refuses one)."""
         self.registry = registry
         self.feed = feed
         self.queue = queue
         self.clock = clock
         self.background = background
+        self._patience = patience
         queue.on_change(self._queue_changed)
 
     # -- finding -------------------------------------------------------------------
@@ -109,14 +118,34 @@ class RoomHost:
     async def _drain(self, room: Room) -> None:
         try:
             while room.outbox:
-                item = room.outbox.popleft()
-                if isinstance(item, _EndOfFeed):
-                    await self.feed.close(room.code)
-                    room.feed_closed = True
+                if self._patience is None:
+                    await self._send_first(room)
                 else:
-                    await self.feed.publish(room.code, item)  # type: ignore[arg-type]
+                    await self._patience(
+                        f"snapshot of room {room.code}",
+                        lambda: self._send_first(room),
+                        retry_on=(Busy,),
+                    )
         finally:
             room.sending = False
+
+    async def _send_first(self, room: Room) -> None:
+        """Publish the outbox's first item and take it out; when the feed is away, keep
+        only the newest snapshot and the end for the next try."""
+        item = room.outbox[0]
+        try:
+            if isinstance(item, _EndOfFeed):
+                await self.feed.close(room.code)
+                room.feed_closed = True
+            else:
+                await self.feed.publish(room.code, item)  # type: ignore[arg-type]
+        except Busy:
+            if self._patience is None:
+                room.outbox.popleft()
+            else:
+                _keep_newest(room.outbox)
+            raise
+        room.outbox.popleft()
 
     def _queue_changed(self) -> None:
         for room in self.registry.rooms():
@@ -150,3 +179,11 @@ class RoomHost:
                 and now - room.finished_ms >= FINISHED_ROOM_MS
             ):
                 self.registry.remove(room.code)
+
+
+def _keep_newest(outbox: deque[object]) -> None:
+    """Drop every snapshot but the newest (the end stays, last)."""
+    newest = [item for item in outbox if not isinstance(item, _EndOfFeed)][-1:]
+    ended = [item for item in outbox if isinstance(item, _EndOfFeed)][:1]
+    outbox.clear()
+    outbox.extend(newest + ended)

@@ -99,8 +99,10 @@ class Room:
     queue_place: int = 0
     #: Closed before any match (everybody left, or nobody came).
     closed: bool = False
-    #: After the end: the replay's name once archived.
+    #: After the end: the replay's name once stored (shown as ready once archived).
     replay: str | None = None
+    #: The replay could not be stored (a disk's or a store's failure): none is kept.
+    replay_lost: bool = False
     archived: bool = False
     finished_ms: int | None = None
     #: The version of what the room shows: +1 at every change.

@@ -241,6 +241,6 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         queue_place=room.queue_place if room.queued else 0,
         result=result_view(room.result),
         match_id=room.match_id,
-        replay_ready=room.replay is not None,
+        replay_ready=room.archived and room.replay is not None,
         ladder=room.ladder,
     )

@@ -18,7 +18,11 @@ end in the background (spec B1, B2, B4).
    archive), with its replay ready. The feed ends once the bots are closed.
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
-ends the match as ABANDONED: nobody wins, nobody loses.
+ends the match as ABANDONED: nobody wins, nobody loses. The arena's database away for a
+while is not such trouble (B9 "Faults"): the reads and the write that start play are
+tried again for up to `START_PATIENCE_MS`, and the finishing writes (the replay, the
+result and the stderr tails) until they go through: the room then shows the result at
+once, its replay once stored, and its feed ends after that (`Patience`).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.live_match import LiveMatch, Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
+from noitu.application.arena.patience import Patience
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.records import MAX_SEED, BotRecord, BuildStatus, MatchRecord
 from noitu.application.arena.replay import Player, SeatKind
@@ -47,6 +52,7 @@ from noitu.application.arena.storage import (
     MatchArchive,
     ReplayWriter,
     StorageError,
+    StorageUnavailable,
 )
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
@@ -54,6 +60,9 @@ from noitu.domain.arena.match import EndReason, Match, Phase, Result
 
 #: Tries at a fresh match id before giving up (ids are 32 random bits).
 MATCH_ID_TRIES = 8
+#: How long a match that got its slot waits for the database before play (an outage
+#: under 30 s abandons nothing, B9).
+START_PATIENCE_MS = 30_000
 
 
 class StartMatch:
@@ -70,6 +79,7 @@ class StartMatch:
         runner: str = "",
         builder: BotBuilder | None = None,
         build_queue: BuildQueue | None = None,
+        patience: Patience | None = None,
     ) -> None:
         """`runner` names this server instance in the archive: a restart ends only its
         own live matches (several instances may share one database). `builder` (the
@@ -86,6 +96,7 @@ class StartMatch:
         self._build_queue = build_queue
         self._timer = timer
         self._rng = rng
+        self._patience = patience or Patience(host.clock, timer)
 
     async def __call__(self, room: Room) -> None:
         """Make the room's match when both seats are filled (nothing otherwise). Raises
@@ -186,10 +197,19 @@ class StartMatch:
         try:
             if live.over:
                 return
-            seats = await self._seats(room)
+            match_id = room.match_id
+            seats = await self._patience(
+                f"seats of match {match_id}", lambda: self._seats(room),
+                within_ms=START_PATIENCE_MS,
+            )
             if live.over:
                 return
-            await self._archive.start_match(room.match_id, self._host.clock.now_ms())
+            started = self._host.clock.now_ms()
+            await self._patience(
+                f"start of match {match_id}",
+                lambda: self._archive.start_match(match_id, started),
+                within_ms=START_PATIENCE_MS,
+            )
             self._host.changed(room)  # out of the queue: its bots start (still PLACEMENT)
             await self._run_match.play(
                 live, seats, when_over=lambda: self._conclude(room, live, writer)
@@ -248,14 +268,23 @@ class StartMatch:
 
     async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         await self._conclude(room, live, writer)
+        if not room.archived:
+            # The database was away at the end: its bots are closed now, the result
+            # shown; the finishing writes wait here until it is back.
+            await self._patience(
+                f"result of match {room.match_id}",
+                lambda: self._store(room, live, writer),
+            )
+            self._archived(room)
         self._host.close(room)
 
     async def _conclude(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
         """Finish the replay and archive the match (once): as soon as it is over, before
         its bots are closed, so whatever instance is asked has the result, the replay
-        and the stderr tails together."""
+        and the stderr tails together. With the database away, the room shows the
+        result (its replay not ready) and `_finish` stores them once it is back."""
         assert room.match_id is not None
-        if room.archived:
+        if room.archived or room.finished_ms is not None:
             return
         live.abandon()  # nothing happens when the match is over, as it should be
         live.write_setup(
@@ -266,20 +295,41 @@ class StartMatch:
             ]
         )
         live.write_end()
+        assert live.match.result is not None
+        room.finished_ms = self._host.clock.now_ms()
+        try:
+            await self._store(room, live, writer)
+        except StorageUnavailable:
+            self._host.changed(room)  # the result, shown before it is stored
+            return
+        self._archived(room)
+
+    async def _store(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        """The finishing writes: the replay (once stored, kept as `room.replay`), then
+        the match's result with it. Raises StorageUnavailable when the database is away
+        (try again); any other failure loses the replay, never the result's try."""
+        assert room.match_id is not None and room.finished_ms is not None
         result = live.match.result
         assert result is not None
-        now = self._host.clock.now_ms()
-        room.finished_ms = now
-        replay: str | None = None
+        if room.replay is None and not room.replay_lost:
+            try:
+                room.replay = await writer.finish()
+            except StorageUnavailable:
+                raise
+            except (OSError, StorageError):
+                writer.discard()
+                room.replay_lost = True
         try:
-            replay = await writer.finish()
-        except (OSError, StorageError):
-            writer.discard()
-        try:
-            await self._archive.finish_match(room.match_id, result, now, replay, live.stderr)
+            await self._archive.finish_match(
+                room.match_id, result, room.finished_ms, room.replay, live.stderr
+            )
+        except StorageUnavailable:
+            raise
         except StorageError:
-            replay = None  # the archive does not know it: nobody can fetch it
-        room.replay = replay
+            room.replay = None  # the archive does not know it: nobody can fetch it
+            room.replay_lost = True
+
+    def _archived(self, room: Room) -> None:
         room.archived = True
         room.concluded.set()
         self._host.changed(room)
