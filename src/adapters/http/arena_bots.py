@@ -64,6 +64,7 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.jobs import JobError, JobFailed
 from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
@@ -264,9 +265,14 @@ def upload_http_error(request: Request, error: HTTPException) -> Response[ErrorB
 
 
 def upload_game_error(request: Request, error: GameError) -> Response[ErrorBody]:
-    """The server's own failures while building are logged with their cause."""
-    if ERROR_STATUS[error.code] >= 500 and error.__cause__ is not None:
-        log.error("upload_failed", code=error.code, path=request.url.path, exc_info=error.__cause__)
+    """The server's own failures while building are logged with their cause; a build no
+    worker took in time (or whose worker was lost) is one warning line: the operator
+    needs the reason, not the traceback of a wait."""
+    cause = error.__cause__
+    if isinstance(cause, JobError) and not isinstance(cause, JobFailed):
+        log.warning("upload_busy", path=request.url.path, reason=str(cause)[:200])
+    elif ERROR_STATUS[error.code] >= 500 and cause is not None:
+        log.error("upload_failed", code=error.code, path=request.url.path, exc_info=cause)
     return error_response(error)
 
 

@@ -132,6 +132,14 @@ def test_uploads_are_built_by_the_worker_and_busy_without_one(
             refused = upload(http, "cho.py", PYTHON_BOT)
             assert refused.status_code == 503 and refused.json()["error"] == "busy"
             assert TAKE_S <= time.monotonic() - began < TAKE_S + 5
+            # The operator reads one warning with the reason, not an error's traceback.
+            logged = [
+                json.loads(line) for line in server.output().splitlines() if line.startswith("{")
+            ]
+            busy = [entry for entry in logged if entry.get("event") == "upload_busy"]
+            assert busy and busy[0]["level"] == "warning" and busy[0]["reason"], server.output()
+            assert not any(entry.get("event") == "upload_failed" for entry in logged)
+            assert "Traceback" not in server.output()
 
             # The database keeps the files: the worker's data directory is its own cache.
             own = {"NOITU_DATA_DIR": str(tmp_path / "worker-data")} if files == "database" else {}
