@@ -52,7 +52,6 @@ import shutil
 import stat
 import tarfile
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -61,12 +60,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from noitu.adapters.arena.files import BOTS, DataDirFiles, check_tree, write_atomically
-from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import files
+from noitu.adapters.arena.sql.transactions import SqlTransactions
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_BYTES
 from noitu.application.arena.ports import Language
-from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.ports import Clock
 
 #: The cache's folder in the data directory.
@@ -250,10 +248,8 @@ class DatabaseFiles:
         clock: Clock,
         uploads_max_bytes: int | None = None,
     ) -> None:
-        self._engine = engine
-        self._writer = writer(engine)
-        self._postgres = engine.dialect.name == "postgresql"
-        self._write_lock = None if self._postgres else asyncio.Lock()
+        self._transactions = SqlTransactions(engine)
+        self._postgres = self._transactions.postgres
         self._clock = clock
         self.cache = DataDirFiles(Path(data_dir) / CACHE)
         self.uploads_max_bytes = uploads_max_bytes
@@ -261,27 +257,11 @@ class DatabaseFiles:
 
     # --- transactions -----------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def _read(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._engine.connect() as connection:
-                yield connection
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
+    def _read(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
+        return self._transactions.read()
 
-    @contextlib.asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with contextlib.AsyncExitStack() as stack:
-                if self._write_lock is not None:
-                    await stack.enter_async_context(self._write_lock)
-                yield await stack.enter_async_context(self._writer.begin())
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
+    def _write(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
+        return self._transactions.write()
 
     def _upsert(self, values: dict[str, Any]) -> Any:
         dialect = postgresql if self._postgres else sqlite

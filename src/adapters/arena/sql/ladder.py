@@ -16,10 +16,8 @@ rather than poll the database's lock.
 
 from __future__ import annotations
 
-import asyncio
 import zlib
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Callable, Collection, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -29,7 +27,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import (
     ladder_busy,
     ladder_lease,
@@ -40,7 +37,7 @@ from noitu.adapters.arena.sql.models import (
     ladder_standings,
     ladder_state,
 )
-from noitu.application.arena.storage import StorageUnavailable
+from noitu.adapters.arena.sql.transactions import SqlTransactions
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
@@ -57,41 +54,11 @@ _LEASE = "scheduler"
 _ADVISORY_SPACE = 0x6C6472
 
 
-class _Link:
-    """One engine's transactions, shared by the five stores."""
+class _Link(SqlTransactions):
+    """One engine's transactions, shared by the five stores; reads are snapshots."""
 
     def __init__(self, engine: AsyncEngine) -> None:
-        self.postgres = engine.dialect.name == "postgresql"
-        self._reader = (
-            engine.execution_options(isolation_level="REPEATABLE READ")
-            if self.postgres
-            else engine
-        )
-        self._writer = writer(engine)
-        self._write_lock = None if self.postgres else asyncio.Lock()
-
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._reader.connect() as connection:
-                yield connection
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
-
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncConnection]:
-        """One transaction; an IntegrityError leaves it (rolled back) for the caller."""
-        try:
-            async with AsyncExitStack() as stack:
-                if self._write_lock is not None:
-                    await stack.enter_async_context(self._write_lock)
-                yield await stack.enter_async_context(self._writer.begin())
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
+        super().__init__(engine, snapshot_reads=True)
 
     def locked(self, query: Any) -> Any:
         return query.with_for_update() if self.postgres else query

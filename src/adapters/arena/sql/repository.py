@@ -12,9 +12,8 @@ Records come back as new values: changing one changes nothing stored.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
@@ -22,8 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from noitu.adapters.arena.sql.engine import unavailable, writer
 from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
+from noitu.adapters.arena.sql.transactions import SqlTransactions
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import (
     BotCursor,
@@ -36,7 +35,7 @@ from noitu.application.arena.records import (
     kept_stderr,
 )
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.storage import AlreadyStored, StorageUnavailable
+from noitu.application.arena.storage import AlreadyStored
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
@@ -56,36 +55,22 @@ class SqlArenaRepository:
     configures SQLite's transactions); the caller migrates and disposes of it."""
 
     def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._writer = writer(engine)
-        self._postgres = engine.dialect.name == "postgresql"
-        self._write_lock = None if self._postgres else asyncio.Lock()
+        self._transactions = SqlTransactions(engine)
+        self._postgres = self._transactions.postgres
 
     # --- transactions -----------------------------------------------------------------
 
-    @asynccontextmanager
-    async def _read(self) -> AsyncIterator[AsyncConnection]:
-        try:
-            async with self._engine.connect() as connection:
-                yield connection
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
+    def _read(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        return self._transactions.read()
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """One transaction; a refused constraint is `AlreadyStored`."""
         try:
-            async with AsyncExitStack() as stack:
-                if self._write_lock is not None:
-                    await stack.enter_async_context(self._write_lock)
-                yield await stack.enter_async_context(self._writer.begin())
+            async with self._transactions.write() as connection:
+                yield connection
         except IntegrityError as error:
             raise AlreadyStored(str(error.orig)) from error
-        except Exception as error:
-            if not unavailable(error):
-                raise
-            raise StorageUnavailable(str(error)) from error
 
     def _insert_owner(self, key_hash: str, created_ms: int) -> Any:
         """INSERT the owner unless it exists (both dialects' ON CONFLICT DO NOTHING)."""
