@@ -156,7 +156,11 @@ class RedisRoomFeed:
         self._viewers.pop(code, None)
         joined = self._joined.pop(code, None)
         if joined is not None and joined.done() and joined.exception() is None and self._pubsub:
-            with contextlib.suppress(Busy):
+            # Leaving must not hide why the watch ended: after Redis went away the
+            # pubsub's connection may be half torn down, and redis-py then fails with
+            # whatever its dropped writer raises (an AttributeError was seen), not only
+            # a connection error. Nothing is subscribed on a dead connection anyway.
+            with contextlib.suppress(Exception):
                 await self._link.run(self._pubsub.unsubscribe(self._channel(code)))
 
     async def _listen(self) -> None:
