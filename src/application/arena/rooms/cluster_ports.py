@@ -1,0 +1,154 @@
+"""The ports rooms need when the arena runs on several machines (spec B9,
+NOITU_ARENA_QUEUE=saq): the board every process reads rooms from, and the desk that
+carries a person's action to the worker running the room's match.
+
+- `RoomBoard`: each room as a `RoomCard` (its seats, who made it, its version, the
+  match's id and the worker running it once one took it), every room's cross-process
+  hold (one change of a room at a time, whichever instance is asked), and the workers'
+  heartbeats (a worker that stops beating is taken for dead, its matches abandoned).
+- `RoomDesk`: a request for a room (the same commands as the REST routes') asked from
+  any instance and answered by the worker hosting the room, the answer awaited (B9: the
+  REST answer comes after the worker judged it, within 2 s); the worker's side listens
+  to its room's requests for as long as it hosts it.
+
+Cards and requests are msgspec structs: the adapters carry them as JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+import msgspec
+
+__all__ = [
+    "ASK_WITHIN_S",
+    "HOLD_WITHIN_S",
+    "Asked",
+    "DeskReply",
+    "DeskRequest",
+    "RoomBoard",
+    "RoomCard",
+    "RoomDesk",
+    "SeatCard",
+]
+
+#: How long an instance waits for the worker's answer to a request (B9: 2 s).
+ASK_WITHIN_S = 2.0
+#: How long a change waits for a room's hold before answering `busy`.
+HOLD_WITHIN_S = 2.0
+
+
+class SeatCard(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat of a room (the archive's `Seat` and who put it there: `RoomSeat`)."""
+
+    kind: str  # upload, builtin or person (SeatKind)
+    ref: str
+    name: str
+    owner: str | None = None
+    seated_by: str
+    address: str = ""
+
+
+class RoomCard(msgspec.Struct, frozen=True, kw_only=True):
+    """A room as every process of the cluster reads it."""
+
+    code: str
+    created_ms: int
+    creator: str
+    seats: tuple[SeatCard | None, SeatCard | None]
+    #: The room's version as its last snapshot shows it.
+    version: int
+    #: Closed before any match (everybody left, or nobody came).
+    closed: bool = False
+    #: Both seats filled and the match handed to the queue (phase PLACEMENT from then).
+    handed_over: bool = False
+    #: The match's id, once a worker made it.
+    match_id: str | None = None
+    #: The worker (its NOITU_INSTANCE) running the match, once one took it.
+    worker: str = ""
+    #: The match is over (finished, abandoned): its result is in the archive.
+    over: bool = False
+    #: When the room was closed or its match ended (ms), for forgetting it later.
+    finished_ms: int | None = None
+    ladder: bool = False
+    seed: int | None = None
+    turn_limit: int | None = None
+
+
+class RoomBoard(Protocol):
+    async def add(self, card: RoomCard) -> bool:
+        """Keep a new room's card; False (nothing kept) when its code is taken."""
+        ...
+
+    async def get(self, code: str) -> RoomCard | None: ...
+
+    async def put(self, card: RoomCard) -> None:
+        """Store the card of a room (replacing what was there): done under its hold."""
+        ...
+
+    async def cards(self) -> list[RoomCard]:
+        """Every card kept, oldest first."""
+        ...
+
+    async def remove(self, code: str) -> None:
+        """Forget a room (no error when it is not kept)."""
+        ...
+
+    def hold(self, code: str) -> AbstractAsyncContextManager[None]:
+        """The room's hold across processes, for one change: waits while another holds
+        it, raises `Busy` when not had within `HOLD_WITHIN_S`. A holder that dies
+        releases it after a few seconds."""
+        ...
+
+    async def beat(self, worker: str, ttl_ms: int) -> None:
+        """`worker` is alive for the next `ttl_ms`."""
+        ...
+
+    async def alive(self, worker: str) -> bool:
+        """Whether `worker` beat within its last time to live."""
+        ...
+
+
+class DeskRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A request for a room: its kind (`get`, `place`, `act`, `surrender`, `leave`) and
+    the use case's command, encoded."""
+
+    kind: str
+    command: msgspec.Raw
+
+
+class DeskReply(msgspec.Struct, frozen=True, kw_only=True):
+    """The worker's answer: the room as the asker sees it (a `RoomSnapshot`, encoded),
+    or the error's code and message (a `GameError`'s)."""
+
+    snapshot: msgspec.Raw | None = None
+    error: str | None = None
+    message: str = ""
+
+
+class Asked(Protocol):
+    """A request the worker received, and the way to answer it."""
+
+    @property
+    def request(self) -> DeskRequest: ...
+
+    async def answer(self, reply: DeskReply) -> None:
+        """Send the answer (a lost asker is no error)."""
+        ...
+
+
+class RoomDesk(Protocol):
+    async def ask(self, code: str, request: DeskRequest) -> DeskReply:
+        """Hand the request to the worker hosting room `code` and wait for its answer;
+        `Busy` when none came within `ASK_WITHIN_S` (the request is then dropped, never
+        acted on later) or the broker is away."""
+        ...
+
+    def listen(self, code: str) -> AsyncGenerator[Asked, None]:
+        """The requests for room `code` (the worker's side), in the order they were
+        asked, including those asked before the listening began that are still awaited;
+        runs until the caller stops iterating (`aclose()`). `Busy` while the broker is
+        away ends it (listen again)."""
+        ...
