@@ -1,0 +1,55 @@
+"""`RoomBoard` in one process (the embedded default, and the tests): the cards in a dict,
+each room's hold an asyncio lock, the workers' heartbeats as deadlines on the app's
+clock. Nothing outlives the process, so no card needs a time to live here."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+
+from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.application.arena.rooms.cluster_ports import HOLD_WITHIN_S, RoomCard
+from noitu.application.ports import Clock
+
+
+class InMemoryRoomBoard:
+    def __init__(self, clock: Clock, hold_within_s: float = HOLD_WITHIN_S) -> None:
+        self._clock = clock
+        self._hold_within_s = hold_within_s
+        self._cards: dict[str, RoomCard] = {}
+        self._holds = KeyedLocks()
+        #: Each worker's last beat's end (ms): alive while the clock is before it.
+        self._beats: dict[str, int] = {}
+
+    async def add(self, card: RoomCard) -> bool:
+        if card.code in self._cards:
+            return False
+        self._cards[card.code] = card
+        return True
+
+    async def get(self, code: str) -> RoomCard | None:
+        return self._cards.get(code)
+
+    async def put(self, card: RoomCard) -> None:
+        self._cards[card.code] = card
+
+    async def cards(self) -> list[RoomCard]:
+        # Ties in time go by code, as the Redis board's sorted set orders them.
+        return sorted(self._cards.values(), key=lambda card: (card.created_ms, card.code))
+
+    async def remove(self, code: str) -> None:
+        self._cards.pop(code, None)
+
+    def hold(self, code: str) -> AbstractAsyncContextManager[None]:
+        return self._holds.hold(code, self._hold_within_s)
+
+    async def beat(self, worker: str, ttl_ms: int) -> None:
+        self._beats[worker] = self._clock.now_ms() + ttl_ms
+
+    async def alive(self, worker: str) -> bool:
+        until = self._beats.get(worker)
+        if until is None:
+            return False
+        if self._clock.now_ms() < until:
+            return True
+        del self._beats[worker]  # a dead worker's beat is not kept
+        return False
