@@ -53,6 +53,8 @@ from noitu.entrypoints.settings import Settings
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
 ROOM_SETTLE_EVERY_S = 0.5  # B10: a turn that ran out is settled within 1 s after its grace
+#: How often a process looks for the matches of a worker that died (B9: within 30 s).
+LOST_MATCHES_EVERY_S = 5.0
 ROOM_CLOSE_EVERY = 120  # settle rounds between two closings of idle rooms (a minute)
 #: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
 ROOMS_SHUTDOWN_S = 10.0
@@ -151,11 +153,16 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
         on_workers = settings.arena_queue == "saq"
         uploads = on_workers or (found is not None and found.available)
         recovered = await container.recover_at_start()()
+        if on_workers:
+            sandbox = "not needed: matches and builds run on the workers"
+        else:
+            sandbox = found.reason if found is not None else "not probed"
         (log.info if uploads else log.warning)(
             "arena",
             uploads="on" if uploads else "off",
             builds="workers (saq)" if on_workers else "here",
-            sandbox=found.reason if found is not None else "not probed",
+            matches="workers (saq)" if on_workers else "here",
+            sandbox=sandbox,
             database=describe(settings.arena_database_url),
             files=settings.arena_files,
             data_dir=str(settings.data_dir),
@@ -164,6 +171,24 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
         yield
 
     return lifespan
+
+
+async def abandon_lost_matches_forever(container: Container) -> None:
+    """Several machines (B9 "Faults"): every few seconds, the matches of a worker that
+    stopped beating end as ABANDONED (any process may do it; the board's hold makes it
+    once)."""
+    abandon = container.abandon_lost_matches()
+    while True:
+        await asyncio.sleep(LOST_MATCHES_EVERY_S)
+        try:
+            abandoned = await abandon()
+        except Busy:
+            continue  # Redis away: an outage under 30 s abandons nothing
+        except Exception:
+            log.exception("lost_matches_failed")
+            continue
+        if abandoned:
+            log.warning("lost_matches_abandoned", matches=abandoned)
 
 
 def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
@@ -177,18 +202,22 @@ def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
         container.room_host()  # listens to the match queue from now on
-        ladder: asyncio.Task[None] | None = None
-        if settings.arena_ladder:
-            ladder = asyncio.get_running_loop().create_task(
-                container.play_ladder()(PlayLadderCommand(settings.instance))
+        loop = asyncio.get_running_loop()
+        tasks: list[asyncio.Task[None]] = []
+        on_workers = settings.arena_queue == "saq"
+        if settings.arena_ladder and not on_workers:
+            tasks.append(
+                loop.create_task(container.play_ladder()(PlayLadderCommand(settings.instance)))
             )
+        if on_workers:
+            tasks.append(loop.create_task(abandon_lost_matches_forever(container)))
         try:
             yield
         finally:
-            if ladder is not None:
-                ladder.cancel()
+            for task in tasks:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await ladder
+                    await task
             ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
             if ended:
                 log.info("arena_rooms_closed", abandoned=ended)

@@ -75,7 +75,7 @@ from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
-from noitu.application.arena.jobs import BUILD_JOB
+from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB
 from noitu.application.arena.ladder.ladder_bot import LadderBotOf
 from noitu.application.arena.ladder.ladder_matches import LadderMatches
 from noitu.application.arena.ladder.list_ladder import ListLadder
@@ -94,22 +94,34 @@ from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
 from noitu.application.arena.recover_at_start import ORPHAN_MIN_AGE_MS, RecoverAtStart
+from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
+from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
+from noitu.application.arena.rooms.forward_room_call import (
+    ACT,
+    GET,
+    LEAVE,
+    PLACE,
+    SURRENDER,
+    ForwardRoomCall,
+)
 from noitu.application.arena.rooms.get_replay import GetReplay
-from noitu.application.arena.rooms.get_room import GetRoom
+from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
+from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.host_match import DeskUseCase, HostMatch
 from noitu.application.arena.rooms.join_room import JoinRoom
-from noitu.application.arena.rooms.leave_room import LeaveRoom
+from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
-from noitu.application.arena.rooms.place_pieces import PlacePieces
-from noitu.application.arena.rooms.play_action import PlayAction
+from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
 from noitu.application.arena.rooms.ports import RoomFeed
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
-from noitu.application.arena.rooms.surrender import Surrender
+from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
@@ -143,6 +155,8 @@ if TYPE_CHECKING:
 
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
+    from noitu.adapters.arena.redis_room_board import RedisRoomBoard
+    from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
@@ -195,6 +209,18 @@ def redis_room_feed(link: RedisLink) -> RedisRoomFeed:
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
 
     return RedisRoomFeed(link)
+
+
+def redis_room_board(link: RedisLink) -> RedisRoomBoard:
+    from noitu.adapters.arena.redis_room_board import RedisRoomBoard
+
+    return RedisRoomBoard(link)
+
+
+def redis_room_desk(link: RedisLink) -> RedisRoomDesk:
+    from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
+
+    return RedisRoomDesk(link)
 
 
 def redis_address_limiter(link: RedisLink, limits: AddressLimits) -> RedisAddressLimiter:
@@ -255,12 +281,18 @@ def saq_jobs(queue: Queue, take_within_s: float) -> SaqJobs:
     return SaqJobs(queue, take_within_s)
 
 
-def saq_runner(queue: Queue, name: str, build: RunBuild, slots: int) -> SaqJobRunner:
-    """A worker's runner of the arena's jobs: builds, `slots` at once."""
+def saq_runner(
+    queue: Queue, name: str, build: RunBuild, host_match: HostMatch, slots: int
+) -> SaqJobRunner:
+    """A worker's runner of the arena's jobs: builds and rooms' matches, `slots` at
+    once (the match queue keeps the matches played at once to its own slots)."""
     from noitu.adapters.arena.saq_jobs import SaqJobRunner
 
-    runner = SaqJobRunner(queue, slots, name)
+    # A stop lets a build finish; a match still running after that is abandoned (the
+    # worker's matches may last hours with a person in them).
+    runner = SaqJobRunner(queue, slots, name, grace_s=BUILD_JOB.timeout_s)
     runner.handle(BUILD_JOB, build)
+    runner.handle(MATCH_JOB, host_match)
     return runner
 
 
@@ -299,9 +331,10 @@ def make_group_rooms(rooms: Rooms, report: ReportRoomGame) -> Rooms:
     return rooms
 
 
-def match_slots() -> int:
-    """Matches played at once on this machine (the match queue's promise of B2)."""
-    return default_slots(os.cpu_count() or 1)
+def match_slots(settings: Settings) -> int:
+    """Matches played at once in this process (the match queue's promise of B2): the
+    worker's own number (B9), else the default for this machine's cores."""
+    return settings.arena_matches or default_slots(os.cpu_count() or 1)
 
 
 def arena_cgroups() -> CgroupTree | None:
@@ -317,12 +350,13 @@ def on_off(enabled: bool) -> str:
     return "on" if enabled else "off"
 
 
-def runner_kind(requested: str, found: SandboxStatus | None) -> str:
-    """"sandbox" or "direct": direct when asked for (the CLI's --no-sandbox) or when the
-    probe found no sandbox (then only trusted code runs: the built-in bots). Before
-    the probe, "sandbox": whatever tries to run then fails for want of a sandbox,
-    rather than running without one."""
-    if requested == "direct" or (found is not None and not found.available):
+def runner_kind(requested: str, found: SandboxStatus | None, wanted: bool = True) -> str:
+    """"sandbox" or "direct": direct when asked for (the CLI's --no-sandbox), when the
+    probe found no sandbox (then only trusted code runs: the built-in bots), or when
+    none is wanted here (a web instance of several machines runs no bot). Before the
+    probe, "sandbox": whatever tries to run then fails for want of a sandbox, rather
+    than running without one."""
+    if requested == "direct" or not wanted or (found is not None and not found.available):
         return "direct"
     return "sandbox"
 
@@ -333,8 +367,11 @@ def uploads_kind(found: SandboxStatus | None) -> str:
 
 
 def sandbox_wanted(settings: Settings) -> bool:
-    """Probe the sandbox when the arena runs and the direct runner was not asked for."""
-    return settings.arena_enabled and settings.arena_runner != "direct"
+    """Probe the sandbox when the arena runs here and the direct runner was not asked
+    for: with NOITU_ARENA_QUEUE=saq a web instance plays and builds nothing (B9), only
+    the workers do."""
+    plays_here = settings.arena_queue != "saq" or settings.arena_worker
+    return settings.arena_enabled and settings.arena_runner != "direct" and plays_here
 
 
 def recovery_runner(engine: AsyncEngine, instance: str) -> str | None:
@@ -612,7 +649,10 @@ class Container(containers.DeclarativeContainer):
     # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots
     # when no sandbox can run here, and the CLI's explicit --no-sandbox).
     arena_runner = providers.Callable(
-        runner_kind, settings.provided.arena_runner, arena_sandbox_status
+        runner_kind,
+        settings.provided.arena_runner,
+        arena_sandbox_status,
+        providers.Callable(sandbox_wanted, settings),
     )
     arena_sandbox = arena_probe.provided.make_sandbox.call()
     arena_launcher = providers.Selector(
@@ -723,20 +763,14 @@ class Container(containers.DeclarativeContainer):
     )
     # What builds uploads: this process's sandbox (a Factory, as the builder is known
     # after the start-up probe; None without one), or the workers.
+    cluster_jobs = providers.Singleton(saq_jobs, job_queue, settings.provided.arena_job_take_s)
     upload_builds = providers.Selector(
         job_queue_kind,
         local=providers.Factory(local_builds, upload_builder, arena_files, build_queue),
-        saq=providers.Singleton(saq_jobs, job_queue, settings.provided.arena_job_take_s),
+        saq=cluster_jobs,
     )
     # `noitu arena worker`'s side: the builds run in its own sandbox.
     run_build = providers.Factory(RunBuild, arena_files, arena_sandbox_builder)
-    job_runner = providers.Factory(
-        saq_runner,
-        job_queue,
-        settings.provided.instance,
-        run_build,
-        slots=providers.Callable(worker_slots),
-    )
 
     # --- the arena's uploaded bots (B5) ---------------------------------------------
     # A Factory: what builds is picked per upload, after the start-up probe.
@@ -793,7 +827,7 @@ class Container(containers.DeclarativeContainer):
     arena_timer = providers.Singleton(LoopTimer, clock)
     # Writes tried again while Redis or the database is away (B9 "Faults").
     arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)
-    match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots))
+    match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots, settings))
     # The host listens to the queue once: one per process.
     room_host = providers.Singleton(
         RoomHost, room_registry, room_feed, match_queue, clock, background, arena_patience
@@ -816,20 +850,98 @@ class Container(containers.DeclarativeContainer):
         patience=arena_patience,
     )
     owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
-    create_room = providers.Singleton(
-        CreateRoom, room_host, seating, start_match, id_source, admission
-    )
-    join_room = providers.Singleton(JoinRoom, room_host, seating, start_match)
-    leave_room = providers.Singleton(LeaveRoom, room_host)
-    place_pieces = providers.Singleton(PlacePieces, room_host)
-    play_action = providers.Singleton(PlayAction, room_host)
-    surrender = providers.Singleton(Surrender, room_host)
-    get_room = providers.Singleton(GetRoom, room_host)
-    watch_room = providers.Singleton(WatchRoom, room_host)
-    open_rooms = providers.Singleton(OpenRooms, room_host)
     failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
     get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
     close_rooms = providers.Singleton(CloseRooms, room_host)
+
+    # One machine: the room use cases on this process's rooms. Several (B9,
+    # NOITU_ARENA_QUEUE=saq): a web instance runs them on a copy of the board and hands
+    # full rooms' matches to the queue, and forwards a person's requests to the worker
+    # running the match; the worker runs them on its own rooms (`host_match`).
+    room_board = providers.Singleton(redis_room_board, redis)
+    room_desk = providers.Singleton(redis_room_desk, redis)
+    board_rooms = providers.Singleton(BoardRooms, room_board, room_host, cluster_jobs)
+    match_starter = providers.Selector(
+        job_queue_kind,
+        local=start_match,
+        saq=providers.Singleton(HandOverMatch, room_host),
+    )
+    room_create = providers.Singleton(
+        CreateRoom, room_host, seating, match_starter, id_source, admission
+    )
+    room_join = providers.Singleton(JoinRoom, room_host, seating, match_starter)
+    room_leave = providers.Singleton(LeaveRoom, room_host)
+    room_place = providers.Singleton(PlacePieces, room_host)
+    room_act = providers.Singleton(PlayAction, room_host)
+    room_surrender = providers.Singleton(Surrender, room_host)
+    room_get = providers.Singleton(GetRoom, room_host)
+    room_lobby = providers.Singleton(OpenRooms, room_host)
+
+    create_room = providers.Selector(
+        job_queue_kind, local=room_create, saq=providers.Singleton(OnTheBoard, room_create, board_rooms)
+    )
+    join_room = providers.Selector(
+        job_queue_kind, local=room_join, saq=providers.Singleton(OnTheBoard, room_join, board_rooms)
+    )
+    open_rooms = providers.Selector(
+        job_queue_kind, local=room_lobby, saq=providers.Singleton(OnTheBoard, room_lobby, board_rooms)
+    )
+    leave_room = providers.Selector(
+        job_queue_kind,
+        local=room_leave,
+        saq=providers.Singleton(ForwardRoomCall, LEAVE, room_leave, board_rooms, room_desk),
+    )
+    place_pieces = providers.Selector(
+        job_queue_kind,
+        local=room_place,
+        saq=providers.Singleton(ForwardRoomCall, PLACE, room_place, board_rooms, room_desk),
+    )
+    play_action = providers.Selector(
+        job_queue_kind,
+        local=room_act,
+        saq=providers.Singleton(ForwardRoomCall, ACT, room_act, board_rooms, room_desk),
+    )
+    surrender = providers.Selector(
+        job_queue_kind,
+        local=room_surrender,
+        saq=providers.Singleton(ForwardRoomCall, SURRENDER, room_surrender, board_rooms, room_desk),
+    )
+    get_room = providers.Selector(
+        job_queue_kind,
+        local=room_get,
+        saq=providers.Singleton(ForwardRoomCall, GET, room_get, board_rooms, room_desk),
+    )
+    watch_room = providers.Selector(
+        job_queue_kind,
+        local=providers.Singleton(WatchRoom, room_host),
+        saq=providers.Singleton(WatchRoom, room_host, get_room),
+    )
+    # The worker's side: a match job runs the room's match here and answers its
+    # requests with the same use cases as one machine.
+    host_match = providers.Singleton(
+        HostMatch,
+        room_board,
+        room_desk,
+        room_host,
+        start_match,
+        providers.Dict(
+            get=providers.Factory(DeskUseCase, GetRoomCommand, room_get),
+            place=providers.Factory(DeskUseCase, PlacePiecesCommand, room_place),
+            act=providers.Factory(DeskUseCase, PlayActionCommand, room_act),
+            surrender=providers.Factory(DeskUseCase, SurrenderCommand, room_surrender),
+            leave=providers.Factory(DeskUseCase, LeaveRoomCommand, room_leave),
+        ),
+        settings.provided.instance,
+    )
+    abandon_lost_matches = providers.Singleton(AbandonLostMatches, board_rooms, arena_repository)
+    job_runner = providers.Factory(
+        saq_runner,
+        job_queue,
+        settings.provided.instance,
+        run_build,
+        host_match,
+        slots=providers.Callable(worker_slots),
+    )
     # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
     play_ladder = providers.Singleton(
         PlayLadder,

@@ -97,6 +97,13 @@ class Settings:
     # This process's name when it runs as `noitu arena worker` (NOITU_INSTANCE;
     # default host name and process id: several workers may share a machine).
     worker_instance: str = ""
+    # Matches at once in this process (0: the match queue's default for the machine's
+    # cores). Not read from the environment: `noitu arena worker` sets it (--matches,
+    # by default 2 per core it may use, B9).
+    arena_matches: int = 0
+    # This process is `noitu arena worker` (set by it): with NOITU_ARENA_QUEUE=saq only
+    # workers play and build, so only they probe the sandbox.
+    arena_worker: bool = False
     # Whether this instance drives the ladder (NOITU_ARENA_LADDER, on by default): its
     # matches then fill the slots the rooms leave idle, between the ranked bots, while
     # at least one uploaded bot is ranked (the built-ins alone play nothing).

@@ -1,13 +1,17 @@
-"""Start a real `noitu serve` process for tests, and stop it for sure."""
+"""Start a real `noitu serve` or `noitu arena worker` process for tests, and stop it for
+sure."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -73,3 +77,54 @@ class ServerProcess:
             self.process.kill()
             self.process.wait(5)
         self.stop()
+
+
+class WorkerProcess:
+    """`noitu arena worker` (spec B9) with `args`, its JSON log read back."""
+
+    def __init__(self, env: dict[str, str], log_path: Path, args: tuple[str, ...] = ()) -> None:
+        self.log_path = log_path
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed by stop()
+        self.process = subprocess.Popen(
+            [NOITU, "arena", "worker", *args],
+            env={**os.environ, **env}, stdout=self._log, stderr=subprocess.STDOUT,
+        )
+
+    def output(self) -> str:
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def events(self, name: str) -> list[dict[str, Any]]:
+        found = []
+        for line in self.output().splitlines():
+            if line.startswith("{"):
+                event = json.loads(line)
+                if event.get("event") == name:
+                    found.append(event)
+        return found
+
+    def wait_for(self, name: str, timeout_s: float = 30.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if events := self.events(name):
+                return events[0]
+            assert self.process.poll() is None, self.output()
+            time.sleep(0.1)
+        raise AssertionError(f"no {name} in the worker's log: {self.output()}")
+
+    def stop(self, timeout_s: float = 30.0) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self._log.close()
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """`kill -9`: no chance to tidy anything."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(5)
+        self._log.close()

@@ -21,6 +21,7 @@ from noitu.application.arena.build_queue import BuildQueue, BuildTurn
 from noitu.application.arena.jobs import (
     BUILD_JOB,
     Finished,
+    JobError,
     JobFailed,
     JobKind,
     JobLost,
@@ -41,6 +42,7 @@ class InProcessJobs:
         self._slots = dict(slots)
         self._take_within_s = take_within_s
         self._handlers: dict[JobKind, Callable[[Any], Awaitable[Any]]] = {}
+        self._running: dict[str, asyncio.Task[None]] = {}
 
     def handle(self, job_type: JobType[P, R], handler: Callable[[P], Awaitable[R]]) -> None:
         self._handlers[job_type.kind] = handler
@@ -59,6 +61,19 @@ class InProcessJobs:
             except Exception as error:
                 raise JobFailed(f"{job_type.kind} job failed: {error!r}") from error
             return Finished(result, turn.waited_ms)
+
+    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+        """Run the job in a task of its own (one per key at a time); its errors are its
+        handler's to record."""
+        if key in self._running:
+            return
+        task = asyncio.create_task(self._settle(job_type, payload))
+        self._running[key] = task
+        task.add_done_callback(lambda _done: self._running.pop(key, None))
+
+    async def _settle(self, job_type: JobType[P, R], payload: P) -> None:
+        with contextlib.suppress(JobError):
+            await self.submit(job_type, payload)
 
     async def _turn(self, held: contextlib.AsyncExitStack, kind: JobKind) -> BuildTurn:
         queue = self._slots.get(kind)

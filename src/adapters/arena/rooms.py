@@ -16,6 +16,8 @@ from noitu.application.ports import Clock
 SUBSCRIBER_BACKLOG = 32
 #: Closed rooms remembered, so that a late subscriber ends at once.
 CLOSED_REMEMBERED = 10_000
+#: Closed rooms whose last snapshot is kept for `latest` (a finished room stays readable).
+CLOSED_SNAPSHOTS_KEPT = 1_000
 
 
 class InMemoryRoomRegistry:
@@ -71,11 +73,13 @@ class _Channel:
 class InMemoryRoomFeed:
     """`RoomFeed` for one process. A room's channel opens at its first snapshot or its
     first subscriber; when closed it is forgotten and its code remembered as closed (the
-    last `CLOSED_REMEMBERED` codes)."""
+    last `CLOSED_REMEMBERED` codes) with, for the last `CLOSED_SNAPSHOTS_KEPT`, its last
+    snapshot, which `latest` still gives (as the Redis feed's key does)."""
 
     def __init__(self) -> None:
         self._channels: dict[str, _Channel] = {}
         self._closed: OrderedDict[str, None] = OrderedDict()
+        self._last: OrderedDict[str, RoomSnapshot] = OrderedDict()
 
     def subscribers(self, code: str) -> int:
         channel = self._channels.get(code)
@@ -86,6 +90,7 @@ class InMemoryRoomFeed:
         if channel is None:
             channel = self._channels[code] = _Channel()
             self._closed.pop(code, None)
+            self._last.pop(code, None)
         return channel
 
     async def publish(self, code: str, snapshot: RoomSnapshot) -> None:
@@ -97,6 +102,10 @@ class InMemoryRoomFeed:
     async def close(self, code: str) -> None:
         channel = self._channels.pop(code, None)
         self._closed[code] = None
+        if channel is not None and channel.latest is not None:
+            self._last[code] = channel.latest
+            while len(self._last) > CLOSED_SNAPSHOTS_KEPT:
+                self._last.popitem(last=False)
         while len(self._closed) > CLOSED_REMEMBERED:
             self._closed.popitem(last=False)
         if channel is not None:
@@ -105,7 +114,7 @@ class InMemoryRoomFeed:
 
     async def latest(self, code: str) -> RoomSnapshot | None:
         channel = self._channels.get(code)
-        return None if channel is None else channel.latest
+        return self._last.get(code) if channel is None else channel.latest
 
     def fail_all(self, error: Exception) -> None:
         """End every subscription with `error` (raised once each has read what it was

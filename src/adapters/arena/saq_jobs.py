@@ -13,7 +13,8 @@
 - `SaqJobRunner` (the worker's side): a `saq.Worker` with one function per kind, at most
   `slots` jobs at once. While a job runs, its heartbeat is written every third of the
   kind's heartbeat time. Stopping (cancelling `run`) takes no more jobs and waits for
-  the running ones up to their timeout; a job cut short is handed back to the queue.
+  the running ones up to their timeout (or the runner's grace); a job cut short is
+  handed back to the queue.
 
 Each attempt is one: a job is not retried after a failure, a timeout or a lost worker
 (the submitter is waiting, and answers at once). SAQ's web UI is never started.
@@ -80,14 +81,26 @@ class PatientRedisQueue(RedisQueue):
     """SAQ's Redis queue, whose taking of a job waits a while when Redis is away. SAQ's
     worker asks for the next job at once after a failed ask, so without this a worker
     spins at full CPU through a Redis outage; with it, it asks again every
-    `REDIS_RETRY_S` and goes on by itself once Redis is back."""
+    `REDIS_RETRY_S` and goes on by itself once Redis is back. A cancellation that
+    redis-py swallowed during the ask is raised again (see `_raise_if_cancelled`)."""
 
     async def dequeue(self, timeout: float = 0.0, poll_interval: float = 0.0) -> Job | None:
         try:
-            return await super().dequeue(timeout, poll_interval)
+            job = await super().dequeue(timeout, poll_interval)
         except (RedisError, OSError):
             await asyncio.sleep(REDIS_RETRY_S)
             return None
+        _raise_if_cancelled()
+        return job
+
+
+def _raise_if_cancelled() -> None:
+    """redis-py may swallow a task's cancellation that arrives during a blocking read
+    (the read just returns nothing); SAQ's worker then asks again for ever and its stop
+    never ends. A cancellation still pending is raised here."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError()
 
 
 def saq_queue(url: str) -> Queue:
@@ -129,13 +142,29 @@ class SaqJobs:
         except (RedisError, OSError) as error:
             raise QueueUnavailable(f"the job queue is unreachable: {error!r}") from error
 
+    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+        job = Job(
+            function=job_type.kind.value,
+            kwargs={"payload": msgspec.json.encode(payload).decode()},
+            key=f"{job_type.kind.value}:{key}",
+            timeout=math.ceil(job_type.timeout_s),
+            heartbeat=math.ceil(job_type.heartbeat_s),
+            retries=1,
+            ttl=KEEP_S,
+        )
+        try:
+            await self._queue.enqueue(job)  # None when that key is queued or running
+        except (RedisError, OSError) as error:
+            raise QueueUnavailable(f"the job queue is unreachable: {error!r}") from error
+
     async def _follow(self, job_type: JobType[P, R], key: str) -> Finished[R]:
         kind = job_type.kind
-        job = await self._watch(key, lambda job: job.status in TAKEN, self._take_within_s)
+        take_within_s = job_type.take_within_s or self._take_within_s
+        job = await self._watch(key, lambda job: job.status in TAKEN, take_within_s)
         if job is None:
             raise JobLost(f"{kind} job vanished from the queue")
         if job.status not in TAKEN:
-            raise JobNotTaken(f"no worker took the {kind} job in {self._take_within_s:g} s")
+            raise JobNotTaken(f"no worker took the {kind} job in {take_within_s:g} s")
         within = job_type.timeout_s + job_type.heartbeat_s + VERDICT_MARGIN_S
         job = await self._watch(
             key, lambda job: job.status in TERMINAL_STATUSES or job.stuck, within
@@ -188,7 +217,9 @@ def _last_line(text: str | None) -> str:
 
 
 class SaqJobRunner:
-    def __init__(self, queue: Queue, slots: int, name: str) -> None:
+    def __init__(self, queue: Queue, slots: int, name: str, grace_s: float | None = None) -> None:
+        """`grace_s`: how long a stop lets running jobs end before cutting them short
+        (None: the longest kind's timeout)."""
         if slots < 1:
             raise ValueError("a job runner needs room for one job")
         self._queue = queue
@@ -196,6 +227,7 @@ class SaqJobRunner:
         self._name = name
         self._functions: dict[str, Callable[..., Awaitable[str]]] = {}
         self._longest_s = 0.0
+        self._grace_s = grace_s
 
     @property
     def slots(self) -> int:
@@ -235,7 +267,9 @@ class SaqJobRunner:
             concurrency=self._slots,
             timers=WORKER_TIMERS,  # type: ignore[arg-type]
             dequeue_timeout=DEQUEUE_WAIT_S,
-            shutdown_grace_period_s=math.ceil(self._longest_s),
+            shutdown_grace_period_s=math.ceil(
+                self._longest_s if self._grace_s is None else self._grace_s
+            ),
             metadata={"instance": self._name, "slots": self._slots},
             startup=self._sweep_first,
         )

@@ -12,7 +12,7 @@ costs a share of every request's CPU under load).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Protocol
 
 import msgspec
@@ -61,22 +61,22 @@ from noitu.application.arena.errors import (
     TooManyMatches,
     WrongRoomPhase,
 )
-from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
+from noitu.application.arena.rooms.create_room import CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import (
     FailureDetails,
     FailureDetailsCommand,
     FailureDetailsResult,
 )
 from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand
-from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
-from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
-from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
-from noitu.application.arena.rooms.open_rooms import Lobby, OpenRooms
+from noitu.application.arena.rooms.get_room import GetRoomCommand
+from noitu.application.arena.rooms.join_room import JoinRoomCommand
+from noitu.application.arena.rooms.leave_room import LeaveRoomCommand
+from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, Lobby, OpenRoomsCommand
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
-from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
-from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.place_pieces import PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayActionCommand
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
-from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
+from noitu.application.arena.rooms.surrender import SurrenderCommand
 
 MAX_BODY_BYTES = 4096
 REPLAY_MEDIA_TYPE = "application/x-ndjson"
@@ -90,14 +90,16 @@ class ArenaRoomUseCases(Protocol):
 
     owner_keys: Callable[[], OwnerKeys]
     client_addresses: Callable[[], ClientAddresses]
-    create_room: Callable[[], CreateRoom]
-    open_rooms: Callable[[], OpenRooms]
-    get_room: Callable[[], GetRoom]
-    join_room: Callable[[], JoinRoom]
-    leave_room: Callable[[], LeaveRoom]
-    place_pieces: Callable[[], PlacePieces]
-    play_action: Callable[[], PlayAction]
-    surrender: Callable[[], Surrender]
+    # One machine's use cases, or on several (B9) the same commands answered through
+    # the board and the workers: the routes need only the call.
+    create_room: Callable[[], Callable[[CreateRoomCommand], Awaitable[RoomSnapshot]]]
+    open_rooms: Callable[[], Callable[[OpenRoomsCommand], Awaitable[Lobby]]]
+    get_room: Callable[[], Callable[[GetRoomCommand], Awaitable[RoomSnapshot]]]
+    join_room: Callable[[], Callable[[JoinRoomCommand], Awaitable[RoomSnapshot]]]
+    leave_room: Callable[[], Callable[[LeaveRoomCommand], Awaitable[RoomSnapshot]]]
+    place_pieces: Callable[[], Callable[[PlacePiecesCommand], Awaitable[RoomSnapshot]]]
+    play_action: Callable[[], Callable[[PlayActionCommand], Awaitable[RoomSnapshot]]]
+    surrender: Callable[[], Callable[[SurrenderCommand], Awaitable[RoomSnapshot]]]
     get_replay: Callable[[], GetReplay]
     failure_details: Callable[[], FailureDetails]
 
@@ -138,7 +140,7 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
 
     @get("/rooms", summary="The lobby: rooms waiting for a player, and rooms to watch")
     async def lobby() -> Lobby:
-        return await use_cases.open_rooms()()
+        return await use_cases.open_rooms()(WHOLE_LOBBY)
 
     @get(
         "/rooms/{code:str}",

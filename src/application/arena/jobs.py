@@ -12,8 +12,7 @@ stay silent before it is taken for dead. Two sides, each its own Protocol:
 - `JobRunner`, the side that runs them: a handler per kind, and `run()` taking jobs,
   at most its slots at once, until it is cancelled.
 
-Builds of uploads are the first kind (`BUILD_JOB`); matches are meant to be the next:
-a kind, a payload, a timeout, a heartbeat and abort are what they need too.
+Builds of uploads (`BUILD_JOB`) and rooms' matches (`MATCH_JOB`) are the kinds.
 
 Payloads and results name things (a bot id, a file's name in `ArenaFiles`), never a
 path or bytes: the runner may be on another machine with its own store.
@@ -41,6 +40,7 @@ TAKE_WITHIN_S = 30.0
 
 class JobKind(StrEnum):
     BUILD = "build"
+    MATCH = "match"
 
 
 P = TypeVar("P", bound=msgspec.Struct)
@@ -58,6 +58,9 @@ class JobType(Generic[P, R]):
     timeout_s: float
     #: A runner silent this long while it holds a job is taken for dead (seconds).
     heartbeat_s: float
+    #: How long a job may wait for a runner before it is withdrawn (seconds); None:
+    #: the queue's own take-within time.
+    take_within_s: float | None = None
 
 
 class BuildJob(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,6 +94,43 @@ BUILD_JOB: JobType[BuildJob, BuildVerdict] = JobType(
 )
 
 
+class MatchJob(msgspec.Struct, frozen=True, kw_only=True):
+    """Run the match of the room `code`: its seats are on the room's card (the board)."""
+
+    code: str
+
+
+class MatchVerdict(msgspec.Struct, frozen=True, kw_only=True):
+    """What came of a match job: the match's id once made (None when the room had
+    closed, or another worker held it, before this one took the job)."""
+
+    match_id: str | None
+    #: The result's reason (an `EndReason`), when the match was played.
+    reason: str | None = None
+
+
+#: How long a match waits for a worker before its room is abandoned (30 minutes, as
+#: a waiting room).
+MATCH_TAKE_WITHIN_S = 30 * 60.0
+#: The longest a match may run once taken: placement, then 200 turns of which a
+#: person's half may each take their 60 s (far more than any real match).
+MATCH_TIMEOUT_S = 4 * 3600.0
+#: A worker silent this long while it runs a match is taken for dead (B9: its matches
+#: are abandoned within 30 s).
+MATCH_HEARTBEAT_S = 15.0
+
+MATCH_JOB: JobType[MatchJob, MatchVerdict] = JobType(
+    JobKind.MATCH,
+    MatchJob,
+    MatchVerdict,
+    timeout_s=MATCH_TIMEOUT_S,
+    heartbeat_s=MATCH_HEARTBEAT_S,
+    # A match waits for a worker as long as a waiting room is kept (B9: in PLACEMENT,
+    # its place in the queue shown), not the 30 s of a build.
+    take_within_s=MATCH_TAKE_WITHIN_S,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Finished(Generic[R]):
     result: R
@@ -120,6 +160,13 @@ class Jobs(Protocol):
     async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
         """Hand the job over and wait for its result. Raises `JobNotTaken`, `JobLost`
         or `JobFailed` (see the module's docstring); cancelling the call aborts it."""
+        ...
+
+    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+        """Hand the job over and return at once: its outcome is its runner's to record
+        (a match's, on its room's card and in the archive). A job of the same `key` not
+        finished yet is not handed over twice. Raises `JobError` when the queue cannot
+        be reached."""
         ...
 
 

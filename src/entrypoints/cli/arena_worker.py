@@ -1,8 +1,13 @@
-"""`noitu arena worker` (spec B9): the process that runs the arena's jobs — today the
-builds of uploaded bots — taken from the SAQ queue (NOITU_ARENA_QUEUE=saq), in this
-machine's sandbox.
+"""`noitu arena worker` (spec B9): the process that runs the arena's jobs — rooms'
+matches and builds of uploaded bots — taken from the SAQ queue (NOITU_ARENA_QUEUE=saq),
+in this machine's sandbox.
 
-    noitu arena worker [--builds N]
+    noitu arena worker [--matches N] [--builds N]
+
+Matches at once: `--matches`, by default 2 per core the process may use (its CPU
+affinity, capped by its cgroup's `cpu.max`); builds: `--builds`, by default one per
+core. It beats every 5 s (its matches are abandoned by any process once it stops), and
+looks for other workers' lost matches as `serve` does.
 
 It reads the server's settings (the same environment as `noitu serve`: NOITU_STORE,
 REDIS_URL, NOITU_ARENA_DATABASE, NOITU_ARENA_FILES, NOITU_DATA_DIR), probes the sandbox,
@@ -10,7 +15,8 @@ opens the arena's database (where the files are with NOITU_ARENA_FILES=database;
 data directory is then this machine's cache), and logs one start-up line naming the
 sandbox, as `serve` does; without a sandbox, or a database, it exits 1 with the reason.
 Its name (NOITU_INSTANCE) defaults to host name and process id. SIGTERM or SIGINT: it
-takes no more jobs, lets the running ones end (up to their timeout), and exits 0.
+takes no more jobs, lets the running ones end (up to a build's time), ends the matches
+still running as ABANDONED, and exits 0.
 """
 
 from __future__ import annotations
@@ -22,18 +28,27 @@ import dataclasses
 import signal
 import sys
 
+import msgspec
 import structlog
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
+from noitu.adapters.arena.cores import usable_cores
+from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
+from noitu.application.arena.rooms.cluster_ports import WORKER_BEAT_MS, WORKER_TTL_MS
 from noitu.application.arena.storage import StorageUnavailable
-from noitu.entrypoints.container import Container
+from noitu.application.errors import Busy
+from noitu.entrypoints.app import ROOMS_SHUTDOWN_S, abandon_lost_matches_forever
+from noitu.entrypoints.container import Container, worker_slots
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 log = structlog.get_logger("noitu.worker")
 
+#: Matches at once per core a worker may use (B9: 2, as each bot thinking needs 0.5 CPU).
+MATCHES_PER_CORE = round(1 / CPU_PER_THINKING_BOT)
 
-def _settings_or_exit() -> Settings:
+
+def _settings_or_exit(matches: int | None) -> Settings:
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -43,12 +58,19 @@ def _settings_or_exit() -> Settings:
     if settings.arena_queue != "saq":
         print(
             "noitu: `noitu arena worker` takes the jobs of NOITU_ARENA_QUEUE=saq; with the"
-            " local queue (the default) `noitu serve` builds uploads itself",
+            " local queue (the default) `noitu serve` plays and builds itself",
             file=sys.stderr,
         )
         raise SystemExit(2)
-    # A worker runs the arena alone, under its own name (several may share a machine).
-    return dataclasses.replace(settings, modules=("arena",), instance=settings.worker_instance)
+    # A worker runs the arena alone, under its own name (several may share a machine),
+    # as many matches at once as asked or as its cores keep the 0.5-CPU promise.
+    return dataclasses.replace(
+        settings,
+        modules=("arena",),
+        instance=settings.worker_instance,
+        arena_worker=True,
+        arena_matches=matches or MATCHES_PER_CORE * usable_cores(),
+    )
 
 
 async def work(settings: Settings, builds: int | None) -> int:
@@ -60,42 +82,79 @@ async def work(settings: Settings, builds: int | None) -> int:
         if found is None or not found.available:
             log.error(
                 "arena_worker",
-                problem="no sandbox: a worker builds uploads only in the sandbox",
+                problem="no sandbox: a worker plays and builds uploads only in the sandbox",
                 sandbox=found.reason if found is not None else "not probed",
             )
             return 1
-        try:  # the arena's database: where the files are with NOITU_ARENA_FILES=database
+        try:  # the arena's database: matches, and the files with NOITU_ARENA_FILES=database
             await container.arena_database_resource.init()
         except (StorageUnavailable, SQLAlchemyError, OSError) as error:
             log.error("arena_worker_failed", problem="the arena's database is unreachable",
                       error=str(error)[:300])
             return 1
         await container.job_queue_resource.init()
+        await container.redis_resource.init()
+        await container.room_feed_resource.init()
         try:
-            runner = container.job_runner() if builds is None else container.job_runner(slots=builds)
-            log.info(
-                "arena_worker",
-                instance=settings.instance,
-                builds=runner.slots,
-                sandbox=found.reason,
-                queue="saq",
-                data_dir=str(settings.data_dir),
-            )
-            try:
-                await _until_stopped(runner.run())
-            except (RedisError, OSError) as error:  # Redis away as the worker started
-                log.error(
-                    "arena_worker_failed", instance=settings.instance,
-                    error=f"{type(error).__name__}: {error}"[:300],
-                )
-                return 1
-            log.info("arena_worker_stopped", instance=settings.instance)
+            return await _run_jobs(container, settings, found.reason, builds)
         finally:
+            await container.room_feed_resource.shutdown()
+            await container.redis_resource.shutdown()
             await container.job_queue_resource.shutdown()
             await container.arena_database_resource.shutdown()
     finally:
         await container.arena_sandbox_resource.shutdown()
+
+
+async def _run_jobs(
+    container: Container, settings: Settings, sandbox: str, builds: int | None
+) -> int:
+    builds = builds or worker_slots()
+    matches = settings.arena_matches
+    container.room_host()  # listens to the match queue from now on
+    recovered = await container.recover_at_start()()
+    runner = container.job_runner(slots=matches + builds)
+    log.info(
+        "arena_worker",
+        instance=settings.instance,
+        matches=matches,
+        builds=builds,
+        sandbox=sandbox,
+        queue="saq",
+        data_dir=str(settings.data_dir),
+        **msgspec.structs.asdict(recovered),
+    )
+    loop = asyncio.get_running_loop()
+    upkeep = [
+        loop.create_task(_beat_forever(container, settings.instance)),
+        loop.create_task(abandon_lost_matches_forever(container)),
+    ]
+    try:
+        await _until_stopped(runner.run())
+    except (RedisError, OSError) as error:  # Redis away as the worker started
+        log.error(
+            "arena_worker_failed", instance=settings.instance,
+            error=f"{type(error).__name__}: {error}"[:300],
+        )
+        return 1
+    finally:
+        for task in upkeep:
+            task.cancel()
+        await asyncio.gather(*upkeep, return_exceptions=True)
+        ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
+        if ended:
+            log.info("arena_rooms_closed", abandoned=ended)
+    log.info("arena_worker_stopped", instance=settings.instance)
     return 0
+
+
+async def _beat_forever(container: Container, instance: str) -> None:
+    """This worker is alive (B9): its matches are abandoned once its beats stop."""
+    board = container.room_board()
+    while True:
+        with contextlib.suppress(Busy):
+            await board.beat(instance, WORKER_TTL_MS)
+        await asyncio.sleep(WORKER_BEAT_MS / 1000)
 
 
 async def _until_stopped(running: object) -> None:
@@ -120,7 +179,7 @@ async def _until_stopped(running: object) -> None:
 def worker_command(args: argparse.Namespace) -> None:
     from noitu.adapters.log_setup import configure_logging
 
-    settings = _settings_or_exit()
+    settings = _settings_or_exit(args.matches)
     configure_logging(settings.effective_log_format, settings.log_level)
     for warning in settings.warnings:
         log.warning("settings", problem=warning)
@@ -136,11 +195,16 @@ def _positive(text: str) -> int:
 def add_worker_parser(kinds: argparse._SubParsersAction) -> None:
     worker = kinds.add_parser(
         "worker",
-        help="run the arena's jobs (builds of uploads) from the SAQ queue (NOITU_ARENA_QUEUE=saq)",
+        help="run the arena's jobs (matches, builds) from the SAQ queue (NOITU_ARENA_QUEUE=saq)",
         description=(
-            "Take the arena's jobs from the SAQ queue and run them in this machine's"
-            " sandbox. Reads the same environment as `noitu serve`."
+            "Take the arena's jobs (rooms' matches, builds of uploads) from the SAQ queue"
+            " and run them in this machine's sandbox. Reads the same environment as"
+            " `noitu serve`."
         ),
+    )
+    worker.add_argument(
+        "--matches", type=_positive, metavar="N",
+        help=f"matches at once (default: {MATCHES_PER_CORE} per core this process may use)",
     )
     worker.add_argument(
         "--builds", type=_positive, metavar="N",

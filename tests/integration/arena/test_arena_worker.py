@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +26,7 @@ import pytest
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.arena_bots import require
 from support.arena_store import ProbedOnce
-from support.process import NOITU, ServerProcess
+from support.process import ServerProcess, WorkerProcess
 
 pytestmark = [
     pytest.mark.redis,
@@ -68,48 +66,6 @@ def env(tmp_path: Path, redis_server: RedisServer, postgres: Any, files: str) ->
     }
 
 
-class Worker:
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
-        self.log_path = log_path
-        self._log = open(log_path, "ab")  # noqa: SIM115 - closed by stop()
-        self.process = subprocess.Popen(
-            [NOITU, "arena", "worker", "--builds", "1"],
-            env={**os.environ, **env}, stdout=self._log, stderr=subprocess.STDOUT,
-        )
-
-    def output(self) -> str:
-        return self.log_path.read_text(encoding="utf-8", errors="replace")
-
-    def events(self, name: str) -> list[dict[str, Any]]:
-        found = []
-        for line in self.output().splitlines():
-            if line.startswith("{"):
-                event = json.loads(line)
-                if event.get("event") == name:
-                    found.append(event)
-        return found
-
-    def wait_for(self, name: str, timeout_s: float = 30.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if events := self.events(name):
-                return events[0]
-            assert self.process.poll() is None, self.output()
-            time.sleep(0.1)
-        raise AssertionError(f"no {name} in the worker's log: {self.output()}")
-
-    def stop(self, timeout_s: float = 30.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        self._log.close()
-        return self.process.returncode
-
-
 def upload(http: httpx.Client, name: str, data: bytes) -> httpx.Response:
     return http.post(BOTS, files={"file": (name, data, "application/octet-stream")})
 
@@ -125,7 +81,8 @@ def test_uploads_are_built_by_the_worker_and_busy_without_one(
             if line.startswith("{") and json.loads(line).get("event") == "arena"
         )
         assert arena_line["uploads"] == "on" and arena_line["builds"] == "workers (saq)"
-        assert "bubblewrap is not installed" in arena_line["sandbox"]  # no sandbox here
+        assert arena_line["matches"] == "workers (saq)"
+        assert arena_line["sandbox"].startswith("not needed")  # none probed here
         with httpx.Client(base_url=server.base, timeout=60) as http:
             # No worker yet: the build is not taken in time.
             began = time.monotonic()
@@ -143,7 +100,7 @@ def test_uploads_are_built_by_the_worker_and_busy_without_one(
 
             # The database keeps the files: the worker's data directory is its own cache.
             own = {"NOITU_DATA_DIR": str(tmp_path / "worker-data")} if files == "database" else {}
-            worker = Worker({**env, **own}, tmp_path / "worker.log")
+            worker = WorkerProcess({**env, **own}, tmp_path / "worker.log", ("--builds", "1"))
             try:
                 started = worker.wait_for("arena_worker")
                 assert started["builds"] == 1 and started["queue"] == "saq"

@@ -302,7 +302,9 @@ async def test_snapshots_wait_for_the_feed_and_the_newest_one_is_published_when_
     await background.settle()
     assert feed.published == [1, 4]  # the newest only, then the end
     assert room.feed_closed and not room.outbox
-    assert await feed.latest(room.code) is None  # closed: forgotten by the memory feed
+    latest = await feed.latest(room.code)  # closed, its last snapshot kept
+    assert latest is not None and latest.version == 4
+    assert [seen async for seen in feed.subscribe(room.code)] == []  # a late viewer ends
 
 
 async def test_a_feed_failed_for_everyone_ends_each_subscription_with_busy() -> None:

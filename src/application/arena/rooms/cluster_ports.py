@@ -25,6 +25,8 @@ import msgspec
 __all__ = [
     "ASK_WITHIN_S",
     "HOLD_WITHIN_S",
+    "WORKER_BEAT_MS",
+    "WORKER_TTL_MS",
     "Asked",
     "DeskReply",
     "DeskRequest",
@@ -38,6 +40,11 @@ __all__ = [
 ASK_WITHIN_S = 2.0
 #: How long a change waits for a room's hold before answering `busy`.
 HOLD_WITHIN_S = 2.0
+#: A worker beats this often, each beat good for `WORKER_TTL_MS` (B9: a dead worker's
+#: matches are abandoned within 30 s: its last beat runs out within 20 s, and every
+#: process looks every 5 s).
+WORKER_BEAT_MS = 5_000
+WORKER_TTL_MS = 20_000
 
 
 class SeatCard(msgspec.Struct, frozen=True, kw_only=True):

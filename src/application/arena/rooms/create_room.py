@@ -13,10 +13,10 @@ from noitu.application.arena.errors import AlreadySeated, Busy, OneSpectacle, To
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.ports import MatchStarter
 from noitu.application.arena.rooms.room import Room, new_room_code
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
-from noitu.application.arena.rooms.start_match import StartMatch
 
 #: Tries at a free code before answering `busy` (a code is 6 of 20 characters).
 CODE_TRIES = 20
@@ -34,7 +34,7 @@ class CreateRoom:
         self,
         host: RoomHost,
         seating: Seating,
-        start: StartMatch,
+        start: MatchStarter,
         rng: random.Random,
         admission: Admission | None = None,
     ) -> None:

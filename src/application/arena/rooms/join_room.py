@@ -17,10 +17,10 @@ from noitu.application.arena.errors import (
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.ports import MatchStarter
 from noitu.application.arena.rooms.room import Room, RoomPhase
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
-from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.domain.arena.board import SIDES, Side
 
 
@@ -33,7 +33,7 @@ class JoinRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class JoinRoom:
-    def __init__(self, host: RoomHost, seating: Seating, start: StartMatch) -> None:
+    def __init__(self, host: RoomHost, seating: Seating, start: MatchStarter) -> None:
         self._host = host
         self._seating = seating
         self._start = start

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from noitu.application.arena.rooms.room import Room
     from noitu.application.arena.rooms.snapshot import RoomSnapshot
 
-__all__ = ["BuiltinArtefacts", "RoomFeed", "RoomRegistry", "Timer"]
+__all__ = ["BuiltinArtefacts", "MatchStarter", "RoomFeed", "RoomRegistry", "Timer"]
 
 
 class RoomRegistry(Protocol):
@@ -69,3 +69,10 @@ class BuiltinArtefacts(Protocol):
     async def artefact(self, name: str) -> Artefact:
         """The artefact of built-in bot `name`, built once; raises when it cannot be."""
         ...
+
+
+class MatchStarter(Protocol):
+    """What a room does once both its seats are filled: make its match and run it
+    (`StartMatch`, one machine), or hand it to the queue (`HandOverMatch`, several)."""
+
+    async def __call__(self, room: Room) -> None: ...

@@ -17,12 +17,24 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from noitu.application.arena.live_match import LiveMatch
 from noitu.application.arena.records import ROOM_CODE_LENGTH, Seat
 from noitu.application.arena.replay import SeatKind
 from noitu.domain.arena.board import SIDES, Side
 from noitu.domain.arena.match import EndReason, Phase, Result
+
+
+class RoomSnapshotLike(Protocol):
+    """What a room reads of its latest snapshot (`RoomSnapshot`, which imports this
+    module) when its match runs on another process."""
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
 
 #: Room codes: upper-case letters and digits in which no two characters look alike —
 #: none of 0/O/Q/D, 1/I/L, 2/Z, 5/S, 8/B, U/V, and 6 without G: 20 characters, so
@@ -120,6 +132,13 @@ class Room:
     turn_limit: int | None = None
     #: Set once the match is archived (its result and replay known), however it ended.
     concluded: asyncio.Event = field(default_factory=asyncio.Event)
+    #: On several machines (B9), a web instance's copy of a room read from the board:
+    #: its match was handed to the queue (it waits for a worker, or a worker runs it),
+    #: the worker running it (once one took it) and the room's latest snapshot as that
+    #: worker published it.
+    handed_over: bool = False
+    worker: str = ""
+    remote: RoomSnapshotLike | None = None
 
     # -- reading ---------------------------------------------------------------------
 
@@ -137,6 +156,10 @@ class Room:
         if self.closed:
             return RoomPhase.ABANDONED
         live = self.live
+        if live is None and self.handed_over:
+            # Waiting for a worker, or played by one: as its latest snapshot shows it.
+            shown = self.remote
+            return RoomPhase.PLACEMENT if shown is None else RoomPhase(shown.phase)
         if live is None:
             return RoomPhase.WAITING
         if live.match.phase is Phase.FINISHED:

@@ -9,9 +9,9 @@ through the feed alone, as a spectator sees it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
-from noitu.application.arena.errors import RoomNotFound
+from noitu.application.arena.errors import GameError, RoomNotFound
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room, is_room_code, normalize_code
@@ -19,40 +19,69 @@ from noitu.application.arena.rooms.snapshot import RoomSnapshot
 
 
 class WatchRoom:
-    def __init__(self, host: RoomHost) -> None:
+    def __init__(
+        self,
+        host: RoomHost,
+        viewer_view: Callable[[GetRoomCommand], Awaitable[RoomSnapshot]] | None = None,
+    ) -> None:
+        """`viewer_view` (several machines, B9) gives a seated viewer's own view of a
+        room that lives elsewhere (`ForwardRoomCall` for `get`): asked at each snapshot
+        while the viewer's view shows sides of theirs."""
         self._host = host
+        self._viewer_view = viewer_view
 
     async def __call__(self, command: GetRoomCommand) -> AsyncGenerator[RoomSnapshot, None]:
         """RoomNotFound (raised here, before any iteration) for an unknown code."""
         host = self._host
-        try:
-            room = host.room(command.code)
-        except RoomNotFound:
+        # On several machines every room is elsewhere: this instance's registry holds
+        # only a passing copy of the board.
+        room = None if self._viewer_view is not None else host.registry.get(
+            normalize_code(command.code)
+        )
+        if room is None:
             code = normalize_code(command.code)
             if not is_room_code(code):
-                raise
+                raise RoomNotFound()
             latest = await host.feed.latest(code)
             if latest is None:
-                raise
+                raise RoomNotFound()
             # The subscription reads the latest again once it has joined: nothing
             # published meanwhile is lost.
-            return self._elsewhere(latest, host.feed.subscribe(code))
+            return self._elsewhere(latest, host.feed.subscribe(code), command.viewer)
         feed = None if room.feed_closed else host.feed.subscribe(room.code)
         return self._watch(room, command.viewer, feed)
 
-    @staticmethod
     async def _elsewhere(
-        latest: RoomSnapshot, feed: AsyncGenerator[RoomSnapshot, None]
+        self, latest: RoomSnapshot, feed: AsyncGenerator[RoomSnapshot, None], viewer: str
     ) -> AsyncGenerator[RoomSnapshot, None]:
-        sent = latest.version
+        own = self._viewer_view if viewer else None
         try:
-            yield latest
+            first = latest if own is None else await self._own(own, latest, viewer)
+            if not first.mine:
+                own = None  # a spectator's view is the feed's
+            sent = first.version
+            yield first
             async for published in feed:
-                if published.version > sent:
-                    sent = published.version
-                    yield published
+                if published.version <= sent:
+                    continue
+                shown = published if own is None else await self._own(own, published, viewer)
+                sent = max(sent, shown.version)
+                yield shown
         finally:
             await feed.aclose()
+
+    @staticmethod
+    async def _own(
+        own: Callable[[GetRoomCommand], Awaitable[RoomSnapshot]],
+        published: RoomSnapshot,
+        viewer: str,
+    ) -> RoomSnapshot:
+        """The viewer's own view of the room, never older than `published`."""
+        try:
+            shown = await own(GetRoomCommand(published.code, viewer))
+        except GameError:
+            return published
+        return shown if shown.version >= published.version else published
 
     async def _watch(
         self, room: Room, viewer: str, feed: AsyncGenerator[RoomSnapshot, None] | None

@@ -1,0 +1,145 @@
+"""BoardRooms: a web instance's side of the board when the arena runs on several
+machines (spec B9). The room use cases of one machine run unchanged on a copy of the
+board: before a change, every card is read into the host's registry as a `Room` (the
+rooms whose match a worker runs with their latest snapshot, so that their phase and
+the lobby are right); after it, what the change made or changed is written back, and
+the registry is emptied again. One change at a time in this instance; the room being
+changed is held across the cluster for the whole change (`RoomBoard.hold`), so two
+instances never seat two people on one seat. Another room a change touches (the
+sweep closing a room nobody completed) is written only if nobody changed it meanwhile.
+
+A room whose seats were just filled is handed over (`HandOverMatch`): its match is
+queued as a job (`MATCH_JOB`, keyed by the room's code, so queuing it again is
+harmless) once its card says so, and the worker that takes it runs it (`HostMatch`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from noitu.application.arena.errors import Busy, RoomNotFound
+from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs, MatchJob
+from noitu.application.arena.rooms.cards import card_of, room_of
+from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import FINISHED_ROOM_MS, Room, is_room_code, normalize_code
+
+T = TypeVar("T")
+C = TypeVar("C")
+
+
+@dataclass(slots=True)
+class _Loaded:
+    room: Room
+    version: int
+    handed_over: bool
+
+
+class BoardRooms:
+    def __init__(self, board: RoomBoard, host: RoomHost, jobs: Jobs) -> None:
+        self.board = board
+        self.host = host
+        self._jobs = jobs
+        self._one_at_a_time = asyncio.Lock()
+
+    async def change(self, code: str | None, step: Callable[[], Awaitable[T]]) -> T:
+        """Run `step` (a room use case) on a fresh copy of the board, room `code` held
+        (None: a change that makes a room, or only reads), and write back what it did.
+        What `step` raises is raised once its changes are written back."""
+        held: AbstractAsyncContextManager[None] = (
+            nullcontext() if code is None else self.board.hold(code)
+        )
+        async with self._one_at_a_time, held:
+            loaded = await self._load()
+            try:
+                return await step()
+            finally:
+                handed = await self._write_back(loaded, code)
+                for room in handed:
+                    await self.queue_match(room.code)
+
+    async def queue_match(self, code: str) -> None:
+        """Queue the match of a handed-over room (again: a no-op while it is queued)."""
+        try:
+            await self._jobs.enqueue(MATCH_JOB, MatchJob(code=code), key=code)
+        except JobError:
+            raise Busy() from None
+
+    async def cards(self) -> list[RoomCard]:
+        """Every card kept; those of rooms over for longer than a finished room is kept
+        are forgotten on the way."""
+        now = self.host.clock.now_ms()
+        kept = []
+        for card in await self.board.cards():
+            ended = card.finished_ms
+            if (card.over or card.closed) and ended is not None and now - ended >= FINISHED_ROOM_MS:
+                await self.board.remove(card.code)
+            else:
+                kept.append(card)
+        return kept
+
+    async def _load(self) -> dict[str, _Loaded]:
+        registry = self.host.registry
+        for room in registry.rooms():
+            registry.remove(room.code)
+        rooms = [room_of(card) for card in await self.cards()]
+        remote = [room for room in rooms if room.handed_over and not room.closed]
+        latest = await asyncio.gather(*(self.host.feed.latest(room.code) for room in remote))
+        for room, snapshot in zip(remote, latest, strict=True):
+            room.remote = snapshot
+            if snapshot is not None:
+                room.version = max(room.version, snapshot.version)
+        loaded = {}
+        for room in rooms:
+            registry.add(room)
+            loaded[room.code] = _Loaded(room, room.version, room.handed_over)
+        return loaded
+
+    async def _write_back(self, loaded: dict[str, _Loaded], held: str | None) -> list[Room]:
+        """Write what changed; the rooms this change handed over."""
+        registry = self.host.registry
+        made = [room for room in registry.rooms() if room.code not in loaded]
+        for room in registry.rooms():
+            registry.remove(room.code)
+        handed: list[Room] = []
+        for room in made:
+            if not await self.board.add(card_of(room)):
+                raise Busy()  # another instance made a room of that code at that moment
+            if room.handed_over:
+                handed.append(room)
+        for code, was in loaded.items():
+            room = was.room
+            if room.version == was.version:
+                continue
+            if code == held:
+                await self.board.put(card_of(room))
+            else:
+                async with self.board.hold(code):
+                    card = await self.board.get(code)
+                    if card is None or card.version != was.version:
+                        continue  # changed elsewhere meanwhile: that change stands
+                    await self.board.put(card_of(room))
+            if room.handed_over and not was.handed_over:
+                handed.append(room)
+        return handed
+
+
+class OnTheBoard(Generic[C, T]):
+    """A room use case of one machine (`CreateRoom`, `JoinRoom`, `LeaveRoom`,
+    `OpenRooms`) run as a change of the board (`BoardRooms.change`), the room of the
+    command's `code` held, if it has one."""
+
+    def __init__(self, use_case: Callable[[C], Awaitable[T]], rooms: BoardRooms) -> None:
+        self._use_case = use_case
+        self._rooms = rooms
+
+    async def __call__(self, command: C) -> T:
+        code = getattr(command, "code", None)
+        held = None if code is None else normalize_code(code)
+        if held is not None and not is_room_code(held):
+            raise RoomNotFound()
+        return await self._rooms.change(held, lambda: self._use_case(command))

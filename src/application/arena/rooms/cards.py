@@ -1,0 +1,72 @@
+"""A room as a `RoomCard` on the board (spec B9) and back: what every process of the
+cluster reads of a room — its seats, who made it, its version, whether its match was
+handed to the queue and which worker runs it. The live match itself (`Room.live`) is
+never on a card: it lives on the worker."""
+
+from __future__ import annotations
+
+from noitu.application.arena.records import Seat
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
+from noitu.application.arena.rooms.room import Room, RoomSeat
+
+
+def card_of(room: Room) -> RoomCard:
+    return RoomCard(
+        code=room.code,
+        created_ms=room.created_ms,
+        creator=room.creator,
+        seats=(_seat_card(room.seats[0]), _seat_card(room.seats[1])),
+        version=room.version,
+        closed=room.closed,
+        handed_over=room.handed_over,
+        match_id=room.match_id,
+        worker=room.worker,
+        over=room.is_over and not room.closed,
+        finished_ms=room.finished_ms,
+        ladder=room.ladder,
+        seed=room.seed,
+        turn_limit=room.turn_limit,
+    )
+
+
+def room_of(card: RoomCard) -> Room:
+    """The room of a card, with no live match (a web instance's copy, or the room a
+    worker is about to run)."""
+    return Room(
+        code=card.code,
+        created_ms=card.created_ms,
+        creator=card.creator,
+        seats=[_room_seat(card.seats[0]), _room_seat(card.seats[1])],
+        match_id=card.match_id,
+        closed=card.closed,
+        finished_ms=card.finished_ms,
+        version=card.version,
+        ladder=card.ladder,
+        seed=card.seed,
+        turn_limit=card.turn_limit,
+        handed_over=card.handed_over,
+        worker=card.worker,
+    )
+
+
+def _seat_card(held: RoomSeat | None) -> SeatCard | None:
+    if held is None:
+        return None
+    seat = held.seat
+    return SeatCard(
+        kind=seat.kind.value,
+        ref=seat.ref,
+        name=seat.name,
+        owner=seat.owner,
+        seated_by=held.seated_by,
+        address=held.address,
+    )
+
+
+def _room_seat(card: SeatCard | None) -> RoomSeat | None:
+    if card is None:
+        return None
+    return RoomSeat(
+        Seat(SeatKind(card.kind), card.ref, card.name, card.owner), card.seated_by, card.address
+    )

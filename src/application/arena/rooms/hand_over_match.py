@@ -1,0 +1,21 @@
+"""HandOverMatch: on several machines (spec B9), what a web instance does when both
+seats of a room are filled — instead of making and playing the match itself
+(`StartMatch`), it marks the room handed over: the room shows PLACEMENT, and once its
+card is written (`BoardRooms`) its match is queued for a worker, which makes it and
+plays it (`HostMatch`)."""
+
+from __future__ import annotations
+
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import Room
+
+
+class HandOverMatch:
+    def __init__(self, host: RoomHost) -> None:
+        self._host = host
+
+    async def __call__(self, room: Room) -> None:
+        if room.handed_over or room.live is not None or room.closed or not room.full:
+            return
+        room.handed_over = True
+        self._host.changed(room)

@@ -1,0 +1,244 @@
+"""The arena on several machines (spec B9), for real: two `noitu serve` instances that
+find no sandbox (their PATH names no program), one or two `noitu arena worker`
+processes in the sandbox, a real redis-server and a real PostgreSQL.
+
+A room made on one instance is joined on the other, played by a person through both
+(each REST answer is the worker's verdict) and watched over the WebSocket; the web
+instances start no bot process; a worker killed with -9 mid-match leaves no bot
+process and its match ends ABANDONED within 30 s, told to viewers with a final
+snapshot and the end; a web instance killed loses nothing (the other answers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+from support.arena_bots import require
+from support.arena_server import ROOMS
+from support.arena_store import ProbedOnce
+from support.process import ServerProcess, WorkerProcess
+
+pytestmark = [
+    pytest.mark.redis,
+    pytest.mark.skipif(REDIS_SERVER is None and not os.environ.get("CI"), reason=MISSING_REASON),
+]
+
+PERSON = {"kind": "person", "name": "Lan"}
+OTHER = {"kind": "person", "name": "Minh"}
+RANDOM = {"kind": "builtin", "ref": "random"}
+KEY_A, KEY_B = "a" * 32, "b" * 32
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    with RedisServer(tmp_path / "redis") as server:
+        yield server
+
+
+@pytest.fixture
+def env(redis_server: RedisServer, postgres: Any) -> dict[str, str]:
+    return {
+        "MODULES": "arena",
+        "NOITU_ACCESS_LOG": "0",
+        "NOITU_LOG_FORMAT": "json",
+        "NOITU_STORE": "redis",
+        "REDIS_URL": redis_server.url,
+        "NOITU_ARENA_DATABASE": postgres.create_database(f"cluster_{os.getpid()}_{time.time_ns()}"),
+        "NOITU_ARENA_QUEUE": "saq",
+        "NOITU_ARENA_FILES": "database",
+        "NOITU_ARENA_LADDER": "0",
+    }
+
+
+@contextlib.contextmanager
+def webs(env: dict[str, str], tmp_path: Path) -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    try:
+        for name in ("a", "b"):
+            own = {
+                "PATH": "/nonexistent",  # no sandbox, no compiler: nothing can run here
+                "NOITU_INSTANCE": f"web-{name}",
+                "NOITU_DATA_DIR": str(tmp_path / f"web-{name}"),
+            }
+            started.append(ServerProcess({**env, **own}, tmp_path / f"web-{name}.log").start())
+        yield started
+    finally:
+        for server in started:
+            server.stop()
+
+
+def worker(env: dict[str, str], tmp_path: Path, name: str) -> WorkerProcess:
+    own = {"NOITU_INSTANCE": name, "NOITU_DATA_DIR": str(tmp_path / name)}
+    started = WorkerProcess({**env, **own}, tmp_path / f"{name}.log", ("--matches", "2"))
+    started.wait_for("arena_worker")
+    return started
+
+
+def post(http: httpx.Client, path: str, body: Any, key: str) -> httpx.Response:
+    return http.post(f"{ROOMS}{path}", json=body, headers={"X-Owner-Key": key})
+
+
+def room(http: httpx.Client, code: str, key: str | None = None) -> dict:
+    headers = {} if key is None else {"X-Owner-Key": key}
+    answer = http.get(f"{ROOMS}/{code}", headers=headers)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def until(http: httpx.Client, code: str, test, key: str | None = None, timeout_s: float = 20) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        shown = room(http, code, key)
+        if test(shown):
+            return shown
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.05)
+
+
+def bot_processes_of(pid: int) -> list[int]:
+    """The processes below `pid` (the bots a worker started, inside bwrap)."""
+    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        child, parent = (int(part) for part in line.split())
+        children.setdefault(parent, []).append(child)
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def bwrap_processes() -> set[int]:
+    out = subprocess.run(["pgrep", "-x", "bwrap"], capture_output=True, text=True).stdout
+    return {int(pid) for pid in out.split()}
+
+
+async def frames(base: str, code: str, key: str | None = None, timeout_s: float = 40) -> list:
+    seen: list[dict] = []
+    url = f"{base.replace('http', 'ws', 1)}/arena/ws/rooms/{code}"
+    headers = {} if key is None else {"X-Owner-Key": key}
+    async with connect(url, additional_headers=headers) as socket:
+        with contextlib.suppress(ConnectionClosed):
+            async with asyncio.timeout(timeout_s):
+                async for message in socket:
+                    seen.append(json.loads(message))
+        assert socket.close_code == 1000
+    return seen
+
+
+async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
+    tmp_path: Path, env: dict[str, str], arena_probe: ProbedOnce
+) -> None:
+    require(arena_probe.status)
+    with webs(env, tmp_path) as (a, b):
+        line = next(
+            json.loads(text) for text in a.output().splitlines()
+            if text.startswith("{") and json.loads(text).get("event") == "arena"
+        )
+        assert line["matches"] == "workers (saq)" and line["sandbox"].startswith("not needed")
+        working = worker(env, tmp_path, "worker-1")
+        try:
+            with httpx.Client(base_url=a.base, timeout=10) as on_a, httpx.Client(
+                base_url=b.base, timeout=10
+            ) as on_b:
+                made = post(on_a, "", {"seat": PERSON}, KEY_A)
+                assert made.status_code == 201, made.text
+                code = made.json()["room"]["code"]
+                lobby = on_b.get(f"{ROOMS}").json()
+                assert code in [summary["code"] for summary in lobby["waiting"]]
+                joined = post(on_b, f"/{code}/join", {"seat": OTHER}, KEY_B)
+                assert joined.status_code == 200, joined.text
+                assert joined.json()["phase"] == "PLACEMENT"
+                watching = asyncio.create_task(frames(a.base, code))
+                # Placement through the instance each person did not use; the worker
+                # answers (its own placement clock).
+                until(on_a, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
+                for key, web in ((KEY_A, on_b), (KEY_B, on_a)):
+                    placed = post(web, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, key)
+                    assert placed.status_code == 200, placed.text
+                    assert {p["ownerId"] for p in placed.json()["board"]["pieces"]} == {
+                        placed.json()["mine"][0]
+                    }
+                    ready = post(web, f"/{code}/placement", {"type": "READY"}, key)
+                    assert ready.status_code == 200, ready.text
+                mover = until(on_b, code, lambda r: bool(r["legalActions"]), KEY_A)
+                assert mover["phase"] == "PLAYING" and mover["currentPlayer"] == "P1"
+                refused = post(on_a, f"/{code}/actions", {"type": "PASS"}, KEY_B)
+                assert refused.status_code == 409 and refused.json()["error"] == "not_your_turn"
+                action = mover["legalActions"][0]
+                moved = post(on_a, f"/{code}/actions", action, KEY_A)
+                assert moved.status_code == 200, moved.text
+                assert moved.json()["lastAction"]["action"] == action
+                gave_up = post(on_b, f"/{code}/surrender", None, KEY_B)
+                assert gave_up.status_code == 200, gave_up.text
+                seen = await asyncio.wait_for(watching, 30)
+                assert seen[-1]["phase"] == "FINISHED" and seen[-1]["result"]["winner"] == "P1"
+                versions = [frame["version"] for frame in seen]
+                assert versions == sorted(set(versions))
+                last = until(on_a, code, lambda r: r["replayReady"], KEY_B)
+                assert last["mine"] == ["P2"]
+                replay = on_b.get(f"/arena/api/matches/{last['matchId']}/replay")
+                assert replay.status_code == 200 and '"SURRENDER"' in replay.text
+                # Nothing ran on the web instances; the worker ran the match.
+                for web in (a, b):
+                    assert web.process is not None and not bot_processes_of(web.process.pid)
+                jobs = working.events("arena_job")
+                assert ("match", "done") in [(job["kind"], job["outcome"]) for job in jobs]
+        finally:
+            assert working.stop() == 0, working.output()
+
+
+async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandoned(
+    tmp_path: Path, env: dict[str, str], arena_probe: ProbedOnce
+) -> None:
+    require(arena_probe.status)
+    with webs(env, tmp_path) as (a, b):
+        doomed = worker(env, tmp_path, "worker-doomed")
+        try:
+            with httpx.Client(base_url=b.base, timeout=10) as on_b:
+                made = post(on_b, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
+                assert made.status_code == 201, made.text
+                code = made.json()["room"]["code"]
+                until(on_b, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
+                post(on_b, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
+                post(on_b, f"/{code}/placement", {"type": "READY"}, KEY_A)
+                until(on_b, code, lambda r: bool(r["legalActions"]), KEY_A)
+                bots = bot_processes_of(doomed.process.pid)
+                assert bots, "the worker runs the built-in bot"
+                before = bwrap_processes()
+                watching = asyncio.create_task(frames(a.base, code))
+                await asyncio.sleep(0.5)
+                killed_at = time.monotonic()
+                doomed.kill()
+                seen = await asyncio.wait_for(watching, 40)
+                took = time.monotonic() - killed_at
+                assert seen[-1]["phase"] == "ABANDONED", seen[-1]
+                assert seen[-1]["result"] == {
+                    "winner": None, "reason": "ABANDONED", "turns": seen[-1]["turn"],
+                    "failure": None,
+                }
+                assert took <= 30, took
+                alive = [pid for pid in bots if Path(f"/proc/{pid}").exists()]
+                assert not alive and not (bwrap_processes() & before)
+                # A web instance killed loses nothing: the other one answers.
+                a.kill()
+                shown = room(on_b, code, KEY_A)
+                assert shown["phase"] == "ABANDONED" and shown["mine"] == ["P1"]
+        finally:
+            doomed.kill()

@@ -1,0 +1,288 @@
+"""Rooms on several machines (spec B9), on fakes: two web instances over one board,
+one desk and one feed, and a worker that runs the match (`HostMatch`) with the same
+use cases as one machine. A room made on one instance is joined, played and watched
+from the other; the REST answer is the worker's verdict; leaving before a worker took
+the match closes the room; a worker that stops beating has its match abandoned."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from noitu.adapters.arena.room_board import InMemoryRoomBoard
+from noitu.adapters.arena.room_desk import InMemoryRoomDesk
+from noitu.adapters.arena.rooms import InMemoryRoomRegistry
+from noitu.application.arena.errors import (
+    Busy,
+    NotSeated,
+    NotYourTurn,
+    RoomFull,
+    WrongRoomPhase,
+)
+from noitu.application.arena.jobs import MATCH_JOB, Finished, JobType, MatchJob, P, R
+from noitu.application.arena.match_queue import MatchQueue
+from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
+from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
+from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS
+from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
+from noitu.application.arena.rooms.forward_room_call import (
+    ACT,
+    GET,
+    LEAVE,
+    PLACE,
+    SURRENDER,
+    ForwardRoomCall,
+)
+from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
+from noitu.application.arena.rooms.hand_over_match import HandOverMatch
+from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.host_match import DeskUseCase, HostMatch
+from noitu.application.arena.rooms.inputs import ActionInput
+from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
+from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
+from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms
+from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.seating import Seating
+from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
+from noitu.application.arena.rooms.watch_room import WatchRoom
+from noitu.domain.arena.match import EndReason
+from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, person
+
+
+class QueuedJobs:
+    """`Jobs` whose match jobs wait here until a test hands them to a worker."""
+
+    def __init__(self) -> None:
+        self.queued: dict[str, MatchJob] = {}
+
+    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
+        raise AssertionError("a web instance never waits for a match job")
+
+    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+        assert job_type is MATCH_JOB
+        self.queued.setdefault(key, payload)  # type: ignore[arg-type]
+
+    def take(self, code: str) -> MatchJob:
+        return self.queued.pop(code)
+
+
+class Web:
+    """A web instance: its own registry (a passing copy of the board), the shared
+    board, desk and feed."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        arena = cluster.arena
+        self.host = RoomHost(
+            InMemoryRoomRegistry(), arena.feed, MatchQueue(1), arena.clock, arena.background
+        )
+        seating = Seating(arena.stores, arena.builtins)
+        self.rooms = BoardRooms(cluster.board, self.host, cluster.jobs)
+        hand_over = HandOverMatch(self.host)
+        rng = random.Random(len(cluster.webs))
+        self.create = OnTheBoard(CreateRoom(self.host, seating, hand_over, rng), self.rooms)
+        self.join = OnTheBoard(JoinRoom(self.host, seating, hand_over), self.rooms)
+        self.lobby = OnTheBoard(OpenRooms(self.host), self.rooms)
+        desk = cluster.desk
+        self.get = ForwardRoomCall(GET, GetRoom(self.host), self.rooms, desk)
+        self.place = ForwardRoomCall(PLACE, PlacePieces(self.host), self.rooms, desk)
+        self.act = ForwardRoomCall(ACT, PlayAction(self.host), self.rooms, desk)
+        self.surrender = ForwardRoomCall(SURRENDER, Surrender(self.host), self.rooms, desk)
+        self.leave = ForwardRoomCall(LEAVE, LeaveRoom(self.host), self.rooms, desk)
+        self.watch = WatchRoom(self.host, self.get)
+        self.lost = AbandonLostMatches(self.rooms, arena.stores)
+
+
+class Cluster:
+    def __init__(self, data_dir: Path) -> None:
+        # The worker's arena: its rooms, its runner, its stores (the shared database)
+        # and its feed (the shared broker).
+        self.arena = Arena(data_dir)
+        self.board = InMemoryRoomBoard(self.arena.clock)
+        self.desk = InMemoryRoomDesk(ask_within_s=0.5)
+        self.jobs = QueuedJobs()
+        self.webs: list[Web] = []
+        self.webs.append(Web(self))
+        self.webs.append(Web(self))
+        arena = self.arena
+        self.host_match = HostMatch(
+            self.board,
+            self.desk,
+            arena.host,
+            arena.start,
+            {
+                GET: DeskUseCase(GetRoomCommand, arena.get_room),
+                PLACE: DeskUseCase(PlacePiecesCommand, arena.place_pieces),
+                ACT: DeskUseCase(PlayActionCommand, arena.play_action),
+                SURRENDER: DeskUseCase(SurrenderCommand, arena.surrender),
+                LEAVE: DeskUseCase(LeaveRoomCommand, arena.leave_room),
+            },
+            "worker-1",
+        )
+
+    def run(self, code: str) -> asyncio.Task:
+        """A worker takes the room's match job."""
+        return asyncio.create_task(self.host_match(self.jobs.take(code)))
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Cluster:
+    return Cluster(tmp_path)
+
+
+def move_of(snapshot) -> ActionInput:
+    legal = snapshot.legal_actions[0]
+    return msgspec.convert(msgspec.to_builtins(legal), ActionInput)
+
+
+async def test_a_room_made_on_one_instance_is_joined_played_and_watched_on_the_other(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    lan, minh = new_owner(), new_owner()
+    made = await a.create(CreateRoomCommand(lan, person("Lan")))
+    code = made.code
+    assert made.phase == "WAITING" and not cluster.jobs.queued
+    # B sees the room in its lobby and seats Minh: the match goes to the queue.
+    assert [room.code for room in (await b.lobby(WHOLE_LOBBY)).waiting] == [code]
+    joined = await b.join(JoinRoomCommand(code, minh, person("Minh")))
+    assert joined.phase == "PLACEMENT" and joined.mine == ("P2",)
+    assert code in cluster.jobs.queued
+    with pytest.raises(RoomFull):
+        await a.join(JoinRoomCommand(code, new_owner(), person("Ba")))
+    with pytest.raises(WrongRoomPhase):  # no worker has the match yet: nothing to place
+        await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    # A spectator's watch, on A, from the first snapshot on.
+    watching = await a.watch(GetRoomCommand(code))
+    seen = [await anext(watching)]
+    hosting = cluster.run(code)
+    placing = await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    assert placing.placement_deadline_ms is not None
+    card = await cluster.board.get(code)
+    assert card is not None and card.worker == "worker-1"
+    # Each person places through the other instance than the one they used.
+    mine = await b.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    assert mine.mine == ("P1",) and len(mine.board.pieces) == 18  # Lan sees her own pieces
+    for who, web in ((lan, b), (minh, a)):
+        if who == minh:
+            await web.place(PlacePiecesCommand(code, who, ActionInput("RANDOM_PLACEMENT")))
+        await web.place(PlacePiecesCommand(code, who, ActionInput("READY")))
+    playing = await cluster.arena.until_room(code, lambda s: s.phase == "PLAYING", lan)
+    assert playing.current_player == "P1"
+    with pytest.raises(NotYourTurn):  # the worker's verdict, raised on instance B
+        await b.act(PlayActionCommand(code, minh, ActionInput("PASS")))
+    # Lan's own view, from the worker: her legal actions.
+    lans = await a.get(GetRoomCommand(code, lan))
+    assert lans.legal_actions and lans.mine == ("P1",)
+    moved = await b.act(PlayActionCommand(code, lan, move_of(lans)))
+    assert moved.turn == 1 and moved.current_player == "P2"
+    gave_up = await a.surrender(SurrenderCommand(code, minh))
+    assert gave_up.result is not None and gave_up.result.winner == "P1"
+    verdict = await asyncio.wait_for(hosting, 5)
+    assert verdict.reason == EndReason.SURRENDER.value and verdict.match_id
+    async for snapshot in watching:
+        seen.append(snapshot)
+    assert seen[-1].phase == "FINISHED" and seen[-1].replay_ready
+    versions = [snapshot.version for snapshot in seen]
+    assert versions == sorted(set(versions))
+    card = await cluster.board.get(code)
+    assert card is not None and card.over and card.match_id == verdict.match_id
+    # After the end every instance answers from the board, the viewer's sides kept.
+    after = await b.get(GetRoomCommand(code, minh))
+    assert after.phase == "FINISHED" and after.mine == ("P2",)
+    record = await cluster.arena.stores.get_match(verdict.match_id)
+    assert record is not None and record.result is not None
+    assert record.result.reason is EndReason.SURRENDER
+
+
+async def test_a_seated_viewer_watching_from_another_instance_sees_their_own_pieces(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    made = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("tactical")))
+    code = made.code
+    hosting = cluster.run(code)
+    await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    watching = await b.watch(GetRoomCommand(code, lan))
+    first = await anext(watching)
+    assert first.mine == ("P1",) and first.board.pieces == ()
+    await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    shown = await anext(watching)
+    while len(shown.board.pieces) < 18:
+        shown = await anext(watching)
+    assert {piece.owner_id for piece in shown.board.pieces} == {"P1"}  # only hers
+    await a.leave(LeaveRoomCommand(code, lan))  # leaving the match: a surrender
+    await asyncio.wait_for(hosting, 5)
+    await watching.aclose()
+
+
+async def test_leaving_before_a_worker_took_the_match_closes_the_room(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    made = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    code = made.code
+    assert made.phase == "PLACEMENT" and code in cluster.jobs.queued
+    with pytest.raises(NotSeated):
+        await b.leave(LeaveRoomCommand(code, new_owner()))
+    left = await b.leave(LeaveRoomCommand(code, lan))
+    assert left.phase == "ABANDONED"
+    # The worker that takes the job later leaves the closed room alone.
+    verdict = await asyncio.wait_for(cluster.run(code), 5)
+    assert verdict.match_id is None
+    assert not cluster.arena.stores.matches
+    assert (await a.get(GetRoomCommand(code))).phase == "ABANDONED"
+
+
+async def test_a_worker_that_stops_beating_has_its_match_abandoned(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    thinking = ScriptedBot(lambda request: None)  # the bot never answers: a worker frozen
+    cluster.arena.launcher.script("strong", thinking)
+    made = await a.create(CreateRoomCommand(lan, builtin("strong"), builtin("random")))
+    code = made.code
+    hosting = cluster.run(code)
+    await cluster.arena.until(lambda: bool(thinking.asked), "the match to begin")
+    watching = await b.watch(GetRoomCommand(code))
+    assert (await anext(watching)).phase == "PLAYING"
+    clock = cluster.arena.clock
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)  # then it dies: no more beats
+    assert await b.lost() == 0  # the first pass only notes the board is reachable
+    clock.advance(WORKER_TTL_MS - 1)
+    assert await b.lost() == 0  # the worker's last beat is still good
+    clock.advance(1)
+    assert await a.lost() == 0  # A's own first pass: it judges nobody yet
+    assert await b.lost() == 1
+    clock.advance(WORKER_TTL_MS)
+    assert await a.lost() == 0  # done once
+    frames = [snapshot async for snapshot in watching]
+    assert frames[-1].phase == "ABANDONED"
+    assert frames[-1].result is not None and frames[-1].result.reason == "ABANDONED"
+    card = await cluster.board.get(code)
+    assert card is not None and card.over
+    record = await cluster.arena.stores.get_match(card.match_id)
+    assert record is not None and record.result is not None
+    assert record.result.reason is EndReason.ABANDONED and record.result.winner is None
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_feed(
+    cluster: Cluster,
+) -> None:
+    a, _ = cluster.webs
+    lan = new_owner()
+    made = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    code = made.code
+    card = await cluster.board.get(code)
+    assert card is not None
+    # The card names a worker that never listens: a dead one, not yet judged.
+    await cluster.board.put(msgspec.structs.replace(card, worker="gone"))
+    with pytest.raises(Busy):
+        await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    look = await a.get(GetRoomCommand(code, lan))
+    assert look.phase == "PLACEMENT" and look.mine == ("P1",)
