@@ -130,7 +130,10 @@ class DeskRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 class DeskReply(msgspec.Struct, frozen=True, kw_only=True):
     """The worker's answer: the room as the asker sees it (a `RoomSnapshot`, encoded),
-    or the error's code and message (a `GameError`'s)."""
+    or the error's code and message (a `GameError`'s).
+
+    msgspec cannot decode a `Raw | None` field (it accepts only `null` there): an
+    adapter that carries replies as JSON decodes them through a form of its own."""
 
     snapshot: msgspec.Raw | None = None
     error: str | None = None
@@ -144,7 +147,8 @@ class Asked(Protocol):
     def request(self) -> DeskRequest: ...
 
     async def answer(self, reply: DeskReply) -> None:
-        """Send the answer (a lost asker is no error)."""
+        """Send the answer (a lost asker is no error; answering twice neither, the
+        second answer being dropped). `Busy` when the broker is away."""
         ...
 
 
@@ -152,7 +156,10 @@ class RoomDesk(Protocol):
     async def ask(self, code: str, request: DeskRequest) -> DeskReply:
         """Hand the request to the worker hosting room `code` and wait for its answer;
         `Busy` when none came within `ASK_WITHIN_S` (the request is then dropped, never
-        acted on later) or the broker is away."""
+        acted on later) or the broker is away. A request the worker took before that
+        time ran out is waited for a little longer (the adapter's grace): `Busy` after
+        it means the outcome is unknown, and the next snapshot shows it. A cancelled
+        ask withdraws its request when it can."""
         ...
 
     def listen(self, code: str) -> AsyncGenerator[Asked, None]:
