@@ -15,6 +15,7 @@ imports `server_cpu` only when NOITU_BENCH_CPU=1).
   `server_cpu`: the server's CPU per route, counted inside the server (benchmark only).
 - `bots`: the word bots' self-play tournament and its statistics.
 - `player_models`: models of a person against each level (`noitu bench bots --players`).
+- `cluster`: the arena's several-machine processes on one machine (`noitu bench cluster`).
 
 `plot.py` and `redis_cost.py` are scripts (run them with the venv's python).
 """

@@ -9,6 +9,8 @@ word bots' self-play tournament.
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
     noitu bench ladder   the arena's ladder: does its table find bots of known order
+    noitu bench cluster  the arena on several machines, on this one: Redis, PostgreSQL,
+                         `noitu serve` ×N and `noitu arena worker` ×M, until Ctrl-C
 
 Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
 or with `--json` one JSON object. This module stays light: `noitu serve` builds the
@@ -127,6 +129,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ladder_arguments(ladder)
     ladder.set_defaults(run=run_ladder)
 
+    cluster = commands.add_parser(
+        "cluster", help="the arena's processes on several machines, run on this one (Ctrl-C stops)"
+    )
+    cluster.add_argument("--serve", type=int, default=2, help="`noitu serve` instances")
+    cluster.add_argument("--workers", type=int, default=2, help="`noitu arena worker` processes")
+    cluster.add_argument(
+        "--cpus", action="append", default=[], metavar="LIST",
+        help="pin a worker with `taskset -c LIST` (once per worker, in order)",
+    )
+    cluster.add_argument("--matches", type=int, help="each worker's matches at once")
+    cluster.add_argument("--builds", type=int, help="each worker's builds at once")
+    cluster.add_argument(
+        "--dir", default="",
+        help="keep the logs and data directories here (default: a temporary one, removed)",
+    )
+    cluster.set_defaults(run=run_cluster)
+
 
 def _positive(value: int, flag: str) -> int:
     if value < 1:
@@ -210,3 +229,9 @@ def run_ladder(args: argparse.Namespace) -> None:
 
     check_arguments(args, fail)
     emit(bench_ladder(args), args.json, format_ladder)
+
+
+def run_cluster(args: argparse.Namespace) -> None:
+    from noitu.bench.cluster import run
+
+    run(args)

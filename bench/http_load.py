@@ -53,7 +53,7 @@ def issue_tokens(secret: str, players: int) -> list[str]:
     ]
 
 
-def _noitu_executable() -> str:
+def noitu_executable() -> str:
     beside = Path(sys.executable).with_name("noitu")
     return str(beside) if beside.exists() else "noitu"
 
@@ -61,11 +61,14 @@ def _noitu_executable() -> str:
 @contextlib.contextmanager
 def running_server(
     secret: str, extra_env: dict[str, str] | None = None, python: str = "", floor: bool = False,
+    log_path: str = "",
 ) -> Iterator[tuple[subprocess.Popen, int]]:
-    """`noitu serve` as the README starts it, on a free loopback port; stopped on exit.
-    With `python`, that interpreter runs `-m noitu.entrypoints.cli serve` instead (to
-    compare a server environment, e.g. one with uvloop and httptools). With `floor`,
-    the hello-world app of `floor_app` runs instead, on the same interpreter."""
+    """`noitu serve` as the README starts it, on a free loopback port; stopped on exit
+    (SIGTERM, then SIGKILL after 15 s). With `python`, that interpreter runs `-m
+    noitu.entrypoints.cli serve` instead (to compare a server environment, e.g. one with
+    uvloop and httptools). With `floor`, the hello-world app of `floor_app` runs
+    instead, on the same interpreter. Its output goes to `log_path`, else to
+    NOITU_BENCH_SERVER_LOG, else nowhere."""
     import urllib.request
 
     port = free_port()
@@ -82,20 +85,21 @@ def running_server(
     command = (
         [python or sys.executable, "-m", "noitu.bench.floor_app", str(port)] if floor
         else [python, "-m", "noitu.entrypoints.cli", "serve"] if python
-        else [_noitu_executable(), "serve"]
+        else [noitu_executable(), "serve"]
     )
     # The server's output goes to a file: a pipe nobody reads would block it when full.
-    log_path = os.environ.get("NOITU_BENCH_SERVER_LOG") or os.devnull
+    log_path = log_path or os.environ.get("NOITU_BENCH_SERVER_LOG") or os.devnull
     with open(log_path, "w") as log:
         server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 120
             while True:
                 if server.poll() is not None:
-                    raise RuntimeError(
-                        f"noitu serve exited with {server.returncode}"
-                        " (set NOITU_BENCH_SERVER_LOG=<file> to keep its output)"
+                    kept = (
+                        f"its output: {log_path}" if log_path != os.devnull
+                        else "set NOITU_BENCH_SERVER_LOG=<file> to keep its output"
                     )
+                    raise RuntimeError(f"noitu serve exited with {server.returncode} ({kept})")
                 with (
                     contextlib.suppress(OSError),
                     urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r,

@@ -8,7 +8,8 @@ import argparse
 from noitu.entrypoints.cli import arena, noitu
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
+    """The `noitu` command's parser, every sub-command on it (tests read it too)."""
     parser = argparse.ArgumentParser(
         prog="noitu", description="Nối từ against a bot, for Telegram; and the bot arena."
     )
@@ -22,5 +23,9 @@ def main(argv: list[str] | None = None) -> None:
     add_bench_arguments(
         commands.add_parser("bench", help="measure the performance budget; the bots' tournament")
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
     args.run(args)
