@@ -130,6 +130,7 @@ def bwrap_processes() -> set[int]:
 
 
 async def frames(base: str, code: str, key: str | None = None, timeout_s: float = 40) -> list:
+    """The rooms a WebSocket watcher was sent, once the feed ended (`end`, then 1000)."""
     seen: list[dict] = []
     url = f"{base.replace('http', 'ws', 1)}/arena/ws/rooms/{code}"
     headers = {} if key is None else {"X-Owner-Key": key}
@@ -138,8 +139,9 @@ async def frames(base: str, code: str, key: str | None = None, timeout_s: float 
             async with asyncio.timeout(timeout_s):
                 async for message in socket:
                     seen.append(json.loads(message))
-        assert socket.close_code == 1000
-    return seen
+        assert socket.close_code == 1000 and seen[-1] == {"type": "end"}, seen[-1:]
+    assert all(frame["type"] == "room" for frame in seen[:-1])
+    return [frame["room"] for frame in seen[:-1]]
 
 
 async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
@@ -164,7 +166,7 @@ async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
                 assert code in [summary["code"] for summary in lobby["waiting"]]
                 joined = post(on_b, f"/{code}/join", {"seat": OTHER}, KEY_B)
                 assert joined.status_code == 200, joined.text
-                assert joined.json()["phase"] == "PLACEMENT"
+                assert joined.json()["room"]["phase"] == "PLACEMENT"
                 watching = asyncio.create_task(frames(a.base, code))
                 # Placement through the instance each person did not use; the worker
                 # answers (its own placement clock).
@@ -198,8 +200,8 @@ async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
                 # Nothing ran on the web instances; the worker ran the match.
                 for web in (a, b):
                     assert web.process is not None and not bot_processes_of(web.process.pid)
-                jobs = working.events("arena_job")
-                assert ("match", "done") in [(job["kind"], job["outcome"]) for job in jobs]
+                job = working.wait_for("arena_job", 10)  # logged once the job returned
+                assert (job["kind"], job["outcome"]) == ("match", "done")
         finally:
             assert working.stop() == 0, working.output()
 
