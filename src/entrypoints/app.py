@@ -205,7 +205,7 @@ def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
         loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task[None]] = []
         on_workers = settings.arena_queue == "saq"
-        if settings.arena_ladder and not on_workers:
+        if settings.arena_ladder:
             tasks.append(
                 loop.create_task(container.play_ladder()(PlayLadderCommand(settings.instance)))
             )

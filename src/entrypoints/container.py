@@ -76,6 +76,7 @@ from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB
+from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.ladder.ladder_bot import LadderBotOf
 from noitu.application.arena.ladder.ladder_matches import LadderMatches
 from noitu.application.arena.ladder.list_ladder import ListLadder
@@ -956,4 +957,11 @@ class Container(containers.DeclarativeContainer):
         arena_timer,
         id_source,
         on_error=providers.Object(ladder_pass_failed),
+        # One machine: rooms of this process (the default stage); several (B9): rooms
+        # on the board, their matches jobs for the workers.
+        stage=providers.Selector(
+            job_queue_kind,
+            local=providers.Object(None),
+            saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
+        ),
     )

@@ -206,6 +206,19 @@ async def test_a_worker_is_alive_for_its_beats_time_to_live(cluster, elapse) -> 
     assert await watcher.alive("host-a:1") is True
 
 
+async def test_the_match_slots_are_those_of_the_workers_alive(cluster, elapse) -> None:
+    instance = cluster()
+    first, second, watcher = instance(), instance(), instance()
+    assert await watcher.match_slots() == 0
+    await first.beat("host-a:1", 500, matches=4)
+    await second.beat("host-b:2", 300, matches=2)
+    assert await watcher.match_slots() == 6
+    await first.beat("host-a:1", 500, matches=3)  # a beat says the worker's number anew
+    assert await watcher.match_slots() == 5
+    await elapse(400)  # the second worker's beat ran out
+    assert await watcher.match_slots() == 3
+
+
 # -- Redis only: what one process cannot show --------------------------------------------
 
 
@@ -258,7 +271,7 @@ async def test_redis_away_is_busy_for_every_call(redis_links) -> None:
     calls = [
         lambda: board.add(card()), lambda: board.get("A3C4E6"), lambda: board.put(card()),
         board.cards, lambda: board.remove("A3C4E6"), lambda: board.beat("w", 1_000),
-        lambda: board.alive("w"),
+        lambda: board.alive("w"), board.match_slots,
     ]
     for call in calls:
         with pytest.raises(Busy):

@@ -23,6 +23,7 @@ from noitu.application.arena.ladder.record_ladder_result import (
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.ladder.stage import LadderStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Language
@@ -315,7 +316,9 @@ class LadderRun:
         seed: int = 1,
         builtins_alone: bool = True,
         instance: str = "instance-1",
+        stage: LadderStage | None = None,
     ) -> None:
+        """`stage`: where the matches are played (by default rooms of `host`)."""
         self.stores = Ladder(seed)
         self.instance = instance
         self.roster = roster or BuiltinNames()
@@ -334,7 +337,7 @@ class LadderRun:
         self.driver = PlayLadder(
             self.schedule, self.record, host, start, bots, stores.members, stores.pairings,
             self.roster, timer, rng, self.errors.append,
-            turn_limit=turn_limit,
+            turn_limit=turn_limit, stage=stage,
         )
 
     @asynccontextmanager

@@ -6,7 +6,7 @@ reads and changes the same rooms.
 | `arena:board:card:<code>`     | string     | the room's card, msgspec JSON | `CARD_TTL_MS`    |
 | `arena:board:cards`           | sorted set | the codes, by `created_ms`    | always           |
 | `arena:board:hold:<code>`     | string     | a random token: the holder    | `HOLD_TTL_MS`    |
-| `arena:worker:<worker>`       | string     | "1": the worker beat          | the beat's ttl   |
+| `arena:worker:<worker>`       | string     | the worker's matches at once  | the beat's ttl   |
 
 - The card is what counts: the index only orders them. `cards()` reads the index, then
   every card with one MGET; a code whose card is gone (it ran out, a crash between two
@@ -173,8 +173,21 @@ class RedisRoomBoard:
                 except Busy:
                     pass  # Redis is away: the hold runs out by itself
 
-    async def beat(self, worker: str, ttl_ms: int) -> None:
-        await self._link.run(self._link.client.set(f"{self._workers}{worker}", "1", px=ttl_ms))
+    async def beat(self, worker: str, ttl_ms: int, matches: int = 0) -> None:
+        await self._link.run(
+            self._link.client.set(f"{self._workers}{worker}", str(matches), px=ttl_ms)
+        )
+
+    async def match_slots(self) -> int:
+        return await self._link.run(self._match_slots())
+
+    async def _match_slots(self) -> int:
+        client = self._link.client
+        keys = [key async for key in client.scan_iter(match=f"{self._workers}*", count=500)]
+        if not keys:
+            return 0
+        values = await client.mget(keys)
+        return sum(int(value) for value in values if value is not None and value.isdigit())
 
     async def alive(self, worker: str) -> bool:
         found = await self._link.run(self._link.client.exists(f"{self._workers}{worker}"))

@@ -19,6 +19,8 @@ class InMemoryRoomBoard:
         self._holds = KeyedLocks()
         #: Each worker's last beat's end (ms): alive while the clock is before it.
         self._beats: dict[str, int] = {}
+        #: Each worker's matches at once, as its last beat said.
+        self._matches: dict[str, int] = {}
 
     async def add(self, card: RoomCard) -> bool:
         if card.code in self._cards:
@@ -42,8 +44,16 @@ class InMemoryRoomBoard:
     def hold(self, code: str) -> AbstractAsyncContextManager[None]:
         return self._holds.hold(code, self._hold_within_s)
 
-    async def beat(self, worker: str, ttl_ms: int) -> None:
+    async def beat(self, worker: str, ttl_ms: int, matches: int = 0) -> None:
         self._beats[worker] = self._clock.now_ms() + ttl_ms
+        self._matches[worker] = matches
+
+    async def match_slots(self) -> int:
+        total = 0
+        for worker in list(self._beats):
+            if await self.alive(worker):
+                total += self._matches.get(worker, 0)
+        return total
 
     async def alive(self, worker: str) -> bool:
         until = self._beats.get(worker)
@@ -52,4 +62,5 @@ class InMemoryRoomBoard:
         if self._clock.now_ms() < until:
             return True
         del self._beats[worker]  # a dead worker's beat is not kept
+        self._matches.pop(worker, None)
         return False

@@ -126,7 +126,7 @@ async def _run_jobs(
     )
     loop = asyncio.get_running_loop()
     upkeep = [
-        loop.create_task(_beat_forever(container, settings.instance)),
+        loop.create_task(_beat_forever(container, settings.instance, matches)),
         loop.create_task(abandon_lost_matches_forever(container)),
     ]
     try:
@@ -148,12 +148,13 @@ async def _run_jobs(
     return 0
 
 
-async def _beat_forever(container: Container, instance: str) -> None:
-    """This worker is alive (B9): its matches are abandoned once its beats stop."""
+async def _beat_forever(container: Container, instance: str, matches: int) -> None:
+    """This worker is alive (B9): its matches are abandoned once its beats stop. Each
+    beat says how many matches it plays at once (the ladder fills what is idle)."""
     board = container.room_board()
     while True:
         with contextlib.suppress(Busy):
-            await board.beat(instance, WORKER_TTL_MS)
+            await board.beat(instance, WORKER_TTL_MS, matches)
         await asyncio.sleep(WORKER_BEAT_MS / 1000)
 
 

@@ -27,7 +27,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
-from support.arena_bots import require
+from support.arena_bots import BOTS, require
 from support.arena_server import ROOMS
 from support.arena_store import ProbedOnce
 from support.process import ServerProcess, WorkerProcess
@@ -155,6 +155,7 @@ async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
         )
         assert line["matches"] == "workers (saq)" and line["sandbox"].startswith("not needed")
         working = worker(env, tmp_path, "worker-1")
+        idle = worker(env, tmp_path, "worker-2")
         try:
             with httpx.Client(base_url=a.base, timeout=10) as on_a, httpx.Client(
                 base_url=b.base, timeout=10
@@ -200,10 +201,15 @@ async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
                 # Nothing ran on the web instances; the worker ran the match.
                 for web in (a, b):
                     assert web.process is not None and not bot_processes_of(web.process.pid)
-                job = working.wait_for("arena_job", 10)  # logged once the job returned
-                assert (job["kind"], job["outcome"]) == ("match", "done")
+                # One of the two workers ran it, once.
+                deadline = time.monotonic() + 10
+                while not (jobs := working.events("arena_job") + idle.events("arena_job")):
+                    assert time.monotonic() < deadline
+                    await asyncio.sleep(0.1)
+                assert [(job["kind"], job["outcome"]) for job in jobs] == [("match", "done")]
         finally:
             assert working.stop() == 0, working.output()
+            assert idle.stop() == 0, idle.output()
 
 
 async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandoned(
@@ -244,3 +250,44 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
                 assert shown["phase"] == "ABANDONED" and shown["mine"] == ["P1"]
         finally:
             doomed.kill()
+
+
+def test_the_ladder_plays_on_the_workers_once_an_upload_is_ranked(
+    tmp_path: Path, env: dict[str, str], arena_probe: ProbedOnce
+) -> None:
+    """The ladder's driver runs on the web instances; its matches, like the rooms', are
+    jobs the worker takes (spec B8, B9)."""
+    require(arena_probe.status)
+    env = {**env, "NOITU_ARENA_LADDER": "1"}
+    with webs(env, tmp_path) as (a, b):
+        working = worker(env, tmp_path, "worker-1")
+        try:
+            with httpx.Client(base_url=a.base, timeout=30) as http:
+                source = (BOTS / "a5_minimal.py").read_bytes()
+                uploaded = http.post(
+                    "/arena/api/bots", headers={"X-Owner-Key": KEY_A},
+                    files={"file": ("a5_minimal.py", source, "text/x-python")},
+                )
+                assert uploaded.status_code == 201, uploaded.text
+                bot = uploaded.json()["bot"]["id"]
+                ranked = http.put(f"/arena/api/ladder/bots/{bot}", headers={"X-Owner-Key": KEY_A})
+                assert ranked.status_code == 200, ranked.text
+                seen_live, rated = False, []
+                deadline = time.monotonic() + 180
+                while time.monotonic() < deadline and not (
+                    seen_live and any(row["botId"] == bot for row in rated)
+                ):
+                    live = httpx.get(f"{b.base}{ROOMS}").json()["live"]
+                    seen_live = seen_live or any(room["ladder"] for room in live)
+                    rated = [
+                        row for row in http.get("/arena/api/ladder").json()["rows"] if row["games"]
+                    ]
+                    time.sleep(0.5)
+            assert seen_live and any(row["botId"] == bot for row in rated), working.output()
+            kinds = [job["kind"] for job in working.events("arena_job")]
+            assert kinds.count("match") >= 2 and "build" in kinds
+            for web in (a, b):
+                assert "ladder_pass_failed" not in web.output()
+                assert web.process is not None and not bot_processes_of(web.process.pid)
+        finally:
+            assert working.stop() == 0, working.output()

@@ -24,6 +24,7 @@ from noitu.application.arena.errors import (
     WrongRoomPhase,
 )
 from noitu.application.arena.jobs import MATCH_JOB, Finished, JobType, MatchJob, P, R
+from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
@@ -52,6 +53,7 @@ from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.domain.arena.match import EndReason
 from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, person
+from support.ladder import LadderRun
 
 
 class QueuedJobs:
@@ -127,6 +129,18 @@ class Cluster:
     def run(self, code: str) -> asyncio.Task:
         """A worker takes the room's match job."""
         return asyncio.create_task(self.host_match(self.jobs.take(code)))
+
+    async def work(self) -> None:
+        """A worker that takes every job as it comes."""
+        taken: list[asyncio.Task] = []
+        try:
+            while True:
+                taken.extend(self.run(code) for code in list(self.jobs.queued))
+                await asyncio.sleep(0)
+        finally:
+            for task in taken:
+                task.cancel()
+            await asyncio.gather(*taken, return_exceptions=True)
 
 
 @pytest.fixture
@@ -286,3 +300,48 @@ async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_fee
         await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
     look = await a.get(GetRoomCommand(code, lan))
     assert look.phase == "PLACEMENT" and look.mine == ("P1",)
+
+
+async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_workers(
+    cluster: Cluster,
+) -> None:
+    arena = cluster.arena
+    web = cluster.webs[0]
+    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
+    assert not await stage.idle_slot(0)  # no worker alive: no capacity
+    await cluster.board.beat("worker-1", 10**9, matches=3)
+    assert await stage.idle_slot(1) and not await stage.idle_slot(2)  # all slots but one
+    ladder = LadderRun(
+        web.host, arena.start, arena.stores, arena.timer, arena.clock, stage=stage
+    )
+    working = asyncio.create_task(cluster.work())
+    try:
+        async with ladder.running():
+            for _ in range(200):
+                if ladder.closed:
+                    break
+                arena.timer.advance(1_000)
+                await asyncio.sleep(0.01)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+    assert not ladder.errors
+    pairing = ladder.closed[0]
+    assert len(pairing.ends) == 2 and all(end.rated for end in pairing.ends)
+    records = [arena.stores.matches[end.match_id] for end in pairing.ends]
+    assert all(record.ladder and record.seed == pairing.seed for record in records)
+    assert {(r.p1.ref, r.p2.ref) for r in records} == {pairing.seats(0), pairing.seats(1)}
+    cards = [card for card in await cluster.board.cards() if card.match_id in
+             {end.match_id for end in pairing.ends}]
+    assert len(cards) == 2 and all(card.ladder and card.over for card in cards)
+    assert all(card.worker == "worker-1" for card in cards)
+
+
+async def test_a_rooms_match_waiting_for_a_worker_keeps_the_ladder_out(cluster: Cluster) -> None:
+    arena = cluster.arena
+    web = cluster.webs[0]
+    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
+    await cluster.board.beat("worker-1", 10**9, matches=4)
+    assert await stage.idle_slot(0)
+    await web.create(CreateRoomCommand(new_owner(), person("Lan"), builtin("random")))
+    assert not await stage.idle_slot(0)  # the room's match waits for a worker: it goes first

@@ -9,8 +9,9 @@ run together when two slots are idle and one after the other when one is.
 
 Each match is a room the server makes: a room code, both seats filled with the
 pairing's bots, the pairing's seed, shown in the lobby as a ladder match and watchable
-like any room; `StartMatch` plays it through the queue like a room's match, marked as a
-ladder match. Once the room's match is archived, `RecordLadderResult` rates it; a
+like any room; its stage (`stage.py`) plays it like a room's match, marked as a ladder
+match — on one machine `StartMatch` through this process's queue (`RoomStage`), on
+several a job on the workers' queue (`BoardStage`). Once the room's match is archived, `RecordLadderResult` rates it; a
 pairing it says to play again (a match the server spoiled) joins the matches to start,
 from the next tick on, so a server that spoils every match (its sandbox gone) tries
 again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
@@ -55,13 +56,13 @@ from noitu.application.arena.ladder.schedule_pairing import (
     SchedulePairing,
     SchedulePairingCommand,
 )
+from noitu.application.arena.ladder.stage import LadderStage, Outcome, RoomStage
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.create_room import CODE_TRIES
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
+from noitu.application.arena.rooms.room import RoomSeat
 from noitu.application.arena.rooms.start_match import StartMatch, first_done
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING, Pairing
 from noitu.domain.arena.match import EndReason, Result
@@ -103,10 +104,12 @@ class PlayLadder:
         on_error: Callable[[Exception], None],
         turn_limit: int = MATCH_CLOCK.turn_limit,
         tick_ms: int = TICK_MS,
+        stage: LadderStage | None = None,
     ) -> None:
         """`on_error` is told of a pass that failed (a store down; the driver goes on
         and tries again at the next wake); `turn_limit`: the ladder matches' (a
-        benchmark may shorten them)."""
+        benchmark may shorten them); `stage`: where the matches are played (by default
+        rooms of `host` started by `start`, `RoomStage`)."""
         self._schedule = schedule
         self._record = record
         self._host = host
@@ -120,6 +123,7 @@ class PlayLadder:
         self._on_error = on_error
         self._turn_limit = turn_limit
         self._tick_ms = tick_ms
+        self._stage: LadderStage = stage or RoomStage(host, start, rng)
         #: Matches of this driver's pairings not started yet, in order.
         self._to_start: deque[LadderMatch] = deque()
         #: Ladder matches started and not yet archived (in the queue or playing).
@@ -131,8 +135,7 @@ class PlayLadder:
 
     async def __call__(self, command: PlayLadderCommand) -> None:
         """Keep idle slots filled with ladder matches until cancelled."""
-        queue = self._host.queue
-        queue.on_change(self._wake.set)
+        self._stage.on_change(self._wake.set)
         try:
             while True:
                 self._wake.clear()
@@ -148,23 +151,16 @@ class PlayLadder:
                     deadline = min(deadline, self._to_start[0].not_before_ms)
                 await first_done(self._wake.wait(), self._timer.sleep_until(deadline))
         finally:
-            queue.off_change(self._wake.set)
+            self._stage.off_change(self._wake.set)
 
     @property
     def in_flight(self) -> int:
         """Ladder matches started and not yet archived."""
         return self._in_flight
 
-    def _idle_slot(self) -> bool:
-        queue = self._host.queue
-        return (
-            self._in_flight < queue.ladder_slots
-            and self._in_flight + queue.room_matches < queue.slots
-        )
-
     async def _fill(self, scheduler: str) -> None:
         await self._end_lost_pairings(scheduler)
-        while self._idle_slot():
+        while await self._stage.idle_slot(self._in_flight):
             if not self._to_start:
                 pairing = await self._schedule(SchedulePairingCommand(scheduler))
                 if pairing is None:
@@ -185,28 +181,23 @@ class PlayLadder:
         if None in seats:  # a bot deleted meanwhile: no match, and nobody is rated
             self._unplayed(ladder_match)
             return True
-        try:
-            room = self._new_room()
-        except Busy:
-            return False
-        room.seats = seats
-        room.ladder = True
-        room.seed = ladder_match.pairing.seed
-        room.turn_limit = self._turn_limit
-        self._host.changed(room)
         self._in_flight += 1
         try:
-            await self._start(room)
+            outcome = await self._stage.begin(
+                seats, ladder_match.pairing.seed, self._turn_limit  # type: ignore[arg-type]
+            )
+        except Busy:
+            self._in_flight -= 1
+            return False
         except Exception as error:  # noqa: BLE001 - the server's store: told, tried again
             self._in_flight -= 1
-            self._host.abandon_waiting(room)
             self._on_error(error)
             return False
-        if room.live is None:  # closed while its match was being recorded (shutting down)
+        if outcome is None:  # closed while its match was being recorded (shutting down)
             self._in_flight -= 1
             self._unplayed(ladder_match)
             return True
-        self._host.background.spawn(self._rate_when_over(room, ladder_match))
+        self._host.background.spawn(self._rate_when_over(outcome, ladder_match))
         return True
 
     async def _seat(self, bot: str) -> RoomSeat | None:
@@ -227,23 +218,17 @@ class PlayLadder:
         played = f"{self._rng.getrandbits(32):08X}", Result(None, EndReason.ABANDONED, 0)
         self._host.background.spawn(self._rate(ladder_match, played, None))
 
-    def _new_room(self) -> Room:
-        now = self._host.clock.now_ms()
-        for _ in range(CODE_TRIES):
-            room = Room(new_room_code(self._rng), now, creator="")
-            if self._host.registry.add(room):
-                return room
-        raise Busy()
-
-    async def _rate_when_over(self, room: Room, ladder_match: LadderMatch) -> None:
+    async def _rate_when_over(self, outcome: Outcome, ladder_match: LadderMatch) -> None:
         try:
-            await room.concluded.wait()
+            played = await outcome()
         except BaseException:
             self._in_flight -= 1
             raise
-        result = room.result
-        assert result is not None and room.match_id is not None
-        await self._rate(ladder_match, (room.match_id, result), room.finished_ms)
+        if played is None:  # its room closed before the match was made
+            self._in_flight -= 1
+            self._unplayed(ladder_match)
+            return
+        await self._rate(ladder_match, (played.match_id, played.result), played.ended_ms)
 
     async def _rate(
         self, ladder_match: LadderMatch, played: tuple[str, Result], ended_ms: int | None

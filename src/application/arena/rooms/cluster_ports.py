@@ -111,8 +111,12 @@ class RoomBoard(Protocol):
         a hold one has waits on oneself, then `Busy`."""
         ...
 
-    async def beat(self, worker: str, ttl_ms: int) -> None:
-        """`worker` is alive for the next `ttl_ms`."""
+    async def beat(self, worker: str, ttl_ms: int, matches: int = 0) -> None:
+        """`worker` is alive for the next `ttl_ms`, and plays `matches` at once."""
+        ...
+
+    async def match_slots(self) -> int:
+        """The matches at once of every worker alive (the cluster's match capacity)."""
         ...
 
     async def alive(self, worker: str) -> bool:
