@@ -115,9 +115,11 @@ MATCH_TAKE_WITHIN_S = 30 * 60.0
 #: The longest a match may run once taken: placement, then 200 turns of which a
 #: person's half may each take their 60 s (far more than any real match).
 MATCH_TIMEOUT_S = 4 * 3600.0
-#: A worker silent this long while it runs a match is taken for dead (B9: its matches
-#: are abandoned within 30 s).
-MATCH_HEARTBEAT_S = 15.0
+#: The queue takes a match job whose worker was silent this long for lost. Longer than
+#: the 30 s within which the room board's own beats have every process abandon a dead
+#: worker's matches (B9), and than a Redis outage that must abandon nothing: a queue's
+#: sweep after an outage of 15 s would otherwise cut matches that were fine.
+MATCH_HEARTBEAT_S = 60.0
 
 MATCH_JOB: JobType[MatchJob, MatchVerdict] = JobType(
     JobKind.MATCH,

@@ -291,3 +291,52 @@ def test_the_ladder_plays_on_the_workers_once_an_upload_is_ranked(
                 assert web.process is not None and not bot_processes_of(web.process.pid)
         finally:
             assert working.stop() == 0, working.output()
+
+
+def test_redis_stopped_and_started_again_abandons_nothing_and_play_resumes(
+    tmp_path: Path, env: dict[str, str], redis_server: RedisServer, arena_probe: ProbedOnce
+) -> None:
+    """B9 "Faults": Redis away a few seconds in the middle of a person's match — every
+    call that needs it answers 503 `busy` within 2 s, `/healthz` stays 200 — then back
+    (with what it saved): the same match goes on, nothing abandoned."""
+    require(arena_probe.status)
+    with webs(env, tmp_path) as (a, b):
+        working = worker(env, tmp_path, "worker-1")
+        try:
+            with httpx.Client(base_url=a.base, timeout=10) as on_a:
+                made = post(on_a, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
+                assert made.status_code == 201, made.text
+                code = made.json()["room"]["code"]
+                until(on_a, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
+                post(on_a, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
+                post(on_a, f"/{code}/placement", {"type": "READY"}, KEY_A)
+                before = until(on_a, code, lambda r: bool(r["legalActions"]), KEY_A)
+                redis_server.stop(save=True)
+                try:
+                    for web in (a, b):
+                        began = time.monotonic()
+                        action = before["legalActions"][0]
+                        refused = httpx.post(
+                            f"{web.base}{ROOMS}/{code}/actions", json=action,
+                            headers={"X-Owner-Key": KEY_A}, timeout=10,
+                        )
+                        assert time.monotonic() - began < 2.5
+                        assert refused.status_code == 503, refused.text
+                        assert refused.json()["error"] == "busy"
+                        assert httpx.get(f"{web.base}/healthz").status_code == 200
+                    time.sleep(3)
+                finally:
+                    redis_server.start()
+                # Back: the same match, the person's turn, and a move goes through.
+                again = until(on_a, code, lambda r: bool(r["legalActions"]), KEY_A)
+                assert again["matchId"] == before["matchId"] and again["phase"] == "PLAYING"
+                moved = post(on_a, f"/{code}/actions", again["legalActions"][0], KEY_A)
+                assert moved.status_code == 200, moved.text
+                left = post(on_a, f"/{code}/leave", None, KEY_A)
+                assert left.status_code == 200, left.text
+                ended = until(on_a, code, lambda r: r["result"] is not None)
+                assert ended["result"]["reason"] == "SURRENDER"
+            for web in (a, b):
+                assert "lost_matches_abandoned" not in web.output()
+        finally:
+            assert working.stop() == 0, working.output()
