@@ -345,3 +345,28 @@ async def test_a_rooms_match_waiting_for_a_worker_keeps_the_ladder_out(cluster: 
     assert await stage.idle_slot(0)
     await web.create(CreateRoomCommand(new_owner(), person("Lan"), builtin("random")))
     assert not await stage.idle_slot(0)  # the room's match waits for a worker: it goes first
+
+
+async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    first = await a.create(CreateRoomCommand(new_owner(), person("Lan"), builtin("random")))
+    cluster.arena.clock.advance(1)
+    second = await b.create(CreateRoomCommand(new_owner(), person("Minh"), builtin("random")))
+    assert (first.queue_place, second.queue_place) == (1, 2)
+    lobby = await a.lobby(WHOLE_LOBBY)
+    assert {room.code: room.queue_place for room in lobby.live} == {
+        first.code: 1, second.code: 2,
+    }
+    hosting = cluster.run(first.code)  # a worker takes the first: the second moves up
+    await cluster.arena.until_room(first.code, lambda s: s.placement_deadline_ms is not None)
+    watching = await a.watch(GetRoomCommand(second.code))
+    assert (await anext(watching)).queue_place == 2
+    await b.lost()
+    moved = await anext(watching)
+    assert moved.queue_place == 1 and moved.version > second.version
+    assert (await a.get(GetRoomCommand(second.code))).queue_place == 1
+    await watching.aclose()
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)

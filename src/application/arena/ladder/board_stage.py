@@ -64,6 +64,7 @@ class BoardStage:
             room.seed = seed
             room.turn_limit = turn_limit
             room.handed_over = True
+            room.handed_ms = host.clock.now_ms()
             # The card says version 1: the snapshot `changed` publishes below.
             if await self._rooms.board.add(msgspec.structs.replace(card_of(room), version=1)):
                 break

@@ -5,7 +5,7 @@ nobody wins — in the archive, its final snapshot published from the latest one
 feed closed (viewers get `end`), and its card marked over. The room is held while this
 is done, so one process does it once. Rooms whose match waits for a worker are queued
 again (a no-op while their job is queued), so a job lost with Redis is not a room
-stuck in PLACEMENT.
+stuck in PLACEMENT, and each shows its place among them (`queuePlace`) as it changes.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import msgspec
 
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.rooms.board_rooms import BoardRooms
+from noitu.application.arena.rooms.cards import queue_places
 from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
 from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.rooms.snapshot import ResultView
@@ -45,11 +46,15 @@ class AbandonLostMatches:
         # After an outage, workers get a whole time to live to beat again.
         judging = now - self._reachable_since >= WORKER_TTL_MS
         abandoned = 0
-        for card in await self._rooms.cards():
+        cards = await self._rooms.cards()
+        places = queue_places(cards)
+        for card in cards:
             if not card.handed_over or card.over or card.closed:
                 continue
             if not card.worker:
                 await self._rooms.queue_match(card.code)
+                if card.code in places:
+                    await self._show_place(card.code, places[card.code])
                 continue
             if not judging or await board.alive(card.worker):
                 continue
@@ -63,6 +68,28 @@ class AbandonLostMatches:
                     continue  # the database is away: the next pass tries again
                 abandoned += 1
         return abandoned
+
+    async def _show_place(self, code: str, place: int) -> None:
+        """Publish the room's place among the matches waiting for a worker, when its
+        latest snapshot shows another (the rooms ahead of it were taken meanwhile)."""
+        feed = self._rooms.host.feed
+        latest = await feed.latest(code)
+        if latest is None or latest.queue_place == place or latest.phase != "PLACEMENT":
+            return
+        board = self._rooms.board
+        async with board.hold(code):
+            card = await board.get(code)
+            if card is None or card.worker or card.over or card.closed:
+                return
+            version = max(card.version, latest.version) + 1
+            now_ms = self._rooms.host.clock.now_ms()
+            await feed.publish(
+                code,
+                msgspec.structs.replace(
+                    latest, queue_place=place, version=version, server_now_ms=now_ms
+                ),
+            )
+            await board.put(msgspec.structs.replace(card, version=version))
 
     async def _abandon(self, card: RoomCard) -> None:
         host = self._rooms.host

@@ -23,7 +23,7 @@ from typing import Generic, TypeVar
 
 from noitu.application.arena.errors import Busy, RoomNotFound
 from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs, MatchJob
-from noitu.application.arena.rooms.cards import card_of, room_of
+from noitu.application.arena.rooms.cards import card_of, queue_places, room_of
 from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import FINISHED_ROOM_MS, Room, is_room_code, normalize_code
@@ -89,10 +89,13 @@ class BoardRooms:
         rooms = [room_of(card) for card in await self.cards()]
         remote = [room for room in rooms if room.handed_over and not room.closed]
         latest = await asyncio.gather(*(self.host.feed.latest(room.code) for room in remote))
+        places = queue_places(card_of(room) for room in remote)
         for room, snapshot in zip(remote, latest, strict=True):
             room.remote = snapshot
             if snapshot is not None:
                 room.version = max(room.version, snapshot.version)
+            if room.code in places:
+                room.queued, room.queue_place = True, places[room.code]
         loaded = {}
         for room in rooms:
             registry.add(room)

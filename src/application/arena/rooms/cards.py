@@ -5,6 +5,8 @@ never on a card: it lives on the worker."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
@@ -20,6 +22,7 @@ def card_of(room: Room) -> RoomCard:
         version=room.version,
         closed=room.closed,
         handed_over=room.handed_over,
+        handed_ms=room.handed_ms,
         match_id=room.match_id,
         worker=room.worker,
         over=room.is_over and not room.closed,
@@ -46,8 +49,24 @@ def room_of(card: RoomCard) -> Room:
         seed=card.seed,
         turn_limit=card.turn_limit,
         handed_over=card.handed_over,
+        handed_ms=card.handed_ms,
         worker=card.worker,
     )
+
+
+def queue_places(cards: Iterable[RoomCard]) -> dict[str, int]:
+    """The place, from 1, of each room's match waiting for a worker (B9: room matches
+    ahead of it across the cluster, in the order they were handed over); the ladder's
+    matches wait behind the rooms' and have none."""
+    waiting = sorted(
+        (
+            card for card in cards
+            if card.handed_over and not card.worker and not card.over and not card.closed
+            and not card.ladder
+        ),
+        key=lambda card: (card.handed_ms or card.created_ms, card.code),
+    )
+    return {card.code: place for place, card in enumerate(waiting, start=1)}
 
 
 def _seat_card(held: RoomSeat | None) -> SeatCard | None:

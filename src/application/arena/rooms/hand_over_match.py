@@ -18,4 +18,14 @@ class HandOverMatch:
         if room.handed_over or room.live is not None or room.closed or not room.full:
             return
         room.handed_over = True
+        room.handed_ms = self._host.clock.now_ms()
+        # Its place among the room matches waiting for a worker, on the board's copy
+        # this change reads (`BoardRooms`); kept current by `AbandonLostMatches`.
+        room.queued = not room.ladder
+        room.queue_place = 1 + sum(
+            1
+            for other in self._host.registry.rooms()
+            if other is not room and other.handed_over and not other.worker
+            and not other.is_over and not other.ladder
+        ) if room.queued else 0
         self._host.changed(room)

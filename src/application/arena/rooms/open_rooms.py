@@ -53,6 +53,18 @@ class OpenRooms:
 
 
 def _summary(room: Room) -> RoomSummary:
+    shown = room.remote
+    if room.live is None and shown is not None:  # played on another process (B9)
+        return RoomSummary(
+            room.code,
+            room.phase.value,
+            shown.seats,
+            shown.turn,
+            shown.turn_limit,
+            room.created_ms,
+            room.queue_place if room.queued else shown.queue_place,
+            room.ladder,
+        )
     match = None if room.live is None else room.live.match
     return RoomSummary(
         room.code,

@@ -137,6 +137,8 @@ class Room:
     #: the worker running it (once one took it) and the room's latest snapshot as that
     #: worker published it.
     handed_over: bool = False
+    #: When it was handed over (its order in the queue of rooms waiting for a worker).
+    handed_ms: int | None = None
     worker: str = ""
     remote: RoomSnapshotLike | None = None
 
