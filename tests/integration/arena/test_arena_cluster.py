@@ -340,3 +340,23 @@ def test_redis_stopped_and_started_again_abandons_nothing_and_play_resumes(
                 assert "lost_matches_abandoned" not in web.output()
         finally:
             assert working.stop() == 0, working.output()
+
+
+def test_a_waiting_room_outlives_the_web_instance_that_made_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Nothing of a room lives in a web process between two requests (B9): kill -9 the
+    instance that made a waiting room, and the other one seats the second person."""
+    with webs(env, tmp_path) as (a, b):
+        with httpx.Client(base_url=a.base, timeout=10) as on_a:
+            made = post(on_a, "", {"seat": PERSON}, KEY_A)
+            assert made.status_code == 201, made.text
+        code = made.json()["room"]["code"]
+        a.kill()
+        with httpx.Client(base_url=b.base, timeout=10) as on_b:
+            assert room(on_b, code, KEY_A)["mine"] == ["P1"]
+            joined = post(on_b, f"/{code}/join", {"seat": OTHER}, KEY_B)
+            assert joined.status_code == 200, joined.text
+            shown = joined.json()["room"]
+            assert shown["phase"] == "PLACEMENT" and shown["queuePlace"] == 1
+            assert [seat["name"] for seat in shown["seats"]] == ["Lan", "Minh"]
