@@ -52,11 +52,11 @@ from noitu.bench.arena_rooms import (
 )
 from noitu.bench.cluster import cluster
 from noitu.bench.machine import (
-    cpu_seconds,
     format_machine,
     load_average,
     machine,
     median,
+    median_dict,
     percentile,
 )
 
@@ -94,22 +94,78 @@ def machine_jiffies() -> tuple[int, int]:
         return 0, 0
 
 
+Process = tuple[str, int, int, int]  # name, parent's pid, own ticks, reaped children's
+
+
+def parse_process_stat(text: str) -> Process:
+    """A /proc/PID/stat line: the command's name, its parent's pid, the ticks it ran
+    (utime + stime) and those of its children it reaped (cutime + cstime)."""
+    name = text[text.index("(") + 1 : text.rindex(")")]
+    fields = text[text.rindex(")") + 2 :].split()
+    ticks = [int(field) for field in fields[11:15]]
+    return name, int(fields[1]), ticks[0] + ticks[1], ticks[2] + ticks[3]
+
+
+def processes() -> dict[int, Process]:
+    """Every process on the machine now, by pid."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError):
+                found[int(entry.name)] = parse_process_stat((entry / "stat").read_text())
+    return found
+
+
+def role_of(pid: int, table: dict[int, Process], roles: dict[int, str]) -> str:
+    """Who a process works for: the named role of its nearest ancestor (itself
+    included), Redis and PostgreSQL by name, else `other`."""
+    for _ in range(64):
+        if pid in roles:
+            return roles[pid]
+        if pid not in table:
+            break
+        name, parent, _, _ = table[pid]
+        if name in ("redis-server", "postgres"):
+            return name
+        pid = parent
+    return "other"
+
+
+def cpu_by_role(
+    before: dict[int, Process], after: dict[int, Process], roles: dict[int, str]
+) -> dict[str, float]:
+    """CPU seconds each role used between two readings of `processes()`. Inside a named
+    role a process that ended meanwhile (a bot) counts through the children's time of
+    the parent that reaped it; elsewhere only the processes still running count."""
+    ticks: dict[str, int] = {}
+    for pid, (name, _, own, children) in after.items():
+        was = before.get(pid)
+        role = role_of(pid, after, roles)
+        now = own + children if role in roles.values() else own
+        earlier = 0
+        if was is not None and was[0] == name:
+            earlier = was[2] + was[3] if role in roles.values() else was[2]
+        ticks[role] = ticks.get(role, 0) + max(now - earlier, 0)
+    per_second = os.sysconf("SC_CLK_TCK")
+    return {role: count / per_second for role, count in sorted(ticks.items())}
+
+
 @contextlib.contextmanager
-def cpu_meter(pids: dict[str, Sequence[int]]) -> Iterator[dict[str, float]]:
-    """CPU seconds each named group of processes used inside the block, and the machine's
-    busy cores on average (`machine_busy_cores`), filled in on exit."""
-    used: dict[str, float] = {}
-    before = {name: sum(cpu_seconds(pid) for pid in group) for name, group in pids.items()}
+def cpu_meter(roles: dict[int, str]) -> Iterator[dict]:
+    """Inside the block: the CPU seconds of every process on the machine by role (a
+    process works for its nearest ancestor in `roles`), the wall time, and the machine's
+    busy cores on average; filled in on exit."""
+    used: dict = {}
+    table = processes()
     busy0, total0 = machine_jiffies()
     began = time.monotonic()
     yield used
     wall = time.monotonic() - began
     busy1, total1 = machine_jiffies()
-    for name, group in pids.items():
-        used[f"{name}_cpu_s"] = sum(cpu_seconds(pid) for pid in group) - before[name]
-    cores = os.cpu_count() or 1
+    used["cpu_s"] = cpu_by_role(table, processes(), roles)
     share = (busy1 - busy0) / (total1 - total0) if total1 > total0 else 0.0
-    used["machine_busy_cores"] = share * cores if wall > 0 else 0.0
+    used["machine_busy_cores"] = share * (os.cpu_count() or 1)
+    used["metered_s"] = wall
 
 
 # --- capacity -----------------------------------------------------------------------------
@@ -123,11 +179,10 @@ def capacity(matches: int, workers: int) -> dict:
     with cluster(
         serve=1, workers=workers, cpus=cpus, worker_args=slots, env=TRUSTED_LOOPBACK
     ) as running:
-        pids = {
-            "serve": [p.pid for p in running.serve_processes],
-            "workers": [w.process.pid for w in running.workers],
-        }
-        with cpu_meter(pids) as used:
+        roles = {os.getpid(): "benchmark client"}
+        roles |= {process.pid: "serve" for process in running.serve_processes}
+        roles |= {worker.process.pid: "workers and bots" for worker in running.workers}
+        with cpu_meter(roles) as used:
             played = asyncio.run(matches_a_minute(running.serve_urls[0], matches, PAIR))
     return {**played, **used, "workers": workers, "cpus": cpus}
 
@@ -159,13 +214,18 @@ def capacity_runs(matches: int, runs: int) -> dict:
 
 
 def summarize(results: Sequence[dict]) -> dict:
-    """The medians of a setting's runs, with every run's matches a minute."""
+    """The medians of a setting's runs, with every run's matches a minute; the CPU as
+    the cores each role kept busy on average while the matches were played."""
     keys = ("wall_s", "per_minute", "finished", "queued_s_max", "played_s_median",
-            "serve_cpu_s", "workers_cpu_s", "machine_busy_cores")
-    summary = {key: median([result[key] for result in results]) for key in keys}
+            "machine_busy_cores")
+    summary: dict = {key: median([result[key] for result in results]) for key in keys}
     summary["per_minute_runs"] = [result["per_minute"] for result in results]
     summary["reasons"] = sorted({reason for result in results for reason in result["reasons"]})
     summary["cpus"] = results[0]["cpus"]
+    summary["cores_by_role"] = median_dict([
+        {role: seconds / result["metered_s"] for role, seconds in result["cpu_s"].items()}
+        for result in results
+    ])
     return summary
 
 
@@ -282,8 +342,12 @@ def format_arena_cluster(report: dict) -> str:
             f"  {name:<34} {figures['per_minute']:6.1f} matches a minute"
             f" ({figures['finished']:.0f}/{c['matches']} in {figures['wall_s']:.1f} s;"
             f" runs {', '.join(f'{x:.0f}' for x in figures['per_minute_runs'])});"
-            f" CPU: serve {figures['serve_cpu_s']:.1f} s, workers {figures['workers_cpu_s']:.1f} s,"
-            f" machine {figures['machine_busy_cores']:.2f} cores busy"
+            f"\n      cores busy: machine {figures['machine_busy_cores']:.2f} = "
+            + ", ".join(
+                f"{role} {cores:.2f}" for role, cores in sorted(
+                    figures["cores_by_role"].items(), key=lambda item: -item[1]
+                )
+            )
         )
 
     def cores(figures: dict) -> str:
