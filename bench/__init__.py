@@ -16,6 +16,8 @@ imports `server_cpu` only when NOITU_BENCH_CPU=1).
 - `bots`: the word bots' self-play tournament and its statistics.
 - `player_models`: models of a person against each level (`noitu bench bots --players`).
 - `cluster`: the arena's several-machine processes on one machine (`noitu bench cluster`).
+- `arena_cluster`: B9's capacity and start latency on such a cluster (`noitu bench
+  arena-cluster`); `arena_rooms` (a script) is its embedded counterpart.
 
 `plot.py` and `redis_cost.py` are scripts (run them with the venv's python).
 """

@@ -6,8 +6,9 @@ through the match queue, and the WebSocket's fan-out to many viewers of one matc
                                           [--rooms 10] [--viewers 100] [--watch random:random]
 
 - Matches a minute: `--matches` rooms are created at once over REST, each between two
-  built-in bots (`--pair`), each by a new owner (an owner may have 3 live rooms); the
-  queue runs as many as the machine's cores honour (`default_slots`). Reported: the
+  built-in bots (`--pair`), each by a new owner (an owner may have 3 live rooms) from
+  its own client address (see "Client addresses" below); the queue runs as many as the
+  machine's cores honour (`default_slots`). Reported: the
   wall time from the first create to the last end, matches a minute, and each match's
   wait in the queue and its length.
 - Fan-out: `--rooms` matches between `--watch` bots are watched by `--viewers`
@@ -18,18 +19,28 @@ through the match queue, and the WebSocket's fan-out to many viewers of one matc
   matches live or queued).
 
 The server runs as the README starts it (MODULES=arena, a throwaway NOITU_DATA_DIR, the
-sandbox when this machine has one). Prints medians with the machine's core count.
+sandbox when this machine has one), with loopback named a trusted proxy. Prints medians
+with the machine's core count.
+
+Client addresses: a room of two built-in bots is a spectacle, one at a time per client
+address, and an address opens 12 rooms and makes 10 owner keys a minute (spec B10). The
+benchmark is one client playing many visitors, so the server trusts loopback as a
+reverse proxy (`TRUSTED_LOOPBACK`) and each room's requests say, in `X-Forwarded-For`,
+an address of their own (`room_address`); the limits stay as shipped.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import secrets
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 import httpx
 
@@ -38,19 +49,51 @@ from noitu.bench.machine import format_machine, machine, median, percentile, rss
 
 API = "/arena/api"
 FINISHED = ("FINISHED", "ABANDONED")
+#: The settings that let one benchmark client be many visitors (see the module's text).
+TRUSTED_LOOPBACK = {"NOITU_TRUSTED_PROXY": "127.0.0.1"}
+#: Room addresses are drawn from 10.0.0.0/8 (private: no real visitor has one here).
+ADDRESS_SPACE = 1 << 24
 
 
 def builtin(name: str) -> dict[str, str]:
     return {"kind": "builtin", "ref": name}
 
 
-async def create_room(client: httpx.AsyncClient, p1: str, p2: str) -> str:
-    answer = await client.post(
-        f"{API}/rooms", json={"seat": builtin(p1), "opponent": builtin(p2)}
-    )
+def room_address(index: int) -> str:
+    """The client address room number `index` (from 0) is played from: a distinct one
+    of 10.0.0.1 … 10.255.255.255 for each of the first 2^24 - 1 rooms."""
+    if not 0 <= index < ADDRESS_SPACE - 1:
+        raise ValueError(f"room {index}: only {ADDRESS_SPACE - 1} addresses")
+    number = index + 1  # 10.0.0.0 is the network's own address
+    return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
+
+
+def as_visitor(address: str | None) -> dict[str, str]:
+    """The headers that make a request come from `address` (through the trusted
+    loopback proxy); none for the socket's own address."""
+    return {} if address is None else {"X-Forwarded-For": address}
+
+
+async def create_room(
+    client: httpx.AsyncClient, p1: str, p2: str | None, address: str | None = None
+) -> str:
+    """A room with a built-in bot `p1` seated and, unless None, `p2` opposite; its code."""
+    body = {"seat": builtin(p1)} | ({} if p2 is None else {"opponent": builtin(p2)})
+    answer = await client.post(f"{API}/rooms", json=body, headers=as_visitor(address))
     if answer.status_code != 201:
         raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
     return answer.json()["room"]["code"]
+
+
+async def join_room(
+    client: httpx.AsyncClient, code: str, bot: str, address: str | None = None
+) -> None:
+    """Seat the built-in bot `bot` in the room's open seat."""
+    joined = await client.post(
+        f"{API}/rooms/{code}/join", json={"seat": builtin(bot)}, headers=as_visitor(address)
+    )
+    if joined.status_code != 200:
+        raise RuntimeError(f"joining: {joined.status_code} {joined.text[:200]}")
 
 
 async def wait_for_end(client: httpx.AsyncClient, code: str, every_s: float = 0.25) -> dict:
@@ -77,7 +120,7 @@ async def wait_for_end(client: httpx.AsyncClient, code: str, every_s: float = 0.
 async def matches_a_minute(base: str, count: int, pair: tuple[str, str]) -> dict:
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         began = time.monotonic()
-        codes = [await create_room(client, *pair) for _ in range(count)]
+        codes = [await create_room(client, *pair, room_address(i)) for i in range(count)]
         ends = await asyncio.gather(*(wait_for_end(client, code) for code in codes))
         wall = time.monotonic() - began
     finished = [end for end in ends if end["phase"] == "FINISHED"]
@@ -120,12 +163,9 @@ async def fan_out(base: str, pid: int, rooms: int, viewers: int, pair: tuple[str
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         rss_before = rss_mb(pid)
         # Sit the viewers down before the matches start: a room with one open seat waits.
-        codes = []
-        for _ in range(rooms):
-            answer = await client.post(f"{API}/rooms", json={"seat": builtin(pair[0])})
-            if answer.status_code != 201:
-                raise RuntimeError(f"creating a room: {answer.status_code} {answer.text[:200]}")
-            codes.append(answer.json()["room"]["code"])
+        codes = [
+            await create_room(client, pair[0], None, room_address(i)) for i in range(rooms)
+        ]
         latencies: list[float] = []
         frames: list[int] = []
         connected = [0]
@@ -140,10 +180,8 @@ async def fan_out(base: str, pid: int, rooms: int, viewers: int, pair: tuple[str
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)  # every socket has had its first snapshot
         ready.set()
-        for code in codes:
-            joined = await client.post(f"{API}/rooms/{code}/join", json={"seat": builtin(pair[1])})
-            if joined.status_code != 200:
-                raise RuntimeError(f"joining: {joined.status_code} {joined.text[:200]}")
+        for i, code in enumerate(codes):
+            await join_room(client, code, pair[1], room_address(i))
         await asyncio.sleep(1.0)
         rss_viewers = rss_mb(pid)  # every viewer connected, every match live or queued
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=1800)
@@ -163,17 +201,24 @@ async def fan_out(base: str, pid: int, rooms: int, viewers: int, pair: tuple[str
     }
 
 
-def run(args: argparse.Namespace) -> dict:
+@contextlib.contextmanager
+def embedded_server() -> Iterator[tuple[subprocess.Popen, str]]:
+    """The embedded default: `noitu serve` alone as the README starts it (MODULES=arena,
+    a throwaway NOITU_DATA_DIR), loopback trusted as a proxy; its process and base URL."""
     with tempfile.TemporaryDirectory(prefix="noitu-bench-arena-") as data_dir:
-        env = {"MODULES": "arena", "NOITU_DATA_DIR": data_dir}
+        env = {"MODULES": "arena", "NOITU_DATA_DIR": data_dir, **TRUSTED_LOOPBACK}
         with running_server(secrets.token_hex(16), env) as (server, port):
-            base = f"http://127.0.0.1:{port}"
-            pair = tuple(args.pair.split(":"))
-            watch = tuple(args.watch.split(":"))
-            throughput = asyncio.run(matches_a_minute(base, args.matches, pair))  # type: ignore[arg-type]
-            print(f"arena rooms: {throughput['finished']}/{args.matches} matches in"
-                  f" {throughput['wall_s']:.1f} s", file=sys.stderr, flush=True)
-            fan = asyncio.run(fan_out(base, server.pid, args.rooms, args.viewers, watch))  # type: ignore[arg-type]
+            yield server, f"http://127.0.0.1:{port}"
+
+
+def run(args: argparse.Namespace) -> dict:
+    with embedded_server() as (server, base):
+        pair = tuple(args.pair.split(":"))
+        watch = tuple(args.watch.split(":"))
+        throughput = asyncio.run(matches_a_minute(base, args.matches, pair))  # type: ignore[arg-type]
+        print(f"arena rooms: {throughput['finished']}/{args.matches} matches in"
+              f" {throughput['wall_s']:.1f} s", file=sys.stderr, flush=True)
+        fan = asyncio.run(fan_out(base, server.pid, args.rooms, args.viewers, watch))  # type: ignore[arg-type]
     return {"machine": machine(), "pair": args.pair, "watch": args.watch,
             "throughput": throughput, "fan_out": fan}
 

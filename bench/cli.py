@@ -11,6 +11,8 @@ word bots' self-play tournament.
     noitu bench ladder   the arena's ladder: does its table find bots of known order
     noitu bench cluster  the arena on several machines, on this one: Redis, PostgreSQL,
                          `noitu serve` ×N and `noitu arena worker` ×M, until Ctrl-C
+    noitu bench arena-cluster  B9's capacity (one worker against two, pinned) and a
+                         match's start latency (cluster against the embedded default)
 
 Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
 or with `--json` one JSON object. This module stays light: `noitu serve` builds the
@@ -146,6 +148,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     cluster.set_defaults(run=run_cluster)
 
+    arena_cluster = commands.add_parser(
+        "arena-cluster",
+        help="the arena on several machines: matches a minute with 1 and 2 workers, start latency",
+    )
+    arena_cluster.add_argument("--runs", type=int, default=3, help="repeated runs (medians)")
+    arena_cluster.add_argument("--matches", type=int, default=40,
+                               help="matches created at once for the capacity")
+    arena_cluster.add_argument("--latency-matches", type=int, default=20,
+                               help="matches one after another for the start latency, per mode")
+    arena_cluster.add_argument("--json", action="store_true", help="print one JSON object")
+    arena_cluster.set_defaults(run=run_arena_cluster)
+
 
 def _positive(value: int, flag: str) -> int:
     if value < 1:
@@ -235,3 +249,14 @@ def run_cluster(args: argparse.Namespace) -> None:
     from noitu.bench.cluster import run
 
     run(args)
+
+
+def run_arena_cluster(args: argparse.Namespace) -> None:
+    from noitu.bench.arena_cluster import bench_arena_cluster, format_arena_cluster
+    from noitu.bench.machine import emit
+
+    report = bench_arena_cluster(
+        _positive(args.matches, "--matches"), _positive(args.runs, "--runs"),
+        _positive(args.latency_matches, "--latency-matches"),
+    )
+    emit(report, args.json, format_arena_cluster)
