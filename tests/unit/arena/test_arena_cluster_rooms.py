@@ -56,6 +56,18 @@ from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, person
 from support.ladder import LadderRun
 
 
+class CountingDesk(InMemoryRoomDesk):
+    """The in-memory desk, counting the requests asked of it."""
+
+    def __init__(self, ask_within_s: float) -> None:
+        super().__init__(ask_within_s=ask_within_s)
+        self.asked = 0
+
+    async def ask(self, code, request):
+        self.asked += 1
+        return await super().ask(code, request)
+
+
 class QueuedJobs:
     """`Jobs` whose match jobs wait here until a test hands them to a worker."""
 
@@ -105,7 +117,7 @@ class Cluster:
         # and its feed (the shared broker).
         self.arena = Arena(data_dir)
         self.board = InMemoryRoomBoard(self.arena.clock)
-        self.desk = InMemoryRoomDesk(ask_within_s=0.5)
+        self.desk = CountingDesk(ask_within_s=0.5)
         self.jobs = QueuedJobs()
         self.webs: list[Web] = []
         self.webs.append(Web(self))
@@ -298,8 +310,13 @@ async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_fee
     await cluster.board.put(msgspec.structs.replace(card, worker="gone"))
     with pytest.raises(Busy):
         await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    asked = cluster.desk.asked
     look = await a.get(GetRoomCommand(code, lan))
     assert look.phase == "PLACEMENT" and look.mine == ("P1",)
+    assert cluster.desk.asked == asked + 1  # a seated viewer's look is the worker's
+    spectator = await a.get(GetRoomCommand(code, new_owner()))
+    assert spectator.mine == () and spectator.version == look.version
+    assert cluster.desk.asked == asked + 1  # a spectator's is the feed's: no ask
 
 
 async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_workers(

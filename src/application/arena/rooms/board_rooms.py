@@ -109,6 +109,11 @@ class BoardRooms:
         for room in registry.rooms():
             registry.remove(room.code)
         handed: list[Room] = []
+        changed = made + [was.room for was in loaded.values() if was.room.version != was.version]
+        # Answered once its snapshot is in the feed: a page that watches the room at
+        # once, on any instance, finds it there.
+        for room in changed:
+            await self.host.published(room)
         for room in made:
             if not await self.board.add(card_of(room)):
                 raise Busy()  # another instance made a room of that code at that moment

@@ -3,7 +3,7 @@ action"): a look at the room (`get`), a placement, a move, a surrender or a leav
 asked of any web instance.
 
 - While a worker runs the room's match, the request goes to that worker through the
-  `RoomDesk`, which judges it with the same use case as one machine does, and its
+  `RoomDesk` (a spectator's look excepted: the room's latest snapshot is theirs), which judges it with the same use case as one machine does, and its
   answer (the room as the asker sees it, or the refusal) is this call's (`busy` when no
   answer came within 2 s). A look falls back to the room's latest snapshot then, so a
   page never goes blank because a worker is slow or gone.
@@ -72,6 +72,8 @@ class ForwardRoomCall(Generic[C]):
         if card is None:
             raise RoomNotFound()
         running = card.handed_over and card.worker and not card.over and not card.closed
+        if running and self._kind == GET and not self._seated(card, command):
+            return await self._shown(card, command)  # a spectator's view is the feed's
         if running:
             try:
                 return await self.ask(code, command)
@@ -84,6 +86,13 @@ class ForwardRoomCall(Generic[C]):
         if self._kind == LEAVE and card.handed_over and not card.over and not card.closed:
             return await self._rooms.change(code, lambda: self._withdraw(code, command))
         return await self._rooms.change(code, lambda: self._local(command))
+
+    @staticmethod
+    def _seated(card: RoomCard, command: C) -> bool:
+        """Whether the viewer of a look answers for a side (only they see more than a
+        spectator: their pieces in placement, their legal actions)."""
+        viewer = command.viewer if isinstance(command, GetRoomCommand) else ""
+        return bool(viewer) and bool(room_of(card).sides_of(viewer))
 
     async def ask(self, code: str, command: C) -> RoomSnapshot:
         """The worker's answer to the request; raises its refusal, or `Busy`."""

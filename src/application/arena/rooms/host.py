@@ -14,6 +14,7 @@ reads is the room's current one.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Callable
 
@@ -30,6 +31,9 @@ from noitu.application.arena.rooms.room import (
 )
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
 from noitu.application.ports import Background, Clock
+
+#: How often `published` looks at a room's outbox (ms).
+PUBLISHED_POLL_MS = 2
 
 
 class _EndOfFeed:
@@ -104,6 +108,15 @@ class RoomHost:
                 self.changed(room)
 
         return announce
+
+    async def published(self, room: Room, within_ms: int = 2_000) -> None:
+        """Wait until what the room has to publish is out (at most `within_ms`; the
+        sender keeps trying after that): a change answered after this is in the feed,
+        so a viewer on any instance that connects at once finds it."""
+        waited = 0
+        while (room.outbox or room.sending) and waited < within_ms:
+            await asyncio.sleep(PUBLISHED_POLL_MS / 1000)
+            waited += PUBLISHED_POLL_MS
 
     def close(self, room: Room) -> None:
         """End the room's feed once what it has to publish is out."""
