@@ -15,8 +15,8 @@ opens the arena's database (where the files are with NOITU_ARENA_FILES=database;
 data directory is then this machine's cache), and logs one start-up line naming the
 sandbox, as `serve` does; without a sandbox, or a database, it exits 1 with the reason.
 Its name (NOITU_INSTANCE) defaults to host name and process id. SIGTERM or SIGINT: it
-takes no more jobs, lets the running ones end (up to a build's time), ends the matches
-still running as ABANDONED, and exits 0.
+takes no more jobs, ends its matches as ABANDONED at once (archived and told to viewers,
+as a server's stop does, B4), lets its builds end (up to a build's time), and exits 0.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 
 import msgspec
 import structlog
@@ -44,6 +45,8 @@ from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 log = structlog.get_logger("noitu.worker")
 
+#: While a worker stops, how often it ends the matches it still runs (seconds).
+STOP_PASS_S = 0.2
 #: Matches at once per core a worker may use (B9: 2, as each bot thinking needs 0.5 CPU).
 MATCHES_PER_CORE = round(1 / CPU_PER_THINKING_BOT)
 
@@ -129,8 +132,17 @@ async def _run_jobs(
         loop.create_task(_beat_forever(container, settings.instance, matches)),
         loop.create_task(abandon_lost_matches_forever(container)),
     ]
+    close_rooms = container.close_rooms()
+
+    async def end_matches() -> None:
+        # Again and again until the runner has stopped: a job taken at the very moment
+        # of the stop starts its match after the first pass.
+        while True:
+            await close_rooms(ROOMS_SHUTDOWN_S)
+            await asyncio.sleep(STOP_PASS_S)
+
     try:
-        await _until_stopped(runner.run())
+        await _until_stopped(runner.run(), end_matches)
     except (RedisError, OSError) as error:  # Redis away as the worker started
         log.error(
             "arena_worker_failed", instance=settings.instance,
@@ -141,7 +153,7 @@ async def _run_jobs(
         for task in upkeep:
             task.cancel()
         await asyncio.gather(*upkeep, return_exceptions=True)
-        ended = await container.close_rooms()(ROOMS_SHUTDOWN_S)
+        ended = await close_rooms(ROOMS_SHUTDOWN_S)  # a match taken as it stopped
         if ended:
             log.info("arena_rooms_closed", abandoned=ended)
     log.info("arena_worker_stopped", instance=settings.instance)
@@ -158,21 +170,30 @@ async def _beat_forever(container: Container, instance: str, matches: int) -> No
         await asyncio.sleep(WORKER_BEAT_MS / 1000)
 
 
-async def _until_stopped(running: object) -> None:
-    """Run `running` until a stop signal, then cancel it and wait for it to wind down."""
+async def _until_stopped(running: object, on_stop: Callable[[], Awaitable[object]]) -> None:
+    """Run `running` until a stop signal, then cancel it and wait for it to wind down,
+    `on_stop()` running meanwhile and cancelled after (the worker's matches end at
+    once, as a server's do at its stop, B4: their jobs then finish, and only builds use
+    the runner's grace)."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     task = asyncio.ensure_future(running)  # type: ignore[arg-type]
     stopping = loop.create_task(stop.wait())
+    ending: asyncio.Task[object] | None = None
     try:
         await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         stopping.cancel()
+        if not task.done():
+            ending = loop.create_task(on_stop())  # type: ignore[arg-type]
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if ending is not None:
+            ending.cancel()
+            await asyncio.gather(ending, return_exceptions=True)
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(signum)
 
