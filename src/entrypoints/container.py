@@ -156,6 +156,7 @@ if TYPE_CHECKING:
 
     from noitu.adapters.arena.redis_address_limiter import RedisAddressLimiter
     from noitu.adapters.arena.redis_feed import RedisRoomFeed
+    from noitu.adapters.arena.redis_replay_journal import RedisReplayJournal
     from noitu.adapters.arena.redis_room_board import RedisRoomBoard
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
@@ -222,6 +223,12 @@ def redis_room_desk(link: RedisLink) -> RedisRoomDesk:
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
 
     return RedisRoomDesk(link)
+
+
+def redis_replay_journal(link: RedisLink) -> RedisReplayJournal:
+    from noitu.adapters.arena.redis_replay_journal import RedisReplayJournal
+
+    return RedisReplayJournal(link)
 
 
 def redis_address_limiter(link: RedisLink, limits: AddressLimits) -> RedisAddressLimiter:
@@ -833,6 +840,9 @@ class Container(containers.DeclarativeContainer):
     room_host = providers.Singleton(
         RoomHost, room_registry, room_feed, match_queue, clock, background, arena_patience
     )
+    # Several machines: a match's replay events as they happen, for whoever abandons
+    # the match when its worker dies (B9).
+    replay_journal = providers.Singleton(redis_replay_journal, redis)
     room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
     seating = providers.Singleton(Seating, arena_repository, builtin_bots)
     start_match = providers.Singleton(
@@ -849,6 +859,9 @@ class Container(containers.DeclarativeContainer):
         builder=upload_builder,
         build_queue=build_queue,
         patience=arena_patience,
+        journal=providers.Selector(
+            job_queue_kind, local=providers.Object(None), saq=replay_journal
+        ),
     )
     owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
     failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
@@ -934,7 +947,9 @@ class Container(containers.DeclarativeContainer):
         ),
         settings.provided.instance,
     )
-    abandon_lost_matches = providers.Singleton(AbandonLostMatches, board_rooms, arena_repository)
+    abandon_lost_matches = providers.Singleton(
+        AbandonLostMatches, board_rooms, arena_repository, arena_files, replay_journal
+    )
     job_runner = providers.Factory(
         saq_runner,
         job_queue,

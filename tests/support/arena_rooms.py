@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.replay_journal import InMemoryReplayJournal
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.ports import Artefact, BotBuilder, Language, ProcessFailure, Reply
@@ -358,8 +359,12 @@ class Arena:
         seed: int = 7,
         builder: BotBuilder | None = None,
         stores: MemoryStores | None = None,
+        journaled: bool = False,
     ) -> None:
+        """`journaled`: a worker's, on several machines (each replay also goes to
+        `journal`, shared by the cluster)."""
         self.clock = FakeClock()
+        self.journal = InMemoryReplayJournal(self.clock)
         self.timer = FakeTimer(self.clock)
         self.background = CollectingBackground()
         self.registry = InMemoryRoomRegistry()
@@ -383,6 +388,7 @@ class Arena:
             self.timer,
             rng,
             builder=builder,
+            journal=self.journal if journaled else None,
         )
         self.create_room = CreateRoom(self.host, seating, self.start, rng)
         self.join_room = JoinRoom(self.host, seating, self.start)

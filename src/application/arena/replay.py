@@ -48,13 +48,22 @@ class MatchEvents(Protocol):
 
 def setup_event(match: Match, players: Sequence[Player]) -> Event:
     pieces = match.starting_placement.board().to_json() if match.starting_placement else []
+    return unplaced_setup_event(match.match_id, match.seed, match.turn_limit, players, pieces)
+
+
+def unplaced_setup_event(
+    match_id: str, seed: int, turn_limit: int, players: Sequence[Player],
+    pieces: Sequence[object] = (),
+) -> Event:
+    """The setup of a match known only by its record: no pieces unless given (a match
+    that ended before play lists none)."""
     return {
         "event": "setup",
-        "matchId": match.match_id,
-        "seed": match.seed,
-        "turnLimit": match.turn_limit,
+        "matchId": match_id,
+        "seed": seed,
+        "turnLimit": turn_limit,
         "players": [{"id": p.side.value, "name": p.name, "kind": p.kind.value} for p in players],
-        "pieces": pieces,
+        "pieces": list(pieces),
     }
 
 

@@ -115,6 +115,12 @@ async def _run_jobs(
     builds = builds or worker_slots()
     matches = settings.arena_matches
     container.room_host()  # listens to the match queue from now on
+    # Its previous life's matches (a restart under the same NOITU_INSTANCE): ended with
+    # what their journals kept, their viewers told; then the archive's leftovers.
+    try:
+        own = await container.abandon_lost_matches().of_worker(settings.instance)
+    except Busy:
+        own = 0  # Redis away: the runner below says so and the worker stops
     recovered = await container.recover_at_start()()
     runner = container.job_runner(slots=matches + builds)
     log.info(
@@ -125,6 +131,7 @@ async def _run_jobs(
         sandbox=sandbox,
         queue="saq",
         data_dir=str(settings.data_dir),
+        own_matches_abandoned=own,
         **msgspec.structs.asdict(recovered),
     )
     loop = asyncio.get_running_loop()

@@ -6,7 +6,8 @@ A room made on one instance is joined on the other, played by a person through b
 (each REST answer is the worker's verdict) and watched over the WebSocket; the web
 instances start no bot process; a worker killed with -9 mid-match leaves no bot
 process and its match ends ABANDONED within 30 s, told to viewers with a final
-snapshot and the end; a web instance killed loses nothing (the other answers).
+snapshot and the end, its replay what was played; a web instance killed loses nothing
+(the other answers).
 """
 
 from __future__ import annotations
@@ -226,7 +227,11 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
                 until(on_b, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
                 post(on_b, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
                 post(on_b, f"/{code}/placement", {"type": "READY"}, KEY_A)
-                until(on_b, code, lambda r: bool(r["legalActions"]), KEY_A)
+                mover = until(on_b, code, lambda r: bool(r["legalActions"]), KEY_A)
+                moved = post(on_b, f"/{code}/actions", mover["legalActions"][0], KEY_A)
+                assert moved.status_code == 200, moved.text
+                # The bot answers; then it is the person's turn again (turn 2).
+                until(on_b, code, lambda r: r["turn"] == 2 and bool(r["legalActions"]), KEY_A)
                 bots = bot_processes_of(doomed.process.pid)
                 assert bots, "the worker runs the built-in bot"
                 before = bwrap_processes()
@@ -242,6 +247,14 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
                     "failure": None,
                 }
                 assert took <= 30, took
+                # The replay keeps what was played and ends with that end (B9).
+                assert seen[-1]["replayReady"] and seen[-1]["turn"] == 2
+                replay = on_b.get(f"/arena/api/matches/{seen[-1]['matchId']}/replay")
+                assert replay.status_code == 200, replay.text
+                events = [json.loads(line) for line in replay.text.splitlines()]
+                assert events[0]["event"] == "setup" and len(events[0]["pieces"]) == 36
+                assert [e["turn"] for e in events if e["event"] == "applied"] == [0, 1]
+                assert events[-1] == {"event": "end", **seen[-1]["result"]}
                 alive = [pid for pid in bots if Path(f"/proc/{pid}").exists()]
                 assert not alive and not (bwrap_processes() & before)
                 # A web instance killed loses nothing: the other one answers.

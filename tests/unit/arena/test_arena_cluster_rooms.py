@@ -7,6 +7,7 @@ the match closes the room; a worker that stops beating has its match abandoned."
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from pathlib import Path
 
@@ -52,7 +53,7 @@ from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.domain.arena.match import EndReason
-from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, person
+from support.arena_rooms import Arena, ScriptedBot, builtin, first_legal, new_owner, person
 from support.ladder import LadderRun
 
 
@@ -108,14 +109,14 @@ class Web:
         self.surrender = ForwardRoomCall(SURRENDER, Surrender(self.host), self.rooms, desk)
         self.leave = ForwardRoomCall(LEAVE, LeaveRoom(self.host), self.rooms, desk)
         self.watch = WatchRoom(self.host, self.get)
-        self.lost = AbandonLostMatches(self.rooms, arena.stores)
+        self.lost = AbandonLostMatches(self.rooms, arena.stores, arena.files, arena.journal)
 
 
 class Cluster:
     def __init__(self, data_dir: Path) -> None:
         # The worker's arena: its rooms, its runner, its stores (the shared database)
         # and its feed (the shared broker).
-        self.arena = Arena(data_dir)
+        self.arena = Arena(data_dir, journaled=True)
         self.board = InMemoryRoomBoard(self.arena.clock)
         self.desk = CountingDesk(ask_within_s=0.5)
         self.jobs = QueuedJobs()
@@ -293,8 +294,118 @@ async def test_a_worker_that_stops_beating_has_its_match_abandoned(cluster: Clus
     record = await cluster.arena.stores.get_match(card.match_id)
     assert record is not None and record.result is not None
     assert record.result.reason is EndReason.ABANDONED and record.result.winner is None
+    # Play had begun: the replay is the setup then the end (nothing was played).
+    assert record.replay is not None and frames[-1].replay_ready
+    replay = await replay_events(cluster, record.replay)
+    assert [event["event"] for event in replay] == ["setup", "end"]
+    assert len(replay[0]["pieces"]) == 36
+    assert replay[-1] == {"event": "end", "winner": None, "reason": "ABANDONED", "turns": 0,
+                          "failure": None}
+    assert await cluster.arena.journal.events(card.match_id) == []  # forgotten
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def replay_events(cluster: Cluster, name: str) -> list[dict]:
+    data = await cluster.arena.files.read_replay(name)
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def playing_until(turn: int):
+    """A bot's answers: the first legal action until `turn`, then it thinks for ever."""
+    return lambda request: first_legal(request) if request["turn"] < turn else None
+
+
+async def test_a_lost_match_keeps_what_was_played_in_its_replay(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    arena = cluster.arena
+    p1, p2 = ScriptedBot(playing_until(6)), ScriptedBot(playing_until(6))
+    arena.launcher.script("strong", p1)
+    arena.launcher.script("tactical", p2)
+    made = await a.create(CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical")))
+    code = made.code
+    hosting = cluster.run(code)
+    await arena.until(lambda: any(r["turn"] == 6 for r in p1.asked), "six turns played")
+    card = await cluster.board.get(code)
+    assert card is not None and card.match_id is not None
+    # What was played reached the journal as it happened (the flusher runs behind).
+    for _ in range(100):
+        journaled = [json.loads(e) for e in await arena.journal.events(card.match_id)]
+        if sum(event["event"] == "applied" for event in journaled) == 6:
+            break
+        await asyncio.sleep(0.005)
+    assert journaled[0]["event"] == "setup"
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)  # then it dies: no more beats
+    await b.lost()
+    arena.clock.advance(WORKER_TTL_MS)
+    assert await b.lost() == 1
+    record = await arena.stores.get_match(card.match_id)
+    assert record is not None and record.result is not None and record.replay is not None
+    assert record.result.reason is EndReason.ABANDONED and record.result.turns == 6
+    replay = await replay_events(cluster, record.replay)
+    kinds = [event["event"] for event in replay]
+    assert kinds[0] == "setup" and kinds[-1] == "end" and kinds.count("end") == 1
+    assert [event["turn"] for event in replay if event["event"] == "applied"] == list(range(6))
+    assert replay[0]["players"] == [
+        {"id": "P1", "name": record.p1.name, "kind": "builtin"},
+        {"id": "P2", "name": record.p2.name, "kind": "builtin"},
+    ]
+    assert replay[-1]["reason"] == "ABANDONED" and replay[-1]["turns"] == 6
+    ended = await a.get(GetRoomCommand(code))
+    assert ended.phase == "ABANDONED" and ended.replay_ready and ended.turn == 6
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_match_lost_in_placement_gets_a_replay_from_its_record(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    made = await a.create(CreateRoomCommand(new_owner(), person("Lan"), builtin("random")))
+    code = made.code
+    hosting = cluster.run(code)
+    await cluster.arena.until_room(code, lambda s: s.placement_deadline_ms is not None)
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)  # dies while Lan places
+    await b.lost()
+    cluster.arena.clock.advance(WORKER_TTL_MS)
+    assert await b.lost() == 1
+    card = await cluster.board.get(code)
+    assert card is not None and card.match_id is not None
+    record = await cluster.arena.stores.get_match(card.match_id)
+    assert record is not None and record.replay is not None
+    replay = await replay_events(cluster, record.replay)
+    assert [event["event"] for event in replay] == ["setup", "end"]
+    assert replay[0]["matchId"] == record.id and replay[0]["seed"] == record.seed
+    assert replay[0]["pieces"] == []  # play never began (as on one machine)
+    assert [player["kind"] for player in replay[0]["players"]] == ["person", "builtin"]
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_match_its_worker_archived_before_dying_keeps_its_result(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    made = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    code = made.code
+    hosting = cluster.run(code)
+    await cluster.arena.until_room(code, lambda s: s.placement_deadline_ms is not None)
+    card = await cluster.board.get(code)
+    assert card is not None and card.match_id is not None
+    await a.surrender(SurrenderCommand(code, lan))
+    await cluster.arena.until_room(code, lambda s: s.replay_ready)
+    # The worker dies after the archive has the match, before its card says so.
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+    await cluster.board.put(msgspec.structs.replace(card, over=False))
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)
+    await b.lost()
+    cluster.arena.clock.advance(WORKER_TTL_MS)
+    await b.lost()
+    record = await cluster.arena.stores.get_match(card.match_id)
+    assert record is not None and record.result is not None
+    assert record.result.reason is EndReason.SURRENDER and record.replay is not None
+    replay = await replay_events(cluster, record.replay)
+    assert replay[-1]["reason"] == "SURRENDER"
 
 
 async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_feed(
@@ -387,3 +498,44 @@ async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
     await watching.aclose()
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_worker_restarted_under_its_name_ends_the_matches_its_last_life_left(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    arena = cluster.arena
+    p1, p2 = ScriptedBot(playing_until(3)), ScriptedBot(playing_until(3))
+    arena.launcher.script("strong", p1)
+    arena.launcher.script("tactical", p2)
+    made = await a.create(CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical")))
+    code = made.code
+    hosting = cluster.run(code)
+    await arena.until(lambda: any(r["turn"] == 3 for r in p2.asked), "three turns played")
+    card = await cluster.board.get(code)
+    assert card is not None and card.match_id is not None
+    for _ in range(100):
+        if len(await arena.journal.events(card.match_id)) >= 10:  # setup + 3 x 3
+            break
+        await asyncio.sleep(0.005)
+    watching = await b.watch(GetRoomCommand(code))
+    await anext(watching)
+    # Its new life beats at once under the same name: the pass never judges it...
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)
+    await b.lost()
+    arena.clock.advance(WORKER_TTL_MS)
+    await cluster.board.beat("worker-1", WORKER_TTL_MS)
+    assert await b.lost() == 0
+    # ...so at its start-up it ends its own, and only its own.
+    assert await b.lost.of_worker("worker-2") == 0
+    assert await b.lost.of_worker("worker-1") == 1
+    assert await b.lost.of_worker("worker-1") == 0
+    frames = [snapshot async for snapshot in watching]
+    assert frames[-1].phase == "ABANDONED" and frames[-1].replay_ready
+    record = await arena.stores.get_match(card.match_id)
+    assert record is not None and record.replay is not None
+    replay = await replay_events(cluster, record.replay)
+    assert [event["turn"] for event in replay if event["event"] == "applied"] == [0, 1, 2]
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+

@@ -1,11 +1,14 @@
 """AbandonLostMatches: on several machines (spec B9, "Faults"), the matches of a worker
 that died. Every noitu process runs it every few seconds: a room whose card names a
 worker that stopped beating (`RoomBoard.alive`) has its match ended as ABANDONED —
-nobody wins — in the archive, its final snapshot published from the latest one, its
-feed closed (viewers get `end`), and its card marked over. The room is held while this
-is done, so one process does it once. Rooms whose match waits for a worker are queued
-again (a no-op while their job is queued), so a job lost with Redis is not a room
-stuck in PLACEMENT, and each shows its place among them (`queuePlace`) as it changes.
+nobody wins — in the archive with its replay (what the worker's `ReplayJournal` kept,
+ended by that `end`: `lost_replay`), its final snapshot published from the latest one,
+its feed closed (viewers get `end`), and its card marked over. The room is held while
+this is done, so one process does it once. A match the worker archived before it died
+keeps its result and replay; the rest is done as for any other. Rooms whose match
+waits for a worker are queued again (a no-op while their job is queued), so a job lost
+with Redis is not a room stuck in PLACEMENT, and each shows its place among them
+(`queuePlace`) as it changes.
 """
 
 from __future__ import annotations
@@ -13,19 +16,34 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.errors import Busy
+from noitu.application.arena.replay import Event
 from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.cards import queue_places
-from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
+from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, ReplayJournal, RoomCard
+from noitu.application.arena.rooms.journaled_replay import lost_replay, turns_played
 from noitu.application.arena.rooms.room import RoomPhase
-from noitu.application.arena.rooms.snapshot import ResultView
-from noitu.application.arena.storage import MatchArchive, StorageUnavailable
+from noitu.application.arena.rooms.snapshot import result_view
+from noitu.application.arena.storage import (
+    ArenaFiles,
+    MatchArchive,
+    StorageError,
+    StorageUnavailable,
+)
 from noitu.domain.arena.match import EndReason, Result
 
 
 class AbandonLostMatches:
-    def __init__(self, rooms: BoardRooms, archive: MatchArchive) -> None:
+    def __init__(
+        self,
+        rooms: BoardRooms,
+        archive: MatchArchive,
+        files: ArenaFiles,
+        journal: ReplayJournal,
+    ) -> None:
         self._rooms = rooms
         self._archive = archive
+        self._files = files
+        self._journal = journal
         #: Since when this process has reached the board without a break: a worker's
         #: missing beat means it died only if the board was there to receive it.
         self._reachable_since: int | None = None
@@ -58,16 +76,33 @@ class AbandonLostMatches:
                 continue
             if not judging or await board.alive(card.worker):
                 continue
-            async with board.hold(card.code):
-                now = await board.get(card.code)
-                if now is None or now.over or now.closed or now.worker != card.worker:
-                    continue
-                try:
-                    await self._abandon(now)
-                except StorageUnavailable:
-                    continue  # the database is away: the next pass tries again
-                abandoned += 1
+            abandoned += await self._abandon_held(card.code, card.worker)
         return abandoned
+
+    async def of_worker(self, worker: str) -> int:
+        """A worker's own matches, at its start-up (B9: it abandons only its own): a
+        worker restarted under the same name (`NOITU_INSTANCE`) beats again at once, so
+        the pass would never judge the matches its previous life left. How many were
+        abandoned; `Busy` when the board is away."""
+        abandoned = 0
+        for card in await self._rooms.cards():
+            if card.handed_over and card.worker == worker and not (card.over or card.closed):
+                abandoned += await self._abandon_held(card.code, worker)
+        return abandoned
+
+    async def _abandon_held(self, code: str, worker: str) -> int:
+        """Abandon the room's match, holding the room, if its card still names
+        `worker`; 1 when it did."""
+        board = self._rooms.board
+        async with board.hold(code):
+            card = await board.get(code)
+            if card is None or card.over or card.closed or card.worker != worker:
+                return 0
+            try:
+                await self._abandon(card)
+            except StorageUnavailable:
+                return 0  # the database is away: the next pass tries again
+            return 1
 
     async def _show_place(self, code: str, place: int) -> None:
         """Publish the room's place among the matches waiting for a worker, when its
@@ -97,14 +132,19 @@ class AbandonLostMatches:
         now_ms = host.clock.now_ms()
         latest = await feed.latest(card.code)
         turns = 0 if latest is None else latest.turn
+        result = Result(None, EndReason.ABANDONED, turns)
+        replay: str | None = None
         if card.match_id is not None:
-            result = Result(None, EndReason.ABANDONED, turns)
-            await self._archive.finish_match(card.match_id, result, now_ms, None)
+            result, replay = await self._archived(card.match_id, turns, now_ms)
         version = card.version if latest is None else max(card.version, latest.version)
         if latest is not None:
             final = msgspec.structs.replace(
                 latest,
-                phase=RoomPhase.ABANDONED.value,
+                phase=(
+                    RoomPhase.ABANDONED
+                    if result.reason is EndReason.ABANDONED
+                    else RoomPhase.FINISHED
+                ).value,
                 version=version + 1,
                 mine=(),
                 current_player=None,
@@ -114,9 +154,10 @@ class AbandonLostMatches:
                 server_now_ms=now_ms,
                 legal_actions=(),
                 queue_place=0,
-                result=ResultView(None, EndReason.ABANDONED.value, turns, None),
+                result=result_view(result),
+                turn=result.turns,
                 match_id=card.match_id,
-                replay_ready=False,
+                replay_ready=replay is not None,
             )
             await feed.publish(card.code, final)
         await feed.close(card.code)
@@ -124,3 +165,39 @@ class AbandonLostMatches:
             msgspec.structs.replace(card, version=version + 1, over=True, finished_ms=now_ms)
         )
 
+    async def _archived(self, match_id: str, turns: int, now_ms: int) -> tuple[Result, str | None]:
+        """End the match in the archive as ABANDONED with the replay its journal kept;
+        its result and replay's name. One the worker archived before it died keeps its
+        own. Raises StorageUnavailable when the database is away (the next pass tries
+        again: the journal is kept until the archive has the match)."""
+        record = await self._archive.get_match(match_id)
+        if record is None:
+            return Result(None, EndReason.ABANDONED, turns), None
+        if record.result is not None:
+            await self._forget(match_id)
+            return record.result, record.replay
+        journaled = await self._journal.events(match_id)
+        result = Result(None, EndReason.ABANDONED, max(turns, turns_played(journaled)))
+        replay = await self._store_replay(match_id, lost_replay(record, journaled, result))
+        await self._archive.finish_match(match_id, result, now_ms, replay)
+        await self._forget(match_id)
+        return result, replay
+
+    async def _store_replay(self, match_id: str, events: list[Event]) -> str | None:
+        writer = self._files.replay_writer(match_id)
+        for event in events:
+            writer.record(event)
+        try:
+            return await writer.finish()
+        except StorageUnavailable:
+            writer.discard()
+            raise
+        except (OSError, StorageError):
+            writer.discard()
+            return None  # the result stands without it, as on one machine
+
+    async def _forget(self, match_id: str) -> None:
+        try:
+            await self._journal.drop(match_id)
+        except Busy:
+            pass  # it runs out by itself

@@ -10,13 +10,16 @@ carries a person's action to the worker running the room's match.
   any instance and answered by the worker hosting the room, the answer awaited (B9: the
   REST answer comes after the worker judged it, within 2 s); the worker's side listens
   to its room's requests for as long as it hosts it.
+- `ReplayJournal`: a running match's replay events, kept where every process reaches
+  them as they happen, so a worker that dies leaves what was played (B9 "Faults": the
+  abandoned match's replay keeps it and ends with its `end`).
 
 Cards and requests are msgspec structs: the adapters carry them as JSON.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -25,11 +28,13 @@ import msgspec
 __all__ = [
     "ASK_WITHIN_S",
     "HOLD_WITHIN_S",
+    "REPLAY_JOURNAL_TTL_MS",
     "WORKER_BEAT_MS",
     "WORKER_TTL_MS",
     "Asked",
     "DeskReply",
     "DeskRequest",
+    "ReplayJournal",
     "RoomBoard",
     "RoomCard",
     "RoomDesk",
@@ -45,6 +50,9 @@ HOLD_WITHIN_S = 2.0
 #: process looks every 5 s).
 WORKER_BEAT_MS = 5_000
 WORKER_TTL_MS = 20_000
+#: A match's journal is forgotten this long after its last append (a match appends at
+#: least every 2 minutes: placement is 120 s, a person's turn 60 s, a bot's 10 s).
+REPLAY_JOURNAL_TTL_MS = 3600 * 1000
 
 
 class SeatCard(msgspec.Struct, frozen=True, kw_only=True):
@@ -173,4 +181,23 @@ class RoomDesk(Protocol):
         asked, including those asked before the listening began that are still awaited;
         runs until the caller stops iterating (`aclose()`). `Busy` while the broker is
         away ends it (listen again)."""
+        ...
+
+
+class ReplayJournal(Protocol):
+    """A running match's replay events (spec B4's JSON lines, each one event encoded),
+    appended by the worker as they happen and read by whoever abandons the match when
+    that worker died. Every call raises `Busy` when the store is away."""
+
+    async def append(self, match_id: str, events: Sequence[bytes]) -> None:
+        """Add `events` after the match's earlier ones, in order; the journal lives
+        `REPLAY_JOURNAL_TTL_MS` after its last append."""
+        ...
+
+    async def events(self, match_id: str) -> list[bytes]:
+        """Every event appended so far, oldest first (none for an unknown match)."""
+        ...
+
+    async def drop(self, match_id: str) -> None:
+        """Forget the match's events (nothing happens when there are none)."""
         ...

@@ -15,7 +15,9 @@ end in the background (spec B1, B2, B4).
    the bots are closed, the replay is finished through the `ReplayWriter` and the
    match is finished in the archive with the replay's name and the stderr tails in one
    write; only then does the feed publish the result (other instances read the
-   archive), with its replay ready. The feed ends once the bots are closed.
+   archive), with its replay ready. The feed ends once the bots are closed. On a
+   worker (several machines) the replay's events also go to the `ReplayJournal` as
+   they happen, until the match is archived (`JournaledReplay`).
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
 ends the match as ABANDONED: nobody wins, nobody loses. The arena's database away for a
@@ -41,7 +43,9 @@ from noitu.application.arena.patience import Patience
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.records import MAX_SEED, BotRecord, BuildStatus, MatchRecord
 from noitu.application.arena.replay import Player, SeatKind
+from noitu.application.arena.rooms.cluster_ports import ReplayJournal
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.journaled_replay import JournaledReplay
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
 from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.run_match import BotSeat, MatchSeat, PersonSeat, RunMatch
@@ -80,11 +84,14 @@ class StartMatch:
         builder: BotBuilder | None = None,
         build_queue: BuildQueue | None = None,
         patience: Patience | None = None,
+        journal: ReplayJournal | None = None,
     ) -> None:
         """`runner` names this server instance in the archive: a restart ends only its
         own live matches (several instances may share one database). `builder` (the
         sandboxed one; None without a sandbox) rebuilds an upload whose artefact is
-        missing, before play starts and so at no bot's cost (B2)."""
+        missing, before play starts and so at no bot's cost (B2). `journal` (a worker's,
+        on several machines) also keeps each replay's events where every process
+        reaches them until the match is archived (`JournaledReplay`)."""
         self._host = host
         self._archive = archive
         self._files = files
@@ -97,6 +104,7 @@ class StartMatch:
         self._timer = timer
         self._rng = rng
         self._patience = patience or Patience(host.clock, timer)
+        self._journal = journal
 
     async def __call__(self, room: Room) -> None:
         """Make the room's match when both seats are filled (nothing otherwise). Raises
@@ -127,7 +135,7 @@ class StartMatch:
         for side in SIDES:
             if side not in persons:
                 match.ready(side)
-        writer = self._files.replay_writer(match_id)
+        writer = self._replay_writer(match_id)
         room.live = LiveMatch(
             match, writer, persons=persons, clock=clock, on_change=self._host.on_change_of(room)
         )
@@ -135,6 +143,15 @@ class StartMatch:
         room.placement_deadline_ms = created + MATCH_CLOCK.placement_ms if persons else None
         self._host.changed(room)
         self._host.background.spawn(self._conduct(room, room.live, writer))
+
+    def _replay_writer(self, match_id: str) -> ReplayWriter:
+        local = self._files.replay_writer(match_id)
+        if self._journal is None:
+            return local
+        host = self._host
+        return JournaledReplay(
+            local, self._journal, match_id, host.background, host.clock, self._timer
+        )
 
     async def _record(self, room: Room, seed: int, turn_limit: int, created: int) -> str:
         p1, p2 = room.seats
@@ -276,6 +293,8 @@ class StartMatch:
                 lambda: self._store(room, live, writer),
             )
             self._archived(room)
+        if isinstance(writer, JournaledReplay):
+            await writer.forget()
         self._host.close(room)
 
     async def _conclude(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
