@@ -892,10 +892,14 @@ class Container(containers.DeclarativeContainer):
     room_lobby = providers.Singleton(OpenRooms, room_host)
 
     create_room = providers.Selector(
-        job_queue_kind, local=room_create, saq=providers.Singleton(OnTheBoard, room_create, board_rooms)
+        job_queue_kind,
+        local=room_create,
+        saq=providers.Singleton(OnTheBoard, room_create, board_rooms, counted=True),
     )
     join_room = providers.Selector(
-        job_queue_kind, local=room_join, saq=providers.Singleton(OnTheBoard, room_join, board_rooms)
+        job_queue_kind,
+        local=room_join,
+        saq=providers.Singleton(OnTheBoard, room_join, board_rooms, counted=True),
     )
     open_rooms = providers.Selector(
         job_queue_kind, local=room_lobby, saq=providers.Singleton(OnTheBoard, room_lobby, board_rooms)

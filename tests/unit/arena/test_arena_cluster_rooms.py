@@ -21,11 +21,14 @@ from noitu.application.arena.errors import (
     Busy,
     NotSeated,
     NotYourTurn,
+    OneSpectacle,
     RoomFull,
+    TooManyMatches,
     WrongRoomPhase,
 )
 from noitu.application.arena.jobs import MATCH_JOB, Finished, JobType, MatchJob, P, R
 from noitu.application.arena.ladder.board_stage import BoardStage
+from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
@@ -99,8 +102,10 @@ class Web:
         self.rooms = BoardRooms(cluster.board, self.host, cluster.jobs)
         hand_over = HandOverMatch(self.host)
         rng = random.Random(len(cluster.webs))
-        self.create = OnTheBoard(CreateRoom(self.host, seating, hand_over, rng), self.rooms)
-        self.join = OnTheBoard(JoinRoom(self.host, seating, hand_over), self.rooms)
+        self.create = OnTheBoard(
+            CreateRoom(self.host, seating, hand_over, rng), self.rooms, counted=True
+        )
+        self.join = OnTheBoard(JoinRoom(self.host, seating, hand_over), self.rooms, counted=True)
         self.lobby = OnTheBoard(OpenRooms(self.host), self.rooms)
         desk = cluster.desk
         self.get = ForwardRoomCall(GET, GetRoom(self.host), self.rooms, desk)
@@ -539,3 +544,29 @@ async def test_a_worker_restarted_under_its_name_ends_the_matches_its_last_life_
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
 
+
+async def test_two_instances_at_once_never_let_an_owner_past_the_limit(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    for _ in range(MAX_LIVE_MATCHES_PER_OWNER - 1):
+        await a.create(CreateRoomCommand(lan, person("Lan")))
+    made = await asyncio.gather(
+        a.create(CreateRoomCommand(lan, person("Lan"))),
+        b.create(CreateRoomCommand(lan, person("Lan"))),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(result, TooManyMatches) for result in made) == 1, made
+    mine = [card for card in await cluster.board.cards() if card.creator == lan]
+    assert len(mine) == MAX_LIVE_MATCHES_PER_OWNER
+
+
+async def test_two_instances_at_once_give_an_address_one_spectacle(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    made = await asyncio.gather(
+        a.create(CreateRoomCommand(new_owner(), builtin("random"), builtin("random"),
+                                   address="10.0.0.7")),
+        b.create(CreateRoomCommand(new_owner(), builtin("random"), builtin("random"),
+                                   address="10.0.0.7")),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(result, OneSpectacle) for result in made) == 1, made

@@ -5,7 +5,9 @@ rooms whose match a worker runs with their latest snapshot, so that their phase 
 the lobby are right); after it, what the change made or changed is written back, and
 the registry is emptied again. One change at a time in this instance; the room being
 changed is held across the cluster for the whole change (`RoomBoard.hold`), so two
-instances never seat two people on one seat. Another room a change touches (the
+instances never seat two people on one seat; so are the limits a create or a join
+counts against (the owner's, the address's), so two instances never both let one room
+more through. Another room a change touches (the
 sweep closing a room nobody completed) is written only if nobody changed it meanwhile.
 
 A room whose seats were just filled is handed over (`HandOverMatch`): its match is
@@ -16,8 +18,8 @@ harmless) once its card says so, and the worker that takes it runs it (`HostMatc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -46,14 +48,22 @@ class BoardRooms:
         self._jobs = jobs
         self._one_at_a_time = asyncio.Lock()
 
-    async def change(self, code: str | None, step: Callable[[], Awaitable[T]]) -> T:
+    async def change(
+        self,
+        code: str | None,
+        step: Callable[[], Awaitable[T]],
+        counted: Sequence[str] = (),
+    ) -> T:
         """Run `step` (a room use case) on a fresh copy of the board, room `code` held
         (None: a change that makes a room, or only reads), and write back what it did.
-        What `step` raises is raised once its changes are written back."""
-        held: AbstractAsyncContextManager[None] = (
-            nullcontext() if code is None else self.board.hold(code)
-        )
-        async with self._one_at_a_time, held:
+        `counted`: the names of the limits the change counts against (an owner's rooms,
+        an address's spectacle, `limit_names`), held too, so two instances never both
+        let one more through. What `step` raises is raised once its changes are written
+        back."""
+        names = sorted(set(counted) | ({code} if code is not None else set()))
+        async with self._one_at_a_time, contextlib.AsyncExitStack() as holds:
+            for name in names:  # always in one order: two changes never wait on each other
+                await holds.enter_async_context(self.board.hold(name))
             loaded = await self._load()
             try:
                 return await step()
@@ -141,13 +151,33 @@ class OnTheBoard(Generic[C, T]):
     `OpenRooms`) run as a change of the board (`BoardRooms.change`), the room of the
     command's `code` held, if it has one."""
 
-    def __init__(self, use_case: Callable[[C], Awaitable[T]], rooms: BoardRooms) -> None:
+    def __init__(
+        self, use_case: Callable[[C], Awaitable[T]], rooms: BoardRooms, *, counted: bool = False
+    ) -> None:
+        """`counted`: the use case checks the command's owner's and address's limits
+        (create, join): their holds are taken too (`limit_names`)."""
         self._use_case = use_case
         self._rooms = rooms
+        self._counted = counted
 
     async def __call__(self, command: C) -> T:
         code = getattr(command, "code", None)
         held = None if code is None else normalize_code(code)
         if held is not None and not is_room_code(held):
             raise RoomNotFound()
-        return await self._rooms.change(held, lambda: self._use_case(command))
+        counted = limit_names(command) if self._counted else ()
+        return await self._rooms.change(held, lambda: self._use_case(command), counted)
+
+
+def limit_names(command: object) -> list[str]:
+    """The holds of the limits a command counts against: its owner's live rooms (B5)
+    and its address's spectacle (B10). Not room codes (those are 6 characters with no
+    colon), so a limit's hold never stands in a room's way."""
+    names = []
+    owner = getattr(command, "owner", "")
+    if owner:
+        names.append(f"owner:{owner}")
+    address = getattr(command, "address", "")
+    if address:
+        names.append(f"address:{address}")
+    return names

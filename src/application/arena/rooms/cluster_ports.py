@@ -114,8 +114,9 @@ class RoomBoard(Protocol):
         ...
 
     def hold(self, code: str) -> AbstractAsyncContextManager[None]:
-        """The room's hold across processes, for one change: waits while another holds
-        it, raises `Busy` when not had within `HOLD_WITHIN_S`. A holder that dies
+        """The room's hold across processes, for one change (or the hold of any other
+        name a change must be alone with, such as an owner's limit): waits while another
+        holds it, raises `Busy` when not had within `HOLD_WITHIN_S`. A holder that dies
         releases it after a few seconds (5 s on Redis), and so does one that keeps it
         longer: the change made under it must be short. Not reentrant: asking again for
         a hold one has waits on oneself, then `Busy`."""
