@@ -37,6 +37,7 @@ from pathlib import Path
 
 from noitu.bench.http_load import noitu_executable, running_server
 from noitu.bench.postgres_server import PostgresServer
+from noitu.bench.processes import terminate
 from noitu.bench.redis_server import RedisServer
 
 #: The event of a worker's start-up line (entrypoints/cli/arena_worker.py).
@@ -91,13 +92,7 @@ class Worker:
         return line
 
     def stop(self, timeout_s: float = WORKER_STOP_S) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        terminate(self.process, timeout_s)
 
 
 @dataclass

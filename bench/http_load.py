@@ -34,6 +34,7 @@ from noitu.bench.machine import (
     row,
     verdict,
 )
+from noitu.bench.processes import terminate
 
 
 def issue_tokens(secret: str, players: int) -> list[str]:
@@ -111,12 +112,7 @@ def running_server(
                 time.sleep(0.2)
             yield server, port
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=5)
+            terminate(server, 15)
 
 
 @contextlib.contextmanager

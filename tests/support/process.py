@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from noitu.bench.processes import terminate
 
 NOITU = str(Path(sys.executable).with_name("noitu"))
 
@@ -62,13 +63,7 @@ class ServerProcess:
     def stop(self, timeout_s: float = 10.0) -> None:
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        terminate(self.process, timeout_s)
         self._log.close()
         self.process = None
 
@@ -112,15 +107,9 @@ class WorkerProcess:
         raise AssertionError(f"no {name} in the worker's log: {self.output()}")
 
     def stop(self, timeout_s: float = 30.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        returncode = terminate(self.process, timeout_s)
         self._log.close()
-        return self.process.returncode
+        return returncode
 
     def kill(self) -> None:
         """`kill -9`: no chance to tidy anything."""
