@@ -7,7 +7,8 @@ A room made on one instance is joined on the other, played by a person through b
 instances start no bot process; a worker killed with -9 mid-match leaves no bot
 process and its match ends ABANDONED within 30 s, told to viewers with a final
 snapshot and the end, its replay what was played; a web instance killed loses nothing
-(the other answers).
+(the other answers); Redis or PostgreSQL stopped and started again: calls answer 503
+`busy` meanwhile, and a match that ended during a PostgreSQL outage is archived after.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from noitu.bench.postgres_server import MISSING_REASON as NO_POSTGRES
+from noitu.bench.postgres_server import PG_BIN, PostgresServer
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.arena_bots import BOTS, require
 from support.arena_server import ROOMS
@@ -351,6 +354,77 @@ def test_redis_stopped_and_started_again_abandons_nothing_and_play_resumes(
                 assert ended["result"]["reason"] == "SURRENDER"
             for web in (a, b):
                 assert "lost_matches_abandoned" not in web.output()
+        finally:
+            assert working.stop() == 0, working.output()
+
+
+@pytest.fixture
+def postgres_outage(env: dict[str, str]) -> Iterator[tuple[PostgresServer, dict[str, str]]]:
+    """A PostgreSQL of the test's own (it stops and starts it), and the cluster's
+    settings on it."""
+    if PG_BIN is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must test the arena's outages: {NO_POSTGRES}")
+        pytest.skip(NO_POSTGRES)
+    server = PostgresServer()
+    server.start()
+    try:
+        yield server, {**env, "NOITU_ARENA_DATABASE": server.create_database("outage")}
+    finally:
+        server.kill()
+
+
+def test_a_match_ending_on_a_worker_during_a_postgresql_outage_is_archived_after_it(
+    tmp_path: Path, postgres_outage: tuple[PostgresServer, dict[str, str]],
+    arena_probe: ProbedOnce,
+) -> None:
+    """B9 "Faults" on several machines: PostgreSQL away as a person's match ends on a
+    worker — the end is told at once, what needs the database answers 503 `busy` within
+    2 s on both instances, `/healthz` stays 200 — then back: the worker archives the
+    result and the replay, and every instance serves them."""
+    require(arena_probe.status)
+    server, env = postgres_outage
+    with webs(env, tmp_path) as (a, b):
+        working = worker(env, tmp_path, "worker-1")
+        try:
+            with httpx.Client(base_url=a.base, timeout=10) as on_a, httpx.Client(
+                base_url=b.base, timeout=10
+            ) as on_b:
+                made = post(on_a, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
+                assert made.status_code == 201, made.text
+                code = made.json()["room"]["code"]
+                until(on_a, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
+                post(on_a, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
+                post(on_a, f"/{code}/placement", {"type": "READY"}, KEY_A)
+                mover = until(on_a, code, lambda r: bool(r["legalActions"]), KEY_A)
+                moved = post(on_a, f"/{code}/actions", mover["legalActions"][0], KEY_A)
+                assert moved.status_code == 200, moved.text
+                until(on_a, code, lambda r: r["turn"] == 2 and bool(r["legalActions"]), KEY_A)
+                server.stop()
+                try:
+                    gave_up = post(on_b, f"/{code}/surrender", None, KEY_A)
+                    assert gave_up.status_code == 200, gave_up.text
+                    shown = until(on_a, code, lambda r: r["result"] is not None)
+                    assert shown["result"]["reason"] == "SURRENDER" and not shown["replayReady"]
+                    replay_url = f"/arena/api/matches/{shown['matchId']}/replay"
+                    for http in (on_a, on_b):
+                        began = time.monotonic()
+                        away = http.get(replay_url)
+                        assert time.monotonic() - began < 2.5
+                        assert away.status_code == 503 and away.json()["error"] == "busy"
+                        assert http.get("/healthz").status_code == 200
+                    time.sleep(1.5)  # a try or two more while it is away
+                finally:
+                    server.start()
+                done = until(on_b, code, lambda r: r["replayReady"], timeout_s=40)
+                assert done["result"] == shown["result"]
+                for http in (on_a, on_b):
+                    replay = http.get(replay_url)
+                    assert replay.status_code == 200, replay.text
+                    events = [json.loads(line) for line in replay.text.splitlines()]
+                    assert events[0]["event"] == "setup" and events[-1]["reason"] == "SURRENDER"
+                    # Served from the archive's record: result and replay in one write.
+                    assert [e["turn"] for e in events if e["event"] == "applied"] == [0, 1]
         finally:
             assert working.stop() == 0, working.output()
 
