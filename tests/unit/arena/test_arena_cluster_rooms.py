@@ -48,6 +48,7 @@ from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.host_match import DeskUseCase, HostMatch
 from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
+from noitu.application.arena.rooms.journaled_replay import JOURNAL_BATCH_MS
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
@@ -333,7 +334,9 @@ async def test_a_lost_match_keeps_what_was_played_in_its_replay(cluster: Cluster
     await arena.until(lambda: any(r["turn"] == 6 for r in p1.asked), "six turns played")
     card = await cluster.board.get(code)
     assert card is not None and card.match_id is not None
-    # What was played reached the journal as it happened (the flusher runs behind).
+    # What was played reached the journal as it happened (the flusher runs behind, by
+    # its batch time at most: well inside the thinking bot's clock).
+    arena.timer.advance(JOURNAL_BATCH_MS)
     for _ in range(100):
         journaled = [json.loads(e) for e in await arena.journal.events(card.match_id)]
         if sum(event["event"] == "applied" for event in journaled) == 6:
@@ -519,6 +522,7 @@ async def test_a_worker_restarted_under_its_name_ends_the_matches_its_last_life_
     await arena.until(lambda: any(r["turn"] == 3 for r in p2.asked), "three turns played")
     card = await cluster.board.get(code)
     assert card is not None and card.match_id is not None
+    arena.timer.advance(JOURNAL_BATCH_MS)
     for _ in range(100):
         if len(await arena.journal.events(card.match_id)) >= 10:  # setup + 3 x 3
             break

@@ -13,6 +13,7 @@ from noitu.adapters.arena.replay_journal import InMemoryReplayJournal
 from noitu.application.arena.records import MatchRecord, Seat
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.journaled_replay import (
+    JOURNAL_BATCH_MS,
     JOURNAL_RETRY_MS,
     JournaledReplay,
     lost_replay,
@@ -96,6 +97,9 @@ async def test_while_the_journal_is_away_events_wait_and_go_in_order_when_it_is_
                              CollectingBackground(), clock, timer)
     writer.record(applied(0))
     await settle()
+    timer.advance(JOURNAL_BATCH_MS)
+    await settle()
+    assert timer.sleeping == 0  # nothing came meanwhile: the flusher is done
     journal.down = True
     writer.record(applied(1))
     writer.record(applied(2))
@@ -111,6 +115,36 @@ async def test_while_the_journal_is_away_events_wait_and_go_in_order_when_it_is_
     assert [event["turn"] for event in await journaled(journal)] == [0, 1, 2, 3]
     journal.down = True
     await writer.forget()  # the journal away: it runs out by itself, no error
+
+
+async def test_a_fast_match_goes_in_one_append_per_batch_time_and_a_lone_move_at_once(
+    tmp_path: Path,
+) -> None:
+    """Turns recorded one after another, each after the flusher had its turn on the loop
+    (as a bot match plays them), wait for the batch time; a move after a quiet moment
+    (a person's) is appended at once."""
+    clock = FakeClock()
+    timer = FakeTimer(clock)
+    journal = FlakyJournal(clock)
+    writer = JournaledReplay(DataDirFiles(tmp_path).replay_writer(MATCH), journal, MATCH,
+                             CollectingBackground(), clock, timer)
+    for turn in range(40):  # 40 turns in 20 ms of play, a turn each half millisecond
+        writer.record(applied(turn))
+        await settle()
+        if turn % 2:
+            timer.advance(1)
+    await settle()
+    assert journal.appends == 2  # turn 0 at once, the other 39 when the batch time was up
+    assert [event["turn"] for event in await journaled(journal)] == list(range(40))
+    timer.advance(JOURNAL_BATCH_MS)
+    await settle()
+    assert journal.appends == 2 and timer.sleeping == 0  # a quiet batch time: done
+    clock.advance(5_000)  # a person thinks
+    writer.record(applied(40))
+    await settle()
+    assert journal.appends == 3  # their move is in the journal at once
+    assert [event["turn"] for event in await journaled(journal)][-1] == 40
+    await writer.forget()
 
 
 def record() -> MatchRecord:

@@ -6,10 +6,13 @@ worker died keeps what was played and ends with that `end`).
   but `sent` (`UNJOURNALED`): each request line holds the whole board, 97% of a
   replay's bytes (about 2.5 MB in a 200-turn match against 80 KB for the rest), and it
   is the server's own output, which the setup and the applied actions determine. A
-  flusher sends whatever waits in one append as soon as the one before it is done (so
-  a fast match costs a few appends a second, and a dead worker loses at most the events
-  of its last few milliseconds). With the journal away the events wait and are sent
-  when it is back. The journal is forgotten once the match is archived (`forget`),
+  flusher sends an event at once when none went in the last `JOURNAL_BATCH_MS`, and
+  otherwise whatever waits in one append when that time is up: a person's move is in
+  the journal within a round trip, and a bot match at hundreds of turns a second costs
+  about fifty appends a second instead of one a turn (which doubled a worker's Redis
+  round trips). A dead worker loses at most the events of its last `JOURNAL_BATCH_MS`
+  and a round trip. With the journal away the events wait and are sent when it is
+  back. The journal is forgotten once the match is archived (`forget`),
   never before: a worker dying between storing its replay and archiving the result
   still leaves the events to whoever abandons the match.
 - `lost_replay`: the replay of such a match, made from its journal by the process that
@@ -39,8 +42,10 @@ from noitu.application.ports import Background, Clock
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.match import Result
 
-__all__ = ["JOURNAL_RETRY_MS", "UNJOURNALED", "JournaledReplay", "lost_replay", "turns_played"]
+__all__ = ["JOURNAL_BATCH_MS", "JOURNAL_RETRY_MS", "UNJOURNALED", "JournaledReplay", "lost_replay", "turns_played"]
 
+#: The least time between two appends of one match's events (see the module).
+JOURNAL_BATCH_MS = 20
 #: How long the flusher waits before trying again while the journal is away.
 JOURNAL_RETRY_MS = 500
 #: Event kinds the local replay keeps but the journal does not (see the module).
@@ -82,8 +87,8 @@ class JournaledReplay:
             self._background.spawn(self._flush())
 
     async def _flush(self) -> None:
-        """Send what waits, batch after batch, until nothing does (then a record starts
-        another flush)."""
+        """Send what waits, then again what came meanwhile once `JOURNAL_BATCH_MS` has
+        passed, until a batch time brings nothing (then a record starts another flush)."""
         try:
             while self._waiting and not self._forgotten:
                 batch = list(self._waiting)
@@ -93,6 +98,7 @@ class JournaledReplay:
                     await self._timer.sleep_until(self._clock.now_ms() + JOURNAL_RETRY_MS)
                     continue
                 del self._waiting[: len(batch)]
+                await self._timer.sleep_until(self._clock.now_ms() + JOURNAL_BATCH_MS)
         finally:
             self._flushing = False
 
