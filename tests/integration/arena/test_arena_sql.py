@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -26,8 +27,8 @@ from noitu.application.arena.records import new_bot_id
 from noitu.application.arena.storage import StorageUnavailable
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0006: each ladder pairing names its instance).
-HEAD = "0006"
+#: The newest revision (0007: the files' blobs compressed with lz4 on PostgreSQL).
+HEAD = "0007"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -185,6 +186,44 @@ async def test_downgrade_and_upgrade_again(new_url, engines) -> None:
         assert await connection.run_sync(_tables) == {VERSION_TABLE}
     await migrations.upgrade(engine)
     assert await migrations.current_revision(engine) == HEAD
+
+
+async def test_on_postgresql_the_files_blobs_are_compressed_with_lz4(
+    database: str, url: str, engines, tmp_path: Path
+) -> None:
+    """0007: a replay stored after the migration is compressed with lz4 (pglz, the
+    default, cost the database 20 ms a replay) and reads back whole."""
+    if database != "postgresql":
+        pytest.skip("SQLite stores blobs as they are")
+    from noitu.adapters.arena.sql.files import DatabaseFiles
+    from noitu.application.arena.replay import end_event
+    from noitu.domain.arena.match import EndReason, Result
+    from support.fakes import FakeClock
+
+    engine = create_engine(url)
+    engines.append(engine)
+    async with engine.connect() as connection:
+        has_lz4 = await connection.scalar(text(
+            "SELECT 'lz4' = ANY(enumvals) FROM pg_settings"
+            " WHERE name = 'default_toast_compression'"
+        ))
+    if not has_lz4:
+        pytest.skip("this PostgreSQL was built without lz4")
+    store = DatabaseFiles(engine, tmp_path / "data", FakeClock())
+    writer = store.replay_writer("0A1B2C3D")
+    for turn in range(200):  # large enough to be compressed (past 2 KB), like a replay
+        writer.record({"event": "applied", "turn": turn, "player": "P1",
+                       "action": {"type": "PASS"}, "fight": None})
+    writer.record(end_event(Result(None, EndReason.TURN_LIMIT, 200)))
+    name = await writer.finish()
+    async with engine.connect() as connection:
+        method = await connection.scalar(
+            text("SELECT pg_column_compression(data) FROM arena_files WHERE name = :name"),
+            {"name": name},
+        )
+    assert method == "lz4"
+    lines = (await store.read_replay(name)).splitlines()
+    assert len(lines) == 201 and b'"turn":199' in lines[199]
 
 
 # --- SQLite specifics, URLs and records -----------------------------------------------

@@ -17,7 +17,8 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   replay as its JSON Lines. `bot_id` is set for a bot's files only; `digest` (SHA-256 of
   `data`) tells a machine's cached copy from a newer one; `size` is `data`'s length.
   Not referenced by the bots' rows: files a crash left without a row are found and
-  removed at start-up, as in a data directory.
+  removed at start-up, as in a data directory. On PostgreSQL `data` is compressed
+  with lz4 where the server has it (0007: pglz cost 20 ms a replay).
 - `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
   the rated results (the whole history), every rated bot's standing with the one-row
   `ladder_state` saying which result they are folded through, the live pairings with
