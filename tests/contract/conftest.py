@@ -6,10 +6,11 @@ before each test. The tests that need it skip only when `redis-server` is not in
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,19 @@ def rules() -> TurnClock:
 @pytest.fixture(params=ADAPTERS)
 def kind(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+@pytest.fixture
+def elapse(kind: str, clock: FakeClock) -> Callable[[int], Awaitable[None]]:
+    """Let `ms` pass: the fake clock for memory, real time for Redis (its own clock)."""
+
+    async def wait(ms: int) -> None:
+        if kind == "memory":
+            clock.advance(ms)
+        else:
+            await asyncio.sleep(ms / 1000)
+
+    return wait
 
 
 @pytest.fixture

@@ -4,8 +4,7 @@ Redis, the worker that appends and the process that reads are separate clients."
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -38,17 +37,6 @@ def journals(kind: str, clock: FakeClock, request: pytest.FixtureRequest) -> Cal
         return lambda: RedisReplayJournal(links(), **options)
 
     return make
-
-
-@pytest.fixture
-def elapse(kind: str, clock: FakeClock) -> Callable[[int], Awaitable[None]]:
-    async def wait(ms: int) -> None:
-        if kind == "memory":
-            clock.advance(ms)
-        else:
-            await asyncio.sleep(ms / 1000)
-
-    return wait
 
 
 async def test_events_come_back_in_the_order_they_were_appended(journals) -> None:

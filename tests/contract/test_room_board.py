@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -42,19 +42,6 @@ def cluster(kind: str, clock: FakeClock, request: pytest.FixtureRequest) -> Call
         return lambda: RedisRoomBoard(links(), **options)
 
     return make
-
-
-@pytest.fixture
-def elapse(kind: str, clock: FakeClock) -> Callable[[int], Awaitable[None]]:
-    """Let `ms` pass: the fake clock for memory, real time for Redis (its own clock)."""
-
-    async def wait(ms: int) -> None:
-        if kind == "memory":
-            clock.advance(ms)
-        else:
-            await asyncio.sleep(ms / 1000)
-
-    return wait
 
 
 async def test_a_card_comes_back_with_every_field(cluster) -> None:

@@ -28,10 +28,10 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from noitu.bench.postgres_server import MISSING_REASON as NO_POSTGRES
-from noitu.bench.postgres_server import PG_BIN, PostgresServer
+from noitu.bench.postgres_server import PostgresServer
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.arena_bots import BOTS, require
+from support.arena_databases import require_postgres
 from support.arena_server import ROOMS
 from support.arena_store import ProbedOnce
 from support.process import ServerProcess, WorkerProcess
@@ -111,6 +111,26 @@ def until(http: httpx.Client, code: str, test, key: str | None = None, timeout_s
             return shown
         assert time.monotonic() < deadline, shown
         time.sleep(0.05)
+
+
+def person_against_random(http: httpx.Client, moves: int = 0) -> str:
+    """A room of KEY_A's person against the random bot, placed and ready, after the
+    person's first `moves` moves (the bot answering each): its code. The person has a
+    legal action when it returns."""
+    made = post(http, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
+    assert made.status_code == 201, made.text
+    code = made.json()["room"]["code"]
+    until(http, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
+    post(http, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
+    post(http, f"/{code}/placement", {"type": "READY"}, KEY_A)
+    for move in range(moves):
+        mover = until(http, code, lambda r: bool(r["legalActions"]), KEY_A)
+        moved = post(http, f"/{code}/actions", mover["legalActions"][0], KEY_A)
+        assert moved.status_code == 200, moved.text
+        # The bot answers; then it is the person's turn again.
+        turn = 2 * (move + 1)
+        until(http, code, lambda r, turn=turn: r["turn"] == turn and bool(r["legalActions"]), KEY_A)
+    return code
 
 
 def bot_processes_of(pid: int) -> list[int]:
@@ -224,17 +244,7 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
         doomed = worker(env, tmp_path, "worker-doomed")
         try:
             with httpx.Client(base_url=b.base, timeout=10) as on_b:
-                made = post(on_b, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
-                assert made.status_code == 201, made.text
-                code = made.json()["room"]["code"]
-                until(on_b, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
-                post(on_b, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
-                post(on_b, f"/{code}/placement", {"type": "READY"}, KEY_A)
-                mover = until(on_b, code, lambda r: bool(r["legalActions"]), KEY_A)
-                moved = post(on_b, f"/{code}/actions", mover["legalActions"][0], KEY_A)
-                assert moved.status_code == 200, moved.text
-                # The bot answers; then it is the person's turn again (turn 2).
-                until(on_b, code, lambda r: r["turn"] == 2 and bool(r["legalActions"]), KEY_A)
+                code = person_against_random(on_b, moves=1)  # at turn 2
                 bots = bot_processes_of(doomed.process.pid)
                 assert bots, "the worker runs the built-in bot"
                 before = bwrap_processes()
@@ -320,12 +330,7 @@ def test_redis_stopped_and_started_again_abandons_nothing_and_play_resumes(
         working = worker(env, tmp_path, "worker-1")
         try:
             with httpx.Client(base_url=a.base, timeout=10) as on_a:
-                made = post(on_a, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
-                assert made.status_code == 201, made.text
-                code = made.json()["room"]["code"]
-                until(on_a, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
-                post(on_a, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
-                post(on_a, f"/{code}/placement", {"type": "READY"}, KEY_A)
+                code = person_against_random(on_a)
                 before = until(on_a, code, lambda r: bool(r["legalActions"]), KEY_A)
                 redis_server.stop(save=True)
                 try:
@@ -362,10 +367,7 @@ def test_redis_stopped_and_started_again_abandons_nothing_and_play_resumes(
 def postgres_outage(env: dict[str, str]) -> Iterator[tuple[PostgresServer, dict[str, str]]]:
     """A PostgreSQL of the test's own (it stops and starts it), and the cluster's
     settings on it."""
-    if PG_BIN is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must test the arena's outages: {NO_POSTGRES}")
-        pytest.skip(NO_POSTGRES)
+    require_postgres("the arena's outages")
     server = PostgresServer()
     server.start()
     try:
@@ -390,16 +392,7 @@ def test_a_match_ending_on_a_worker_during_a_postgresql_outage_is_archived_after
             with httpx.Client(base_url=a.base, timeout=10) as on_a, httpx.Client(
                 base_url=b.base, timeout=10
             ) as on_b:
-                made = post(on_a, "", {"seat": PERSON, "opponent": RANDOM}, KEY_A)
-                assert made.status_code == 201, made.text
-                code = made.json()["room"]["code"]
-                until(on_a, code, lambda r: r["placementDeadlineMs"] is not None, KEY_A)
-                post(on_a, f"/{code}/placement", {"type": "RANDOM_PLACEMENT"}, KEY_A)
-                post(on_a, f"/{code}/placement", {"type": "READY"}, KEY_A)
-                mover = until(on_a, code, lambda r: bool(r["legalActions"]), KEY_A)
-                moved = post(on_a, f"/{code}/actions", mover["legalActions"][0], KEY_A)
-                assert moved.status_code == 200, moved.text
-                until(on_a, code, lambda r: r["turn"] == 2 and bool(r["legalActions"]), KEY_A)
+                code = person_against_random(on_a, moves=1)  # at turn 2
                 server.stop()
                 try:
                     gave_up = post(on_b, f"/{code}/surrender", None, KEY_A)

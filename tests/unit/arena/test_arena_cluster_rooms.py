@@ -32,7 +32,7 @@ from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
-from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS
+from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.forward_room_call import (
     ACT,
@@ -322,26 +322,39 @@ def playing_until(turn: int):
     return lambda request: first_legal(request) if request["turn"] < turn else None
 
 
-async def test_a_lost_match_keeps_what_was_played_in_its_replay(cluster: Cluster) -> None:
-    a, b = cluster.webs
+async def played_until(
+    cluster: Cluster, turns: int
+) -> tuple[str, RoomCard, asyncio.Task, list[dict]]:
+    """A match of two scripted built-in bots on the cluster's worker, its first `turns`
+    turns played (then a bot thinks for ever) and in the journal: the room's code, its
+    card, the worker's task and what the journal holds."""
     arena = cluster.arena
-    p1, p2 = ScriptedBot(playing_until(6)), ScriptedBot(playing_until(6))
-    arena.launcher.script("strong", p1)
-    arena.launcher.script("tactical", p2)
-    made = await a.create(CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical")))
-    code = made.code
-    hosting = cluster.run(code)
-    await arena.until(lambda: any(r["turn"] == 6 for r in p1.asked), "six turns played")
-    card = await cluster.board.get(code)
+    bots = ScriptedBot(playing_until(turns)), ScriptedBot(playing_until(turns))
+    arena.launcher.script("strong", bots[0])
+    arena.launcher.script("tactical", bots[1])
+    made = await cluster.webs[0].create(
+        CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical"))
+    )
+    hosting = cluster.run(made.code)
+    thinking = bots[turns % 2]  # P1 answers the even turns
+    await arena.until(lambda: any(r["turn"] == turns for r in thinking.asked), "turns played")
+    card = await cluster.board.get(made.code)
     assert card is not None and card.match_id is not None
     # What was played reached the journal as it happened (the flusher runs behind, by
     # its batch time at most: well inside the thinking bot's clock).
     arena.timer.advance(JOURNAL_BATCH_MS)
     for _ in range(100):
         journaled = [json.loads(e) for e in await arena.journal.events(card.match_id)]
-        if sum(event["event"] == "applied" for event in journaled) == 6:
+        if sum(event["event"] == "applied" for event in journaled) == turns:
             break
         await asyncio.sleep(0.005)
+    return made.code, card, hosting, journaled
+
+
+async def test_a_lost_match_keeps_what_was_played_in_its_replay(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    arena = cluster.arena
+    code, card, hosting, journaled = await played_until(cluster, 6)
     assert journaled[0]["event"] == "setup"
     await cluster.board.beat("worker-1", WORKER_TTL_MS)  # then it dies: no more beats
     await b.lost()
@@ -511,22 +524,9 @@ async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
 async def test_a_worker_restarted_under_its_name_ends_the_matches_its_last_life_left(
     cluster: Cluster,
 ) -> None:
-    a, b = cluster.webs
+    b = cluster.webs[1]
     arena = cluster.arena
-    p1, p2 = ScriptedBot(playing_until(3)), ScriptedBot(playing_until(3))
-    arena.launcher.script("strong", p1)
-    arena.launcher.script("tactical", p2)
-    made = await a.create(CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical")))
-    code = made.code
-    hosting = cluster.run(code)
-    await arena.until(lambda: any(r["turn"] == 3 for r in p2.asked), "three turns played")
-    card = await cluster.board.get(code)
-    assert card is not None and card.match_id is not None
-    arena.timer.advance(JOURNAL_BATCH_MS)
-    for _ in range(100):
-        if len(await arena.journal.events(card.match_id)) >= 10:  # setup + 3 x 3
-            break
-        await asyncio.sleep(0.005)
+    code, card, hosting, _ = await played_until(cluster, 3)
     watching = await b.watch(GetRoomCommand(code))
     await anext(watching)
     # Its new life beats at once under the same name: the pass never judges it...

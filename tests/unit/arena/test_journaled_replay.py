@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.replay_journal import InMemoryReplayJournal
@@ -61,14 +64,33 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-async def test_events_reach_the_journal_in_order_and_the_local_replay_is_whole(
-    tmp_path: Path,
-) -> None:
+@dataclass
+class Writing:
+    """A worker's `JournaledReplay` of MATCH on fakes: the clock, its timer, the flaky
+    journal and the data directory the local replay goes to."""
+
+    clock: FakeClock
+    timer: FakeTimer
+    journal: FlakyJournal
+    files: DataDirFiles
+    writer: JournaledReplay
+
+
+@pytest.fixture
+def writing(tmp_path: Path) -> Writing:
     clock = FakeClock()
+    timer = FakeTimer(clock)
     journal = FlakyJournal(clock)
     files = DataDirFiles(tmp_path)
     writer = JournaledReplay(files.replay_writer(MATCH), journal, MATCH,
-                             CollectingBackground(), clock, FakeTimer(clock))
+                             CollectingBackground(), clock, timer)
+    return Writing(clock, timer, journal, files, writer)
+
+
+async def test_events_reach_the_journal_in_order_and_the_local_replay_is_whole(
+    writing: Writing,
+) -> None:
+    journal, files, writer = writing.journal, writing.files, writing.writer
     writer.record({"event": "setup", "matchId": MATCH})
     for turn in range(5):  # recorded at once: they go in one or two appends
         writer.record({"event": "sent", "player": "P1", "sequence": turn, "line": "{}"})
@@ -88,13 +110,9 @@ async def test_events_reach_the_journal_in_order_and_the_local_replay_is_whole(
 
 
 async def test_while_the_journal_is_away_events_wait_and_go_in_order_when_it_is_back(
-    tmp_path: Path,
+    writing: Writing,
 ) -> None:
-    clock = FakeClock()
-    timer = FakeTimer(clock)
-    journal = FlakyJournal(clock)
-    writer = JournaledReplay(DataDirFiles(tmp_path).replay_writer(MATCH), journal, MATCH,
-                             CollectingBackground(), clock, timer)
+    timer, journal, writer = writing.timer, writing.journal, writing.writer
     writer.record(applied(0))
     await settle()
     timer.advance(JOURNAL_BATCH_MS)
@@ -118,16 +136,12 @@ async def test_while_the_journal_is_away_events_wait_and_go_in_order_when_it_is_
 
 
 async def test_a_fast_match_goes_in_one_append_per_batch_time_and_a_lone_move_at_once(
-    tmp_path: Path,
+    writing: Writing,
 ) -> None:
     """Turns recorded one after another, each after the flusher had its turn on the loop
     (as a bot match plays them), wait for the batch time; a move after a quiet moment
     (a person's) is appended at once."""
-    clock = FakeClock()
-    timer = FakeTimer(clock)
-    journal = FlakyJournal(clock)
-    writer = JournaledReplay(DataDirFiles(tmp_path).replay_writer(MATCH), journal, MATCH,
-                             CollectingBackground(), clock, timer)
+    clock, timer, journal, writer = writing.clock, writing.timer, writing.journal, writing.writer
     for turn in range(40):  # 40 turns in 20 ms of play, a turn each half millisecond
         writer.record(applied(turn))
         await settle()
