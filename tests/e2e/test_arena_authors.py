@@ -89,6 +89,7 @@ def test_a_suspended_bot_and_the_owner_key_moved_to_another_device(
     permissions = ["clipboard-read", "clipboard-write"]
     page = arena(open_page, server, SMALL_PHONE, permissions=permissions)
     page.open_home()
+    expect(page.page.get_by_test_id("ladder-guide-link")).to_have_attribute("href", "/bot-guide.html#xep-hang")
     expect(page.by_id("owner-key-none")).to_be_visible()
     expect(page.by_id("owner-key-have")).to_be_hidden()
     verdict = page.upload(MINIMAL_BOT, name="Bot hay lỗi")
