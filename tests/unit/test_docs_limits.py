@@ -46,11 +46,13 @@ LIMITS |= {
 }
 
 #: Figures both documents derive from the limits: where a new bot starts on the table
-#: (μ − 3σ of the first rating), and the search budget they advise — at most half the
-#: reply limit, since a budget measured on the bot's own clock overshoots on a loaded
-#: server (issue 30: a 700 ms budget showed a p99 of 963 ms).
+#: (μ − 3σ of the first rating); the most failures in a row a suspended bot shows (the
+#: pairing's other match still runs and is rated); and the search budget they advise —
+#: at most half the reply limit, since a budget measured on the bot's own clock
+#: overshoots on a loaded server (issue 30: a 700 ms budget showed a p99 of 963 ms).
 LIMITS |= {
     "first_ordinal": LIMITS["rating_mu"] - LIMITS["ordinal_sigmas"] * LIMITS["rating_sigma"],
+    "failures_when_suspended": LIMITS["failures_to_suspend"] + LIMITS["pairing_matches"] - 1,
     "search_budget_s": LIMITS["reply_s"] / 2,
 }
 
