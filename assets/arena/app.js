@@ -15,6 +15,7 @@
  *   js/config.js     what the server owns and the page shows (GET /arena/api/config)
  *   js/confirm.js    the inline "are you sure?"
  *   js/bots.js       my bots and the public bots
+ *   js/ownerkey.js   the owner key: shown on asking, copied, pasted from another device
  *   js/seats.js      the menus of what sits in a seat
  *   js/upload.js     the upload form and the build's verdict
  *   js/lobby.js      open and live rooms, create, join by code
@@ -52,8 +53,11 @@
  * #replay-play, #replay-prev, #replay-next, #replay-download, #surrender-button,
  * [data-testid=confirm-yes], #leave-button; #ladder > li[data-bot-id][data-suspended]
  * (a > the bot's page), #ladder-empty, #live-rooms > li[data-ladder]; #my-bots >
- * li[data-ranked] [data-testid=rank-bot]; #view-bot[data-bot-id][data-ranked][data-owner],
- * #bot-name, #bot-rank, #bot-meta, #bot-suspended, [data-testid=resume-bot],
+ * li[data-ranked][data-suspended] [data-testid=rank-bot]; #owner-key-none,
+ * #owner-key-have, #owner-key-text[data-masked], #owner-key-show, #owner-key-copy,
+ * #owner-key-input, #owner-key-use, #owner-key-status, #owner-key-error;
+ * #view-bot[data-bot-id][data-ranked][data-owner],
+ * #bot-name, #bot-rank, #bot-meta, #bot-suspended (#bot-suspended-owner), [data-testid=resume-bot],
  * [data-testid=unrank-bot], #rating-chart ([data-testid=rating-svg][data-points]),
  * #rating-note, #bot-figures, #bot-failures-group, #bot-failures, #history >
  * li[data-match-id][data-result] ([data-testid=history-replay]), #history-empty,
@@ -64,10 +68,11 @@ import { hideNetworkError, retryPressed } from "/kernel/js/banner.js";
 import { $ } from "/kernel/js/dom.js";
 import { getText } from "./js/api.js";
 import { closeBotPage, initBotPage, openBotPage } from "./js/botpage.js";
-import { loadBots, onBotsChange } from "./js/bots.js";
+import { loadBots, onBotsChange, redrawBots } from "./js/bots.js";
 import { loadConfig, onConfig } from "./js/config.js";
-import { initLadder, loadLadder } from "./js/ladder.js";
+import { initLadder, loadLadder, onLadderChange } from "./js/ladder.js";
 import { createRoom, initLobby, joinTyped, normalizeCode, startLobby, stopLobby, watchTyped } from "./js/lobby.js";
+import { initOwnerKey } from "./js/ownerkey.js";
 import { closeRoom, initRoom, openReplayFile, openRoom, roomVisible } from "./js/room.js";
 import { parseReplay } from "./js/replay.js";
 import { initReplayFile } from "./js/replayfile.js";
@@ -201,6 +206,7 @@ function wire() {
     showHome(true);
   });
   onBotsChange(fillAllSeatMenus);
+  onLadderChange(redrawBots);
   onConfig(fillAllSeatMenus);
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
@@ -218,6 +224,7 @@ function boot() {
   initReplayFile(showReplayFile);
   initLadder((botId) => showBot(botId, true));
   initBotPage((matchId) => showMatch(matchId, true));
+  initOwnerKey();
   wire();
   fillAllSeatMenus();
   loadConfig();

@@ -11,6 +11,11 @@ có điểm cao nhất. Nó chỉ nhìn trước MỘT nước của chính mìn
 Bạn có thể thay evaluate()/choose_action() bằng chiến thuật mạnh hơn
 (minimax, alpha-beta, bảng trạng thái đã gặp, tìm kiếm có giới hạn thời gian...),
 nhưng hãy giữ nguyên vòng lặp đọc/ghi ở cuối file.
+
+Tìm kiếm thì dừng chậm nhất sau 1 giây, đo từ lúc đọc xong dòng yêu cầu, và luôn
+giữ sẵn một nước dự phòng. Giới hạn 2 giây là đồng hồ của server, tính cả lúc bot
+phải chờ CPU (bot chỉ có nửa CPU) và lúc server bận, nên thời gian bot tự đo luôn
+ít hơn thời gian server đo. Xem mục «Thời gian và giới hạn» của /bot-guide.html.
 """
 
 import json

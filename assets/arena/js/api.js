@@ -14,9 +14,10 @@ import { ownerKey, rememberOwnerKey } from "./storage.js";
 export const API = "/arena/api";
 const UPLOAD_TIMEOUT_MS = 120000;
 
-function headers(extra) {
+// `key`: the owner key to send instead of the page's own (a pasted one, tried first).
+function headers(extra, key) {
   const all = { "Accept": "application/json" };
-  const key = ownerKey();
+  key = key === undefined ? ownerKey() : key;
   if (key) {
     all["X-Owner-Key"] = key;
   }
@@ -38,10 +39,10 @@ function settle(status, ok, text) {
   throw failure(status, data);
 }
 
-function send(method, path, body, asText) {
+function send(method, path, body, asText, key) {
   const init = {
     method: method,
-    headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }),
+    headers: headers(body === undefined ? {} : { "Content-Type": "application/json" }, key),
     cache: "no-store",
     credentials: "same-origin"
   };
@@ -63,6 +64,8 @@ export const putJson = (path) => send("PUT", path);
 export const remove = (path) => send("DELETE", path);
 export const getText = (path) => send("GET", path, undefined, "text");
 export const getBlob = (path) => send("GET", path, undefined, "blob");
+// A GET as the owner of `key` (not the page's own key), e.g. the bots of a pasted key.
+export const getJsonAs = (path, key) => send("GET", path, undefined, undefined, key);
 
 // Uploads a bot (multipart: `file`, optional `name`) with XMLHttpRequest, whose upload
 // events give the progress: onProgress(fraction from 0 to 1).

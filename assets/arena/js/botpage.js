@@ -79,6 +79,9 @@ function drawActions(botId) {
   clear(actions);
   const owner = isMine(botId);
   $("bot-suspended").hidden = !(row && row.suspended);
+  // The owner is told what to do: the code of an uploaded bot cannot change.
+  $("bot-suspended-all").hidden = owner;
+  $("bot-suspended-owner").hidden = !owner;
   if (owner && row && row.suspended) {
     const resume = button(T.resume, "btn-small btn-primary", "resume-bot");
     resume.addEventListener("click", () => act(postJson("/ladder/bots/" + path(botId) + "/resume")));

@@ -2,7 +2,8 @@
  * bots.js — "Bot của tôi" (list, public/private, download the source, delete), the
  * bots whose build failed in a group of their own (with the compiler's messages), and
  * the public bots of others. Keeps both lists; onBotsChange(listener) runs after each
- * load (the seat menus are built from them).
+ * load (the seat menus are built from them). A bot of mine on the ladder shows
+ * "đang xếp hạng", or "tạm dừng" once the ladder suspended it (from the table's rows).
  */
 
 import { ApiError, errorText } from "/kernel/js/api.js";
@@ -78,15 +79,24 @@ function myBotItem(bot) {
   item.setAttribute("data-build", bot.build);
   const head = el("div", "bot-head");
   head.appendChild(bot.build === "ok" ? botLink(bot.id, bot.name, "bot-name") : el("span", "bot-name", bot.name));
-  const badge = el("span", "badge badge-" + bot.build, bot.build === "ok" ? T.buildOkBadge : T.buildFailedBadge);
-  head.appendChild(badge);
   const ranked = ladderRow(bot.id);
+  const suspended = Boolean(ranked && ranked.suspended);
   item.setAttribute("data-ranked", ranked ? "true" : "false");
-  if (ranked) {
-    head.appendChild(el("span", "badge badge-ranked", T.ranked));
+  item.setAttribute("data-suspended", suspended ? "true" : "false");
+  if (suspended) {
+    // Built, but the ladder stopped pairing it: "chạy được" would say the opposite.
+    head.appendChild(el("span", "badge badge-suspended", T.suspended));
+  } else {
+    head.appendChild(el("span", "badge badge-" + bot.build, bot.build === "ok" ? T.buildOkBadge : T.buildFailedBadge));
+    if (ranked) {
+      head.appendChild(el("span", "badge badge-ranked", T.ranked));
+    }
   }
   item.appendChild(head);
   item.appendChild(el("p", "bot-meta muted small", describe(bot) + " · " + (bot.public ? T.public : T.private)));
+  if (suspended) {
+    item.appendChild(el("p", "small suspended-note", T.suspendedMine));
+  }
   if (bot.build !== "ok" && bot.buildMessages) {
     const details = el("details", "bot-messages");
     details.appendChild(el("summary", "", T.compilerMessages));
@@ -129,6 +139,11 @@ function publicBotItem(bot) {
   item.appendChild(head);
   item.appendChild(el("p", "bot-meta muted small", languageTitle(bot.language)));
   return item;
+}
+
+// Draws both lists again from what was loaded last (the ladder's table changed).
+export function redrawBots() {
+  render();
 }
 
 function render() {

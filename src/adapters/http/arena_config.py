@@ -3,7 +3,8 @@ from their one home in the server so the page never keeps a copy: the built-in b
 names (`adapters/arena/builtin.py`), the languages a bot may be written in
 (`application/arena/languages.py`) and every figure an author meets — the match clock
 (`application/arena/match_clock.py`), the per-owner limits
-(`application/arena/limits.py`), a bot's and a build's sandbox (`adapters/arena`).
+(`application/arena/limits.py`), a bot's and a build's sandbox (`adapters/arena`),
+the ladder's rules and rating (`domain/arena/ladder`).
 
 The figures are keyed by the names BOT-UPLOAD.md and the guide mark them with
 (`<span data-limit="NAME">`), in the unit the name ends with; the page marks its own
@@ -27,9 +28,14 @@ from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena import limits
+from noitu.application.arena.bot_matches import STDERR_KEPT_MS
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS, STDERR_TAIL_BYTES
+from noitu.domain.arena.ladder.members import FAILURES_TO_SUSPEND, MAX_RANKED_PER_OWNER
+from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING
+from noitu.domain.arena.ladder.rating import FIRST_RATING, ORDINAL_SIGMAS
+from noitu.domain.arena.ladder.scheduling import NEAREST
 from noitu.domain.arena.match import FIRST_SEQUENCE_BETWEEN_BOTS
 
 CACHE = "public, max-age=300"
@@ -88,6 +94,15 @@ def author_figures() -> dict[str, Figure]:
         "jar_entries": limits.MAX_JAR_ENTRIES,
         # the protocol (B1)
         "first_sequence": FIRST_SEQUENCE_BETWEEN_BOTS,
+        # the ladder (B8)
+        "ranked_per_owner": MAX_RANKED_PER_OWNER,
+        "failures_to_suspend": FAILURES_TO_SUSPEND,
+        "pairing_matches": MATCHES_PER_PAIRING,
+        "ladder_nearest": NEAREST,
+        "rating_mu": FIRST_RATING.mu,
+        "rating_sigma": FIRST_RATING.sigma,
+        "ordinal_sigmas": ORDINAL_SIGMAS,
+        "stderr_days": STDERR_KEPT_MS / 86_400_000,
     }
     return {name: _figure(value) for name, value in figures.items()}
 

@@ -10,6 +10,9 @@ A failing verdict carries the last bytes the bot wrote to stderr (a crash's trac
 A single request that gets no reply line at all (TIMEOUT) ends the check at once with
 what to look at: such a bot would only time out again on every later request, 25 s
 each.
+
+Progress: `on_start` hears of each case as it starts (a whole match can take tens of
+seconds, and the author should not stare at a silent terminal), `on_verdict` as it ends.
 """
 
 from __future__ import annotations
@@ -38,6 +41,19 @@ SILENT_HINT = (
 )
 SKIPPED = "Các bài còn lại đã được bỏ qua."
 
+
+
+@dataclass(frozen=True, slots=True)
+class CaseStart:
+    """A case about to run: its name (as its verdict will say it) and, for a whole
+    match, the most turns it can last (None for a single request)."""
+
+    case: str
+    turns: int | None = None
+
+
+def match_case(side: Side) -> str:
+    return f"Cả một trận với bot random, bot là {side.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,16 +120,19 @@ class CheckBot:
         opponent: Artefact,
         *,
         turn_limit: int = DEFAULT_TURN_LIMIT,
+        on_start: Callable[[CaseStart], None] = lambda _: None,
         on_verdict: Callable[[Verdict], None] = lambda _: None,
     ) -> list[Verdict]:
         verdicts: list[Verdict] = []
         for case, request in fixtures():
+            on_start(CaseStart(case))
             verdict = await self._one_request(case, bot, request)
             verdicts.append(verdict)
             on_verdict(verdict)
             if verdict.code is FailureCode.TIMEOUT:
                 return verdicts  # silent: every later request would wait as long
         for side in (Side.P1, Side.P2):
+            on_start(CaseStart(match_case(side), turn_limit))
             verdict = await self._whole_match(side, bot, opponent, turn_limit)
             verdicts.append(verdict)
             on_verdict(verdict)
@@ -145,7 +164,7 @@ class CheckBot:
         command = MatchCommand(CHECK_MATCH_ID, CHECK_SEED, seats, turn_limit)
         outcome = await RunMatch(self._launcher, self._timing)(command, _Discard())
         result = outcome.result
-        case = f"Cả một trận với bot random, bot là {side.value}"
+        case = match_case(side)
         failure = result.failure
         if failure is not None and failure.side is side:
             stderr = outcome.stderr[side.number]

@@ -42,7 +42,7 @@ from noitu.adapters.arena.build_cache import CachedBuilder
 from noitu.adapters.arena.builtin import BuiltinBots, BuiltinUnavailable
 from noitu.adapters.arena.languages import accepted_suffixes, language_for
 from noitu.adapters.arena.replay_file import ReplayFile
-from noitu.application.arena.check_bot import SILENT_HINT, Verdict, all_passed
+from noitu.application.arena.check_bot import SILENT_HINT, CaseStart, Verdict, all_passed
 from noitu.application.arena.ladder.errors import LadderBusy
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand, RebuiltLadder
 from noitu.application.arena.play_series import Game, PlaySeries, SeriesBot, SeriesCommand
@@ -54,12 +54,12 @@ from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
 from noitu.entrypoints.cli.arena_view import (
+    CheckProgress,
     MatchProgress,
     SeriesProgress,
     StderrView,
     indented,
     print_series,
-    print_verdict,
     result_text,
     say,
 )
@@ -68,6 +68,8 @@ from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 BUILTIN_PREFIX = "builtin:"
+#: The check's first case: the bot built (compiled, or checked) as the server would.
+BUILD_CASE = "Biên dịch / kiểm tra tệp"
 NO_SANDBOX_WARNING = (
     "--no-sandbox: bot chạy KHÔNG có sandbox (không giới hạn, toàn quyền trên máy này)."
     " Chỉ dùng cho tệp của chính bạn."
@@ -341,14 +343,17 @@ async def run_check(args: argparse.Namespace) -> bool:
     async with _session(args.no_sandbox, build_cache=True) as run:
         _check_runner(run.container, [spec], args.no_sandbox)
         with tempfile.TemporaryDirectory(prefix="noitu-arena-check-") as work:
+            progress = CheckProgress()
+            progress.started(CaseStart(BUILD_CASE))
             bot = await _artefact(run, spec, Path(work) / "bot")
             if isinstance(bot, ProcessFailure):
-                print_verdict(Verdict("Biên dịch / kiểm tra tệp", False, None, f"{bot.code.value}: {bot.detail}"))
+                progress.ended(Verdict(BUILD_CASE, False, None, f"{bot.code.value}: {bot.detail}"))
                 return False
-            print_verdict(Verdict("Biên dịch / kiểm tra tệp", True, None, spec.path.name))
+            progress.ended(Verdict(BUILD_CASE, True, None, spec.path.name))
             opponent = await run.container.builtin_bots().artefact("random")
             verdicts = await run.container.check_bot()(
-                bot, opponent, turn_limit=args.turn_limit, on_verdict=print_verdict
+                bot, opponent, turn_limit=args.turn_limit,
+                on_start=progress.started, on_verdict=progress.ended,
             )
     return all_passed(verdicts)
 

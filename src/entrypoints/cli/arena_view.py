@@ -9,13 +9,14 @@ stdout (the last JSON line, and a series' summary above it).
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TextIO
 
 from tqdm import tqdm
 
-from noitu.application.arena.check_bot import Verdict
+from noitu.application.arena.check_bot import CaseStart, Verdict
 from noitu.application.arena.play_series import OUTCOMES, Game, GameResult, SeriesResult
 from noitu.application.arena.replay import Event, MatchEvents
 from noitu.domain.arena.board import SIDES, Side
@@ -149,10 +150,17 @@ class StderrView:
             file.close()
 
 
-def print_verdict(verdict: Verdict) -> None:
+def seconds_text(seconds: float) -> str:
+    """A duration as a Vietnamese reader writes it: "0,3 giây", "12,8 giây"."""
+    return f"{seconds:.1f}".replace(".", ",") + " giây"
+
+
+def print_verdict(verdict: Verdict, seconds: float | None = None) -> None:
+    """A case's verdict on stdout (with how long the case took, when known)."""
     mark = "ĐẠT  " if verdict.ok else "LỖI  "
     code = f"{verdict.code.value}: " if verdict.code else ""
-    lines = [f"{mark}{verdict.case} — {code}{verdict.detail}"]
+    took = "" if seconds is None else f" · {seconds_text(seconds)}"
+    lines = [f"{mark}{verdict.case} — {code}{verdict.detail}{took}"]
     if not verdict.ok and verdict.code is not None:
         if verdict.stderr:
             lines.append(f"    stderr của bot ({SHOWN_STDERR_BYTES // 1024} KiB cuối):")
@@ -162,6 +170,24 @@ def print_verdict(verdict: Verdict) -> None:
     if verdict.hint:
         lines.append(f"    → {verdict.hint}")
     print("\n".join(lines), flush=True)
+
+
+class CheckProgress:
+    """`noitu arena check` as it goes: a line on stderr as each case starts (a whole
+    match says how many turns it may last), then the case's verdict on stdout with the
+    time it took. stdout keeps one line a case, for a script to read."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._started = clock()
+
+    def started(self, start: CaseStart) -> None:
+        self._started = self._clock()
+        limit = "" if start.turns is None else f" (tối đa {start.turns} lượt)"
+        print(f"CHẠY {start.case}{limit}…", file=sys.stderr, flush=True)
+
+    def ended(self, verdict: Verdict) -> None:
+        print_verdict(verdict, self._clock() - self._started)
 
 
 class SeriesProgress:

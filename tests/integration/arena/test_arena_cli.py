@@ -114,6 +114,10 @@ def test_check_passes_the_sample_and_names_each_failure_of_a_bad_bot():
     assert good.returncode == 0, good.stdout + good.stderr
     lines = good.stdout.strip().splitlines()
     assert len(lines) == 12 and all(line.startswith("ĐẠT") for line in lines[:-1])
+    # Progress: each case said on stderr as it starts, and its time in its verdict.
+    started = [line for line in good.stderr.splitlines() if line.startswith("CHẠY ")]
+    assert len(started) == 11 and started[-1].endswith("bot là P2 (tối đa 20 lượt)…"), good.stderr
+    assert all(re.search(r" · \d+,\d giây$", line) for line in lines[:-1]), lines
 
     # A bot that answers one request and exits passes every single request and fails
     # both whole matches on its second turn.

@@ -4,6 +4,7 @@ bot's stderr."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -78,3 +79,62 @@ async def test_every_failing_request_keeps_the_bots_stderr_and_the_check_goes_on
     assert len(single) == len(fixtures()) and not any(v.ok for v in single)
     assert all(v.code is FailureCode.BAD_JSON and "stderr" in v.detail for v in single)
     assert all(v.stderr == b"Traceback: boom\n" and not v.hint for v in single)
+
+
+class Answering:
+    """A bot that answers every request with its first legal action, and never fails
+    while the other side thinks."""
+
+    def __init__(self, log: list[tuple]) -> None:
+        self.log = log
+
+    async def ask(self, line: str, timeout_s: float) -> Reply:
+        request = json.loads(line)
+        reply = {"type": "ACTION", "sequence": request["sequence"], "action": request["legalActions"][0]}
+        return Reply(json.dumps(reply).encode(), 2)
+
+    async def failure(self) -> ProcessFailure:
+        await asyncio.Event().wait()  # never: this bot does not fail
+        raise AssertionError("unreachable")
+
+    def pending_failure(self) -> ProcessFailure | None:
+        return None
+
+    def stderr_tail(self) -> bytes:
+        return b""
+
+    def on_stderr(self, listener) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_each_case_is_told_as_it_starts_before_it_runs_and_as_it_ends():
+    """`noitu arena check` prints a line as each case starts: a whole match takes many
+    seconds, during which nothing else would show (issue 30)."""
+    log: list[tuple] = []
+
+    class Recording:
+        async def launch(self, artefact: Artefact) -> Answering:
+            log.append(("launch",))
+            return Answering(log)
+
+    verdicts = await CheckBot(Recording())(
+        BOT, RANDOM, turn_limit=6,
+        on_start=lambda start: log.append(("start", start.case, start.turns)),
+        on_verdict=lambda verdict: log.append(("end", verdict.case)),
+    )
+    assert len(verdicts) == len(fixtures()) + 2 and all(v.ok for v in verdicts), verdicts
+    cases = [entry for entry in log if entry[0] != "launch"]
+    assert cases == [
+        step
+        for verdict, turns in zip(verdicts, [None] * len(fixtures()) + [6, 6])
+        for step in (("start", verdict.case, turns), ("end", verdict.case))
+    ]
+    # Each case's processes start after its own "start" and before its "end".
+    starts = [i for i, entry in enumerate(log) if entry[0] == "start"]
+    ends = [i for i, entry in enumerate(log) if entry[0] == "end"]
+    for start, end, turns in zip(starts, ends, [None] * len(fixtures()) + [6, 6]):
+        launched = sum(1 for entry in log[start:end] if entry == ("launch",))
+        assert launched == (1 if turns is None else 2), log[start:end]
