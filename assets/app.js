@@ -42,8 +42,9 @@
  *     #screen-room      room mode (its hooks are listed in js/room.js)
  *   Start:
  *     #difficulty-easy, #difficulty-medium, #difficulty-hard   radio inputs
- *     #start-button, #start-error (also the early warning about an unreadable or
- *                       expired link, shown before any request)
+ *     #start-button (off while the link cannot work), #start-error (also the early
+ *                       warning about an unreadable or expired link, shown before any
+ *                       request)
  *     #session-message  "Ván chơi không còn nữa…" after a no_session error
  *     #rules-turn-seconds  the turn length the rules state (the server's setting)
  *   Play:

@@ -10,6 +10,7 @@ export const TEXT = Object.freeze({
   tokenExpired: "Đường dẫn vào trò chơi đã hết hạn. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
   badToken: "Đường dẫn vào trò chơi không hợp lệ. Hãy đóng trang này và bấm Chơi lần nữa trong Telegram.",
   startTooFast: "Bạn bắt đầu hơi nhanh. Đợi vài giây rồi bấm Bắt đầu lại nhé.",
+  startTooFastFor: (s) => "Bạn bắt đầu hơi nhanh. Đợi " + s + " giây rồi bấm Bắt đầu lại nhé.",
   busy: "Máy chủ đang đông người chơi. Đợi một lát rồi thử lại nhé.",
   moveBusy: "Máy chủ đang bận. Đợi một lát rồi gửi lại nhé.",
   moveTooFast: "Chậm lại một chút rồi gửi lại nhé.",
