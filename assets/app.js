@@ -27,6 +27,8 @@
  *   js/telegram.js  TelegramGameProxy (games.js), for sharing the score
  *   js/game.js      the actions: start, move, give up, refresh, resume
  *   js/room.js      room mode: a group's room, driven by its live feed (see there)
+ *   js/roomview.js  what a room's view means for this page (pure)
+ *   js/feed.js      the room's live feed: reconnecting, and the feed's endings
  *
  * The syntax stays within what every browser with module scripts understands
  * (no optional chaining, no ??).
