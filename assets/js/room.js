@@ -174,7 +174,7 @@ function goAway(kind, err) {
     rejoin.hidden = false;
     rejoin.textContent = ROOM_TEXT[words.button];
   }
-  focusQuietly(rejoin.hidden ? $("room-away-title") : rejoin);
+  focusQuietly(rejoin.hidden || rejoin.disabled ? $("room-away-title") : rejoin);
 }
 
 // The retry button waits out the limit, counting down on its label.
