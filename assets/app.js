@@ -27,6 +27,8 @@
  *   js/telegram.js  TelegramGameProxy (games.js), for sharing the score
  *   js/game.js      the actions: start, move, give up, refresh, resume
  *   js/room.js      room mode: a group's room, driven by its live feed (see there)
+ *   js/roomview.js  what a room's view means for this page (pure)
+ *   js/feed.js      the room's live feed: reconnecting, and the feed's endings
  *
  * The syntax stays within what every browser with module scripts understands
  * (no optional chaining, no ??).
@@ -42,8 +44,9 @@
  *     #screen-room      room mode (its hooks are listed in js/room.js)
  *   Start:
  *     #difficulty-easy, #difficulty-medium, #difficulty-hard   radio inputs
- *     #start-button, #start-error (also the early warning about an unreadable or
- *                       expired link, shown before any request)
+ *     #start-button (off while the link cannot work), #start-error (also the early
+ *                       warning about an unreadable or expired link, shown before any
+ *                       request)
  *     #session-message  "Ván chơi không còn nữa…" after a no_session error
  *     #rules-turn-seconds  the turn length the rules state (the server's setting)
  *   Play:

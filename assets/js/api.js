@@ -5,10 +5,13 @@
  * Every call is a POST with the kernel's timeout. A reply is either the answer object
  * or a rejection with an ApiError: kind "api" when the server answered one of the
  * {"error"} codes below, kind "network" for everything else (offline, a timeout, a
- * 500, a proxy's page, an empty body). Stateless apart from the calls in flight.
+ * 500, a proxy's page, an empty body). A 429's error also carries `retryAfterMs`, the
+ * wait the answer asked for (0 when it did not say). Stateless apart from the calls
+ * in flight.
  */
 
 import { ApiError, failure, fetchWithTimeout, parseJson } from "/kernel/js/api.js";
+import { retryAfterMs } from "./values.js";
 
 const TOO_FAST_RETRY_MS = 350;
 
@@ -44,7 +47,11 @@ export function postOnce(route, body) {
       return data;
     }
     // A 500, a proxy page, an empty body: all count as a broken connection.
-    throw failure(response.status, data, known);
+    const err = failure(response.status, data, known);
+    err.retryAfterMs = response.status === 429 && response.headers
+      ? retryAfterMs(response.headers.get("Retry-After"), data, Date.now())
+      : 0;
+    throw err;
   }));
 }
 

@@ -25,12 +25,12 @@ import {
   adoptView, currentSession, currentToken, currentView, guard, isStale, nextEpoch
 } from "./session.js";
 import {
-  chooseDifficulty, goToStart, hideSessionMessage, hideStartError, setStarting, showStartError,
-  showTurnLength
+  chooseDifficulty, goToStart, hideSessionMessage, hideStartError, refuseLink, setStarting,
+  showStartError, showTurnLength
 } from "./start.js";
 import { TEXT } from "./text.js";
 import { startThinking } from "./thinking.js";
-import { chainOf } from "./values.js";
+import { chainOf, waitSeconds } from "./values.js";
 
 // Shows whatever the server says the session is now. Options: `fresh` (a start or
 // a resume: take the view even if it is another session) and renderPlay's.
@@ -133,11 +133,11 @@ export function startGame() {
       return;
     }
     if (err.code === "token_expired") {
-      showStartError(TEXT.tokenExpired);
+      refuseLink(TEXT.tokenExpired);
     } else if (err.code === "bad_token") {
-      showStartError(TEXT.badToken);
+      refuseLink(TEXT.badToken);
     } else if (err.code === "too_fast") {
-      showStartError(TEXT.startTooFast);
+      showStartError(err.retryAfterMs ? TEXT.startTooFastFor(waitSeconds(err.retryAfterMs)) : TEXT.startTooFast);
     } else if (err.code === "busy") {
       showStartError(TEXT.busy);
     } else {

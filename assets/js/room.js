@@ -2,57 +2,80 @@
  * room.js — room mode (spec B10): people against people on a group's room card.
  *
  * The page is in room mode when its link carries the room claim and api/room/join
- * accepts it. From then on the live feed (a WebSocket, or server-sent events where
- * the socket cannot open) brings the member's full view after every change; the
- * page never polls. Its actions (start, add the bot, a word, give up, leave) are
- * POSTs whose answers are views too.
+ * accepts it. From then on the live feed (feed.js) brings the member's full view
+ * after every change; the page never polls. Its actions (start, the bot's level, a
+ * word, give up, leave) are POSTs whose answers are views too. What a view means
+ * (whose turn, the end of a game as this member sees it) is roomview.js's.
+ *
+ * Once the page is no longer in the room (it left, another page took its place, the
+ * credential or the room is gone, or the join failed) it shows #room-away instead of
+ * the room, with a button that joins again with the link it still holds.
  *
  * Hooks for browser tests (id and data-testid of the same name):
- *   #screen-room (data-status="lobby|playing", data-you="<seat>|")
+ *   #screen-room (data-status="lobby|playing", data-you="<seat>|",
+ *                 data-connection="up|down", data-away="<kind>|")
+ *   #room-away      #room-away-title, #room-away-text, #room-rejoin
+ *                   (data-away kinds: left, replaced, no_member, gone, join_failed)
  *   #room-status, #room-error, #room-watchers
- *   #room-players   <li> per player: data-seat, data-alive, data-out, .is-turn, .is-you
- *   #room-host      the host's controls: #room-bot-level, #room-bot-button, #room-start
- *   #room-turn-name, #room-countdown (whole seconds), #room-current
- *   #room-word-input, #room-send, #room-reject, #room-give-up (two taps), #room-leave
- *   #room-chain     <li> per word, newest first: data-word, data-seat, .chain-who
- *   #room-result    #room-winner, #room-standings (<li data-seat>), #room-report
+ *   #room-players   <li> per player: data-seat, data-alive, data-out, .is-turn, .is-you,
+ *                   .room-name, .room-points
+ *   #room-host      the host's controls: #room-bot-level (a choice applies at once), #room-start
+ *   #room-score, #room-countdown (whole seconds), #room-countdown-bar (--frac), #room-current
+ *   #room-word-input, #room-send, #room-reject (a refused word, under the input),
+ *   #room-give-up (two taps), #room-leave (two taps during a game: data-armed="true")
+ *   #room-chain     <li> per word of the game in play, newest first: data-word, data-seat, .chain-who
+ *   #room-recap     the last game's words (#room-old-chain), folded, in the lobby
+ *   #room-result    data-kind="won|placed|ended|previous": #room-result-title, #room-winner,
+ *                   #room-reason, #room-standings (<li data-seat data-rank>), #room-order-note,
+ *                   #room-report
  */
 
 import { errorText } from "/kernel/js/api.js";
+import { hideNetworkError, showBanner } from "/kernel/js/banner.js";
+import { deviceNow, secondsLeft } from "/kernel/js/clock.js";
 import { $, el, focusQuietly } from "/kernel/js/dom.js";
-import { postOnce } from "./api.js";
+import { post, postOnce } from "./api.js";
+import { openFeed } from "./feed.js";
+import {
+  gameKey, leaveNeedsConfirm, resultModel, statusLine, turnCue, turnInfo
+} from "./roomview.js";
 import { showScreen } from "./screens.js";
-import { ROOM_TEXT, OUT_REASONS, REPORT_TEXT, roomWinner, turnOf } from "./text.js";
-import { toInt } from "./values.js";
+import { OUT_REASONS, REPORT_TEXT, ROOM_TEXT } from "./text.js";
+import { toInt, waitSeconds } from "./values.js";
 
 const TICK_MS = 200;
-const RECONNECT_MS = 1000;
 const ARM_MS = 3000;
+const URGENT_MS = 5000;
+const VIBRATE_MS = 200;
 
+let token = "";
 let member = "";
 let view = null;
-let socket = null;
-let events = null;
-let useEvents = false;
-let stopped = false;
+let feed = null;
+let away = "";
+let wired = false;
 let deadlineLeftMs = 0;
+let turnLimitMs = 30000;
 let receivedAt = 0;
-let ticker = 0;
-let armTimer = 0;
 let busy = false;
+let botPending = false;
+let seen = null; // the game this page saw running: {key, seat}
+let lastTurnKey = "";
+let retryTimer = 0;
+const armTimers = {};
 
-function now() {
-  return window.performance && performance.now ? performance.now() : Date.now();
-}
-
-function feedUrl(scheme) {
+function feedUrl(socket) {
   const url = new URL("api/room/feed", window.location.href);
   url.search = "?member=" + encodeURIComponent(member);
   url.hash = "";
-  if (scheme) {
+  if (socket) {
     url.protocol = window.location.protocol === "https:" ? "wss:" : "ws:";
   }
   return url.toString();
+}
+
+function setText(id, text) {
+  $(id).textContent = text;
 }
 
 function showError(message) {
@@ -61,82 +84,165 @@ function showError(message) {
   box.hidden = !message;
 }
 
-function playerOf(seat) {
-  const players = view && view.players ? view.players : [];
-  for (let i = 0; i < players.length; i++) {
-    if (players[i].seat === seat) {
-      return players[i];
+function showReject(message) {
+  setText("room-reject", message || "");
+}
+
+// A limit's answer, with the wait it asked for when it said one.
+function tooFastText(err, base) {
+  return err.retryAfterMs ? base + " " + ROOM_TEXT.waitFor(waitSeconds(err.retryAfterMs)) : base;
+}
+
+// --- the feed ------------------------------------------------------------------------
+
+function onConnection(up) {
+  $("screen-room").setAttribute("data-connection", up ? "up" : "down");
+  if (up) {
+    hideNetworkError();
+  } else if (!away) {
+    showBanner(ROOM_TEXT.reconnecting, reconnectNow);
+  }
+}
+
+function reconnectNow() {
+  if (feed) {
+    feed.online();
+  }
+}
+
+function onFeedEnd(kind) {
+  feed = null;
+  goAway(kind === "room_gone" ? "gone" : kind === "replaced" ? "replaced" : "no_member");
+}
+
+function follow() {
+  if (feed) {
+    feed.close();
+  }
+  onConnection(true);
+  feed = openFeed(feedUrl, { onView: render, onState: onConnection, onEnd: onFeedEnd });
+}
+
+// --- away from the room --------------------------------------------------------------------
+
+const AWAY = {
+  left: { title: "leftTitle", text: "leftText", button: "rejoin" },
+  replaced: { title: "replacedTitle", text: "replacedText", button: "playHere" },
+  no_member: { title: "noMemberTitle", text: "noMemberText", button: "rejoin" },
+  gone: { title: "goneTitle", text: "goneText", button: "rejoin" }
+};
+
+// Links that joining again cannot mend: the player needs a new one from Telegram.
+const DEAD_LINKS = ["token_expired", "bad_token", "room_link"];
+
+// The page is no longer in the room: `kind` is one of AWAY's, or "join_failed" with the
+// join's error.
+function goAway(kind, err) {
+  away = kind;
+  if (feed) {
+    feed.close();
+    feed = null;
+  }
+  view = null;
+  disarm("room-give-up");
+  disarm("room-leave");
+  hideNetworkError();
+  document.title = ROOM_TEXT.pageTitle;
+  lastTurnKey = "";
+  const screen = $("screen-room");
+  screen.setAttribute("data-away", kind);
+  screen.removeAttribute("data-status");
+  $("room-live").hidden = true;
+  $("room-away").hidden = false;
+  const rejoin = $("room-rejoin");
+  window.clearInterval(retryTimer);
+  retryTimer = 0;
+  rejoin.disabled = false;
+  if (kind === "join_failed") {
+    setText("room-away-title", ROOM_TEXT.joinFailedTitle);
+    const limited = err && err.kind === "api" && err.code === "too_fast";
+    setText("room-away-text", limited ? tooFastText(err, ROOM_TEXT.tooFast) : errorText(err, ROOM_TEXT.network));
+    rejoin.hidden = !!err && err.kind === "api" && DEAD_LINKS.indexOf(err.code) >= 0;
+    rejoin.textContent = ROOM_TEXT.retry;
+    if (limited && err.retryAfterMs) {
+      holdRetry(err.retryAfterMs);
     }
+  } else {
+    const words = AWAY[kind];
+    setText("room-away-title", ROOM_TEXT[words.title]);
+    setText("room-away-text", ROOM_TEXT[words.text]);
+    rejoin.hidden = false;
+    rejoin.textContent = ROOM_TEXT[words.button];
   }
-  return null;
+  focusQuietly(rejoin.hidden || rejoin.disabled ? $("room-away-title") : rejoin);
 }
 
-// --- the feed --------------------------------------------------------------------------
-
-function onFeedMessage(text) {
-  let data = null;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    return;
-  }
-  if (!data || typeof data !== "object") {
-    return;
-  }
-  if (typeof data.error === "string") {
-    stopped = true;
-    showError(data.message || ROOM_TEXT.gone);
-    return;
-  }
-  render(data);
-}
-
-function reconnectLater() {
-  if (!stopped) {
-    window.setTimeout(connect, RECONNECT_MS);
-  }
-}
-
-function connectEvents() {
-  events = new window.EventSource(feedUrl(false));
-  events.onmessage = (event) => onFeedMessage(event.data);
-  events.onerror = () => {
-    // The browser reconnects an event stream by itself; a refused credential ends it.
-    if (events && events.readyState === 2) {
-      events = null;
-      reconnectLater();
+// The retry button waits out the limit, counting down on its label.
+function holdRetry(waitMs) {
+  const rejoin = $("room-rejoin");
+  const until = deviceNow() + waitMs;
+  const step = () => {
+    const left = until - deviceNow();
+    if (left <= 0) {
+      window.clearInterval(retryTimer);
+      retryTimer = 0;
+      rejoin.disabled = false;
+      rejoin.textContent = ROOM_TEXT.retry;
+      return;
     }
+    rejoin.disabled = true;
+    rejoin.textContent = ROOM_TEXT.retryIn(secondsLeft(left));
   };
+  step();
+  retryTimer = window.setInterval(step, TICK_MS);
 }
 
-function connect() {
-  if (stopped || !member) {
-    return;
-  }
-  if (useEvents || typeof window.WebSocket !== "function") {
-    connectEvents();
-    return;
-  }
-  let opened = false;
-  socket = new window.WebSocket(feedUrl(true));
-  socket.onopen = () => {
-    opened = true;
-  };
-  socket.onmessage = (event) => onFeedMessage(event.data);
-  socket.onclose = () => {
-    socket = null;
-    if (!opened && typeof window.EventSource === "function") {
-      useEvents = true; // this web view cannot open the socket: event stream instead
+function comeBack() {
+  away = "";
+  const screen = $("screen-room");
+  screen.removeAttribute("data-away");
+  $("room-away").hidden = true;
+  $("room-live").hidden = false;
+  window.clearInterval(retryTimer);
+  retryTimer = 0;
+}
+
+// Joins with the link; resolves true in room mode, false when the server says the link
+// is not a room's (only asked on the first join: the caller opens the solo game).
+function join(first) {
+  const rejoin = $("room-rejoin");
+  rejoin.disabled = true;
+  return postOnce("room/join", { token: token }).then((answer) => {
+    rejoin.disabled = false;
+    member = String(answer.member);
+    enterRoomMode();
+    comeBack();
+    showError("");
+    showReject("");
+    render(answer.room);
+    follow();
+    return true;
+  }, (err) => {
+    rejoin.disabled = false;
+    if (first && err && err.code === "not_a_room_link") {
+      return false;
     }
-    reconnectLater();
-  };
+    enterRoomMode();
+    goAway("join_failed", err);
+    return true;
+  });
+}
+
+function enterRoomMode() {
+  showScreen("room");
+  document.body.setAttribute("data-mode", "room");
+  const sub = document.querySelector(".brand-sub");
+  if (sub) {
+    sub.textContent = ROOM_TEXT.subtitle;
+  }
 }
 
 // --- rendering --------------------------------------------------------------------------
-
-function setText(id, text) {
-  $(id).textContent = text;
-}
 
 function renderPlayers() {
   const list = $("room-players");
@@ -153,8 +259,8 @@ function renderPlayers() {
       item.classList.add("is-you");
     }
     item.appendChild(el("span", "room-seat", player.seat + "."));
-    const name = el("span", "room-name", player.name || ROOM_TEXT.noName);
-    item.appendChild(name);
+    const who = el("span", "room-who");
+    who.appendChild(el("span", "room-name", player.name || ROOM_TEXT.noName));
     const notes = [];
     if (view.you === player.seat) {
       notes.push(ROOM_TEXT.you);
@@ -166,20 +272,20 @@ function renderPlayers() {
       notes.push(OUT_REASONS[player.out_reason] || player.out_reason);
     }
     if (notes.length) {
-      item.appendChild(el("span", "room-note", "(" + notes.join(", ") + ")"));
+      who.appendChild(document.createTextNode(" "));
+      who.appendChild(el("span", "room-note", "(" + notes.join(", ") + ")"));
     }
+    item.appendChild(who);
     if (view.status === "playing") {
-      item.appendChild(el("span", "room-points", player.score + " đ"));
+      item.appendChild(el("span", "room-points", ROOM_TEXT.points(player.score)));
     }
     list.appendChild(item);
   });
   setText("room-watchers", view.watchers ? ROOM_TEXT.watchers(view.watchers) : "");
 }
 
-function renderChain() {
-  const list = $("room-chain");
+function fillChain(list, chain) {
   list.textContent = "";
-  const chain = view.chain || [];
   for (let i = chain.length - 1; i >= 0; i--) {
     const link = chain[i];
     const item = el("li", "chain-item");
@@ -197,114 +303,160 @@ function renderChain() {
   }
 }
 
-function renderResult() {
-  const box = $("room-result");
-  const result = view.result;
-  box.hidden = !result;
-  if (!result) {
-    return;
+function renderChains(playing) {
+  const chain = view.chain || [];
+  fillChain($(playing ? "room-chain" : "room-old-chain"), chain);
+  fillChain($(playing ? "room-old-chain" : "room-chain"), []);
+  $("room-chain-head").hidden = !playing;
+  $("room-chain").hidden = !playing;
+  const recap = $("room-recap");
+  const wasHidden = recap.hidden;
+  recap.hidden = playing || !chain.length;
+  if (recap.hidden || wasHidden) {
+    recap.open = false; // the last game's words stay folded until asked for
   }
-  const winner = playerOf(result.winner);
-  const standings = result.standings || [];
-  const first = standings.length ? standings[0] : null;
-  setText("room-winner", roomWinner(first ? first.name : (winner ? winner.name : ""), result.words));
-  const list = $("room-standings");
-  list.textContent = "";
-  standings.forEach((standing) => {
-    const item = el("li", "room-standing");
-    item.setAttribute("data-seat", String(standing.seat));
-    let text = standing.name + ": " + standing.score + " điểm";
-    if (standing.bonus) {
-      text += " (" + ROOM_TEXT.bonus(standing.bonus) + ")";
-    }
-    if (standing.out_reason) {
-      text += " — " + (OUT_REASONS[standing.out_reason] || standing.out_reason);
-    }
-    item.textContent = text;
-    list.appendChild(item);
-  });
-  const report = $("room-report");
-  report.setAttribute("data-state", result.score_reported || "");
-  report.textContent = REPORT_TEXT[result.score_reported] || "";
+  setText("room-recap-count", chain.length ? "(" + chain.length + " từ)" : "");
 }
 
-function statusText() {
-  const you = view.you;
-  if (view.status === "playing") {
-    const me = you ? playerOf(you) : null;
-    if (!me) {
-      return ROOM_TEXT.watching;
-    }
-    if (!me.alive) {
-      return ROOM_TEXT.out(OUT_REASONS[me.out_reason] || "");
-    }
-    return view.turn === you ? ROOM_TEXT.yourTurn : turnOf((playerOf(view.turn) || {}).name || "");
+function renderResult() {
+  const box = $("room-result");
+  const model = resultModel(view, seen);
+  box.hidden = !model;
+  if (!model) {
+    return;
   }
-  if (you === null || you === undefined) {
-    return ROOM_TEXT.waitingWatcher;
+  box.setAttribute("data-kind", model.kind);
+  setText("room-result-title", model.title);
+  setText("room-winner", model.winner);
+  setText("room-reason", model.reason);
+  $("room-reason").hidden = !model.reason;
+  const list = $("room-standings");
+  list.textContent = "";
+  model.rows.forEach((row) => {
+    const item = el("li", "room-standing");
+    item.setAttribute("data-seat", String(row.seat));
+    item.setAttribute("data-rank", String(row.rank));
+    if (row.mine) {
+      item.classList.add("is-you");
+    }
+    const rank = el("span", "room-rank", row.rank + ".");
+    rank.setAttribute("aria-hidden", "true");
+    item.appendChild(rank);
+    const who = el("span", "room-who");
+    who.appendChild(el("span", "room-name", row.name));
+    if (row.note) {
+      who.appendChild(document.createTextNode(" "));
+      who.appendChild(el("span", "room-note", "(" + row.note + ")"));
+    }
+    item.appendChild(who);
+    item.appendChild(el("span", "room-points", ROOM_TEXT.points(row.score)));
+    list.appendChild(item);
+  });
+  setText("room-order-note", model.orderNote);
+  $("room-order-note").hidden = !model.orderNote;
+  const report = $("room-report");
+  const reported = view.result.score_reported || "";
+  report.setAttribute("data-state", reported);
+  report.textContent = REPORT_TEXT[reported] || "";
+}
+
+// The player's attention: the title while it is their turn, one buzz when it comes.
+function cue() {
+  const next = turnCue(view, lastTurnKey);
+  lastTurnKey = next.key;
+  if (document.title !== next.title) {
+    document.title = next.title;
   }
-  return view.host === you ? ROOM_TEXT.hostLobby : ROOM_TEXT.waiting;
+  const nav = window.navigator;
+  if (next.vibrate && nav && typeof nav.vibrate === "function" &&
+      (!nav.userActivation || nav.userActivation.hasBeenActive)) {
+    try {
+      nav.vibrate(VIBRATE_MS);
+    } catch (e) {
+      /* not allowed here */
+    }
+  }
 }
 
 function render(next) {
-  const wasMyTurn = view && view.status === "playing" && view.turn === view.you;
+  if (away || !next || typeof next.status !== "string") {
+    return;
+  }
+  const wasMyTurn = !!view && turnInfo(view).myTurn;
   view = next;
+  const info = turnInfo(view);
+  if (info.playing) {
+    seen = { key: gameKey(view), seat: view.you || 0 };
+  }
   const screen = $("screen-room");
   screen.setAttribute("data-status", view.status);
   screen.setAttribute("data-you", view.you ? String(view.you) : "");
-  setText("room-status", statusText());
+  setText("room-status", statusLine(view));
   renderPlayers();
-  renderChain();
+  renderChains(info.playing);
   renderResult();
 
-  const playing = view.status === "playing";
-  const me = view.you ? playerOf(view.you) : null;
-  const inGame = playing && !!me && me.alive;
-  const myTurn = inGame && view.turn === view.you;
-  $("room-hud").hidden = !playing;
-  $("room-turn").hidden = !playing;
-  $("room-move-form").hidden = !inGame;
-  $("room-give-up").hidden = !inGame;
-  $("room-word-input").disabled = !myTurn;
-  $("room-send").disabled = !myTurn;
-  $("room-host").hidden = playing || !view.you || view.host !== view.you;
-  $("room-bot-level").value = view.bot || "";
-  if (playing) {
-    const turnPlayer = playerOf(view.turn);
-    setText("room-turn-name", turnPlayer ? turnPlayer.name : "");
+  $("room-hud").hidden = !info.playing;
+  $("room-bar").hidden = !info.playing;
+  $("room-turn").hidden = !info.playing;
+  $("room-score-box").hidden = !info.me;
+  setText("room-score", String(info.me ? toInt(info.me.score, 0) : 0));
+  $("room-move-form").hidden = !info.inGame;
+  $("room-reject").hidden = !info.inGame;
+  $("room-give-up").hidden = !info.inGame;
+  $("room-word-input").disabled = !info.myTurn;
+  $("room-send").disabled = !info.myTurn;
+  $("room-host").hidden = info.playing || !view.you || view.host !== view.you;
+  if (!botPending) {
+    $("room-bot-level").value = view.bot || "";
+  }
+  if (info.playing) {
     setText("room-current", view.current || "");
     deadlineLeftMs = toInt(view.deadline_ms, 0) - toInt(view.server_now_ms, 0);
-    receivedAt = now();
+    turnLimitMs = Math.max(toInt(view.turn_limit_ms, 30000), 1000);
+    receivedAt = deviceNow();
     tick();
   }
-  if (myTurn && !wasMyTurn) {
-    $("room-reject").textContent = "";
+  if (info.myTurn && !wasMyTurn) {
+    showReject("");
     focusQuietly($("room-word-input"));
   }
-  if (!inGame) {
-    disarm();
+  if (!info.inGame) {
+    disarm("room-give-up");
   }
+  if (!leaveNeedsConfirm(view)) {
+    disarm("room-leave");
+  }
+  cue();
 }
 
 function tick() {
-  if (!view || view.status !== "playing") {
+  if (away || !view || view.status !== "playing") {
     return;
   }
-  const left = Math.max(deadlineLeftMs - (now() - receivedAt), 0);
-  setText("room-countdown", String(Math.ceil(left / 1000)));
-  $("room-timer-box").classList.toggle("urgent", left <= 5000);
+  const left = Math.max(deadlineLeftMs - (deviceNow() - receivedAt), 0);
+  setText("room-countdown", String(secondsLeft(left)));
+  const frac = Math.min(Math.max(left / turnLimitMs, 0), 1);
+  const bar = $("room-countdown-bar");
+  bar.style.setProperty("--frac", frac.toFixed(4));
+  const urgent = left <= URGENT_MS;
+  $("room-timer-box").classList.toggle("urgent", urgent);
+  bar.classList.toggle("urgent", urgent);
 }
 
 // --- actions ---------------------------------------------------------------------------
 
-function act(route, body) {
-  if (busy) {
+// Posts an action; resolves with the answer, or null when it failed (`onError(err)` then
+// says why, by default in #room-error). Losing the credential or the room leaves it.
+function act(route, body, onError) {
+  if (busy || away) {
     return Promise.resolve(null);
   }
   busy = true;
   showError("");
   const payload = Object.assign({ member: member }, body || {});
-  return postOnce("room/" + route, payload).then((answer) => {
+  // A word gets solo's one retry on too_fast: a quick correction is no flood.
+  return (route === "move" ? post : postOnce)("room/" + route, payload).then((answer) => {
     busy = false;
     const next = answer && answer.state ? answer.state : answer;
     if (next && next.status) {
@@ -313,7 +465,14 @@ function act(route, body) {
     return answer;
   }, (err) => {
     busy = false;
-    showError(errorText(err, ROOM_TEXT.network));
+    if (err && err.kind === "api" && (err.code === "no_member" || err.code === "room_gone")) {
+      goAway(err.code === "room_gone" ? "gone" : "no_member");
+      return null;
+    }
+    const text = err && err.kind === "api" && err.code === "too_fast"
+      ? tooFastText(err, ROOM_TEXT.tooFast)
+      : errorText(err, ROOM_TEXT.network);
+    (onError || showError)(text, err);
     return null;
   });
 }
@@ -322,92 +481,131 @@ function sendWord() {
   const input = $("room-word-input");
   const word = input.value.trim();
   if (!word) {
-    $("room-reject").textContent = ROOM_TEXT.empty;
+    showReject(ROOM_TEXT.empty);
     return;
   }
-  act("move", { word: word }).then((answer) => {
+  act("move", { word: word }, (text, err) => {
+    // A refused word, too long or too fast: under the input, where the eye is.
+    showReject(err && err.kind === "api" && err.code === "too_fast" ? ROOM_TEXT.moveTooFast : text);
+    focusQuietly(input);
+  }).then((answer) => {
     if (!answer || !answer.result) {
       return;
     }
     if (answer.result.accepted) {
       input.value = "";
-      $("room-reject").textContent = "";
+      showReject("");
     } else {
-      $("room-reject").textContent = answer.result.message;
+      showReject(answer.result.message);
     }
   });
 }
 
-function disarm() {
-  const button = $("room-give-up");
+const ARMED_TEXT = { "room-give-up": "giveUpArmed", "room-leave": "leaveArmed" };
+const PLAIN_TEXT = { "room-give-up": "giveUp", "room-leave": "leave" };
+
+function disarm(id) {
+  const button = $(id);
   button.removeAttribute("data-armed");
-  button.textContent = ROOM_TEXT.giveUp;
-  window.clearTimeout(armTimer);
+  button.textContent = ROOM_TEXT[PLAIN_TEXT[id]];
+  window.clearTimeout(armTimers[id]);
+}
+
+// The first tap of a button that asks to be sure: true when this tap is the second.
+function confirmed(id) {
+  const button = $(id);
+  if (button.getAttribute("data-armed") === "true") {
+    disarm(id);
+    return true;
+  }
+  button.setAttribute("data-armed", "true");
+  button.textContent = ROOM_TEXT[ARMED_TEXT[id]];
+  armTimers[id] = window.setTimeout(() => disarm(id), ARM_MS);
+  return false;
 }
 
 function giveUpPressed() {
-  const button = $("room-give-up");
-  if (button.getAttribute("data-armed") !== "true") {
-    button.setAttribute("data-armed", "true");
-    button.textContent = ROOM_TEXT.giveUpArmed;
-    armTimer = window.setTimeout(disarm, ARM_MS);
-    return;
+  if (confirmed("room-give-up")) {
+    act("give-up");
   }
-  disarm();
-  act("give-up");
 }
 
-function leave() {
+function leavePressed() {
+  if (view && leaveNeedsConfirm(view) && !confirmed("room-leave")) {
+    return;
+  }
   act("leave").then((answer) => {
     if (answer) {
-      stopped = true;
-      if (socket) {
-        socket.close();
-      }
-      if (events) {
-        events.close();
-      }
-      showError(ROOM_TEXT.left);
+      goAway("left");
     }
   });
 }
 
+// The host's choice of the bot applies at once.
+function botChosen() {
+  const select = $("room-bot-level");
+  applyBot(select.value);
+}
+
+function applyBot(level) {
+  const select = $("room-bot-level");
+  botPending = true;
+  select.disabled = true;
+  return act("add-bot", { level: level || null }).then((answer) => {
+    botPending = false;
+    select.disabled = false;
+    if (!answer && view) {
+      select.value = view.bot || ""; // not applied: show what the room has
+    }
+    return answer;
+  });
+}
+
+// "Bắt đầu ván" starts with the level the menu shows, applying it first if need be.
+function startPressed() {
+  const chosen = $("room-bot-level").value;
+  const first = view && chosen !== (view.bot || "") ? applyBot(chosen) : Promise.resolve(true);
+  first.then((applied) => {
+    if (applied) {
+      act("start");
+    }
+  });
+}
+
+function onVisible() {
+  if (document.visibilityState === "visible" && feed) {
+    feed.online();
+  }
+}
+
 function wire() {
+  if (wired) {
+    return;
+  }
+  wired = true;
   $("room-move-form").addEventListener("submit", (event) => {
     event.preventDefault();
     sendWord();
   });
   $("room-give-up").addEventListener("click", giveUpPressed);
-  $("room-start").addEventListener("click", () => act("start"));
-  $("room-bot-button").addEventListener("click", () => {
-    const level = $("room-bot-level").value;
-    act("add-bot", { level: level || null });
+  $("room-start").addEventListener("click", startPressed);
+  $("room-bot-level").addEventListener("change", botChosen);
+  $("room-leave").addEventListener("click", leavePressed);
+  $("room-rejoin").addEventListener("click", () => join(false));
+  window.addEventListener("offline", () => {
+    if (feed) {
+      feed.offline();
+    }
   });
-  $("room-leave").addEventListener("click", leave);
-  ticker = window.setInterval(tick, TICK_MS);
+  window.addEventListener("online", reconnectNow);
+  document.addEventListener("visibilitychange", onVisible);
+  window.setInterval(tick, TICK_MS);
 }
 
 // Joins with a room link: resolves true in room mode, false when the server says the
 // link is not a room's (the caller opens the solo game then).
-export function openRoom(token) {
-  return postOnce("room/join", { token: token }).then((answer) => {
-    member = String(answer.member);
-    wire();
-    showScreen("room");
-    render(answer.room);
-    connect();
-    return true;
-  }, (err) => {
-    if (err && err.code === "not_a_room_link") {
-      return false;
-    }
-    showScreen("room");
-    $("room-leave").hidden = true;
-    showError(errorText(err, ROOM_TEXT.network));
-    return true;
-  });
-}
-
-export function stopRoomClock() {
-  window.clearInterval(ticker);
+export function openRoom(roomToken) {
+  token = roomToken;
+  wire();
+  return join(true);
 }

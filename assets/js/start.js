@@ -1,10 +1,12 @@
 /*
  * start.js — the start screen: the difficulty radios (remembered for the tab), the
  * turn length in the rules, the start button's two labels, #start-error (also the
- * early warning about a link that is unreadable or out of date) and #session-message.
- * Owns the timer of that warning; starting a game is game.js's `startGame`.
+ * early warning about a link that is unreadable or out of date, which turns the start
+ * button off) and #session-message. Owns the timer of that warning and what it learnt
+ * of the server's clock; starting a game is game.js's `startGame`.
  */
 
+import { fetchWithTimeout } from "/kernel/js/api.js";
 import { $, focusQuietly } from "/kernel/js/dom.js";
 import { setBusy } from "./controls.js";
 import { currentScreen, showScreen } from "./screens.js";
@@ -15,8 +17,12 @@ import { tokenExpiry, tokenProblem } from "./token.js";
 import { toInt } from "./values.js";
 
 const LONGEST_TIMER_MS = 0x7fffffff;
+const CLOCK_SLACK_S = 5; // the Date header's whole seconds, and the trip
+const CLOCK_PROBE = "/kernel/js/text.js"; // the smallest file the server serves the page
 
 let expiryTimer = 0;
+let skewSeconds = 0; // the server's clock minus this device's, once learnt
+let startBlocked = false;
 
 // Checks the difficulty this tab used last, if any.
 export function restoreDifficulty() {
@@ -63,18 +69,28 @@ export function goToStart(message) {
 }
 
 // Says at once when the link cannot work, without waiting for "Bắt đầu"; and again
-// when it runs out while the start screen is showing. The button stays: this device's
-// clock may be wrong, and the server has the last word.
+// when it runs out while the start screen is showing. "Bắt đầu" is off meanwhile: it
+// could only be refused. This device's clock may be wrong, so a link it calls expired
+// is checked against the server's clock (the Date of a small file's answer) once.
 function warnAboutToken() {
   if (expiryTimer) {
     window.clearTimeout(expiryTimer);
     expiryTimer = 0;
   }
   const token = currentToken();
-  const nowSeconds = Date.now() / 1000;
+  const nowSeconds = Date.now() / 1000 + skewSeconds;
   const problem = tokenProblem(token, nowSeconds);
+  blockStart(!!problem);
   if (problem) {
     showStartError(problem === "expired" ? TEXT.tokenExpired : TEXT.badToken);
+    if (problem === "expired" && skewSeconds === 0) {
+      learnServerClock().then((learnt) => {
+        if (learnt && currentScreen() === "start" && currentToken() === token) {
+          hideStartError();
+          warnAboutToken();
+        }
+      });
+    }
     return;
   }
   const wait = (tokenExpiry(token) - nowSeconds) * 1000 + 1000;
@@ -88,11 +104,40 @@ function warnAboutToken() {
   }
 }
 
+// Learns how far this device's clock is from the server's; resolves true when it
+// differs by more than a few seconds (the skew is then applied).
+function learnServerClock() {
+  const url = new URL(CLOCK_PROBE, window.location.href);
+  return fetchWithTimeout(url.toString(), { cache: "no-store" }).then((response) => response.text().then(() => {
+    const serverMs = Date.parse(response.headers.get("Date") || "");
+    if (!isFinite(serverMs)) {
+      return false;
+    }
+    const skew = (serverMs - Date.now()) / 1000;
+    if (Math.abs(skew) <= CLOCK_SLACK_S) {
+      return false;
+    }
+    skewSeconds = skew;
+    return true;
+  }), () => false);
+}
+
+function blockStart(flag) {
+  startBlocked = flag;
+  $("start-button").disabled = flag;
+}
+
 // The start button while a start request is in flight ("Đang bắt đầu…") or not.
 export function setStarting(flag) {
   const button = $("start-button");
-  button.disabled = flag;
+  button.disabled = flag || startBlocked;
   button.textContent = flag ? TEXT.starting : TEXT.start;
+}
+
+// The server refused the link itself: "Bắt đầu" could only be refused again.
+export function refuseLink(text) {
+  showStartError(text);
+  blockStart(true);
 }
 
 export function showStartError(text) {

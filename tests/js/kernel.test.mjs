@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
 import { ApiError, errorText, failure, fetchWithTimeout, parseJson } from "../../assets/kernel/js/api.js";
-import { bannerText, hideNetworkError, retryPressed, showNetworkError } from "../../assets/kernel/js/banner.js";
+import { bannerText, hideNetworkError, retryPressed, showBanner, showNetworkError } from "../../assets/kernel/js/banner.js";
 import { secondsLeft, serverClock } from "../../assets/kernel/js/clock.js";
 import { button, clear, el, showError } from "../../assets/kernel/js/dom.js";
 import { keeper } from "../../assets/kernel/js/storage.js";
@@ -85,6 +85,18 @@ describe("banner", () => {
     assert.equal(bannerText(new ApiError("network", "offline", "", 0)), KERNEL_TEXT.network);
     assert.equal(bannerText(new ApiError("network", "http_404", "", 404)), KERNEL_TEXT.network);
     assert.equal(bannerText(undefined), KERNEL_TEXT.network);
+  });
+
+  test("showBanner(text, again): a sentence of the page's own, with or without a retry", () => {
+    const runs = [];
+    showBanner("Mất kết nối, đang kết nối lại…", () => runs.push("now"));
+    assert.equal(document.getElementById("network-error").hidden, false);
+    assert.equal(document.getElementById("network-error-text").textContent, "Mất kết nối, đang kết nối lại…");
+    assert.equal(document.getElementById("retry-button").hidden, false);
+    retryPressed();
+    assert.deepEqual(runs, ["now"]);
+    showBanner("Chờ chút…");
+    assert.equal(document.getElementById("retry-button").hidden, true);
   });
 
   test("showNetworkError(err, again): the sentence, the retry button, and retry runs again once", () => {

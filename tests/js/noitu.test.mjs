@@ -1,5 +1,5 @@
-// The nối từ page's pure modules: reading a server view, and what the page can tell
-// about its game link by itself.
+// The nối từ page's pure modules: reading a server view (a limit's wait included), and
+// what the page can tell about its game link by itself.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
@@ -8,6 +8,7 @@ import { installWindow } from "./fakes.mjs";
 installWindow();
 const values = await import("../../assets/js/values.js");
 const token = await import("../../assets/js/token.js");
+const { postOnce } = await import("../../assets/js/api.js");
 
 const base64url = (text) => Buffer.from(text, "utf-8").toString("base64url");
 const link = (claims) => base64url(JSON.stringify(claims)) + "." + base64url("mac");
@@ -54,5 +55,35 @@ describe("token", () => {
     assert.equal(token.isRoomToken(link({ e: 100, r: 1 })), true);
     assert.equal(token.isRoomToken(link({ e: 100 })), false);
     assert.equal(token.isRoomToken("garbage"), false);
+  });
+});
+
+describe("a limit's wait", () => {
+  test("the body's field wins, in ms or seconds; else the header, in seconds or a date", () => {
+    assert.equal(values.retryAfterMs("60", { retry_after_ms: 12500 }, 0), 12500);
+    assert.equal(values.retryAfterMs("60", { retry_after: 7 }, 0), 7000);
+    assert.equal(values.retryAfterMs("60", { error: "too_fast" }, 0), 60000);
+    assert.equal(values.retryAfterMs("Thu, 01 Jan 1970 00:00:30 GMT", null, 10000), 20000);
+  });
+
+  test("neither: no wait known", () => {
+    assert.equal(values.retryAfterMs(null, null, 0), 0);
+    assert.equal(values.retryAfterMs("soon", { retry_after_ms: "x" }, 0), 0);
+    assert.equal(values.retryAfterMs("", { retry_after: -3 }, 0), 0);
+  });
+
+  test("whole seconds to show, at least 1", () => {
+    assert.deepEqual([values.waitSeconds(1), values.waitSeconds(12400), values.waitSeconds(0)], [1, 13, 1]);
+  });
+
+  test("the API client's 429 error carries the wait", async () => {
+    const answer = (status, body, headers) => Promise.resolve({
+      ok: status < 400, status, text: () => Promise.resolve(JSON.stringify(body)),
+      headers: { get: (name) => (name === "Retry-After" ? headers : null) }
+    });
+    installWindow({ location: { href: "http://x/games/noitu/" }, fetch: () => answer(429, { error: "too_fast", message: "Chậm lại một chút nhé!" }, "42") });
+    await assert.rejects(postOnce("room/join", {}), (err) => err.code === "too_fast" && err.retryAfterMs === 42000);
+    installWindow({ location: { href: "http://x/games/noitu/" }, fetch: () => answer(404, { error: "no_member", message: "" }, null) });
+    await assert.rejects(postOnce("room/move", {}), (err) => err.code === "no_member" && err.retryAfterMs === 0);
   });
 });

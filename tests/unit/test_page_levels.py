@@ -65,3 +65,37 @@ def test_every_level_has_its_policy() -> None:
 
 def test_the_refusal_of_an_unknown_level_names_every_level() -> None:
     assert all(f"({level.value})" in BAD_DIFFICULTY for level in Difficulty)
+
+
+class LevelLabels(HTMLParser):
+    """The text of each level's radio label and of each bot menu option, by value."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.labels: dict[str, str] = {}
+        self.options: dict[str, str] = {}
+        self._into: tuple[dict[str, str], str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        target = found.get("for") or ""
+        if tag == "label" and target.startswith("difficulty-"):
+            self._into = (self.labels, target.removeprefix("difficulty-"))
+        elif tag == "option":
+            self._into = (self.options, found.get("value") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("label", "option"):
+            self._into = None
+
+    def handle_data(self, data: str) -> None:
+        if self._into is not None:
+            into, key = self._into
+            into[key] = " ".join((into.get(key, "") + " " + data).split())
+
+
+def test_hard_says_it_is_nearly_unbeatable_in_solo_and_in_rooms() -> None:
+    page = LevelLabels()
+    page.feed(PAGE.read_text(encoding="utf-8"))
+    assert page.labels[Difficulty.HARD.value] == "Khó gần như bất bại"
+    assert page.options[Difficulty.HARD.value] == "Máy khó — gần như bất bại"

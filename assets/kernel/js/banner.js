@@ -17,7 +17,12 @@ export function bannerText(err) {
 // `err` is the ApiError that stopped `again`, the action to retry (nothing for no
 // retry button).
 export function showNetworkError(err, again) {
-  $("network-error-text").textContent = bannerText(err);
+  showBanner(bannerText(err), again);
+}
+
+// The banner with a sentence of the page's own (e.g. a live feed reconnecting).
+export function showBanner(text, again) {
+  $("network-error-text").textContent = text;
   $("network-error").hidden = false;
   retry = again || null;
   $("retry-button").hidden = !again;
