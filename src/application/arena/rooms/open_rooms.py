@@ -21,7 +21,7 @@ class RoomSummary(msgspec.Struct, frozen=True, rename="camel"):
     turn: int
     turn_limit: int
     created_ms: int
-    queue_place: int
+    queue_place: int | None  # its place from 1 while it waits for a slot, else None
     ladder: bool = False  # a ladder match (spec B8), made by the server
 
 
@@ -76,6 +76,6 @@ def _summary(room: Room) -> RoomSummary:
         0 if match is None else match.turn,
         DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
         room.created_ms,
-        room.queue_place if room.queued else 0,
+        room.queue_place if room.queued else None,
         room.ladder,
     )
