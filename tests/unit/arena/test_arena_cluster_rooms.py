@@ -61,7 +61,7 @@ from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.journaled_replay import JOURNAL_BATCH_MS
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
-from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms
+from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms, OpenRoomsCommand
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
 from noitu.application.arena.rooms.seating import Seating
@@ -708,3 +708,30 @@ async def test_queue_place_is_null_unless_the_room_waits_for_a_worker(cluster: C
     assert [(room.code, room.queue_place) for room in lobby.waiting] == [(waiting.code, None)]
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_flood_of_rooms_pushes_no_persons_room_nor_ones_own_off_the_lobby(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    clock = cluster.arena.clock
+    lan = new_owner()
+    mine_playing = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    minh = new_owner()
+    minh_waiting = await b.create(CreateRoomCommand(minh, builtin("random")))
+    person_waiting = await a.create(CreateRoomCommand(new_owner(), person("Ba")))
+    flood_live, flood_waiting = [], []
+    for n in range(4):  # newer rooms, each within the limits (new owners, new addresses)
+        clock.advance(1)
+        web = (a, b)[n % 2]
+        flood_live.append((await web.create(CreateRoomCommand(
+            new_owner(), builtin("random"), builtin("tactical"), address=f"10.1.0.{n}"))).code)
+        flood_waiting.append((await web.create(CreateRoomCommand(
+            new_owner(), builtin("random"), address=f"10.2.0.{n}"))).code)
+    seen = await b.lobby(OpenRoomsCommand(limit=2))
+    assert [room.code for room in seen.waiting] == [person_waiting.code, flood_waiting[-1]]
+    assert mine_playing.code not in [room.code for room in seen.live]
+    lans = await a.lobby(OpenRoomsCommand(limit=2, viewer=lan))
+    assert [room.code for room in lans.live] == [mine_playing.code, flood_live[-1]]
+    minhs = await b.lobby(OpenRoomsCommand(limit=2, viewer=minh))
+    assert [room.code for room in minhs.waiting] == [minh_waiting.code, person_waiting.code]
