@@ -75,7 +75,7 @@ from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
-from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB
+from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB, JobKind
 from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.ladder.ladder_bot import LadderBotOf
 from noitu.application.arena.ladder.ladder_matches import LadderMatches
@@ -277,28 +277,37 @@ def queue_kind_of(settings: Settings) -> str:
 
 
 # NOITU_ARENA_QUEUE=saq. Imported when first used: the local queue does not need saq.
-def saq_queue(url: str) -> Queue:
-    from noitu.adapters.arena.saq_jobs import saq_queue
+def saq_queues(url: str) -> dict[JobKind, Queue]:
+    from noitu.adapters.arena.saq_jobs import saq_queues
 
-    return saq_queue(url)
+    return saq_queues(url)
 
 
-def saq_jobs(queue: Queue, take_within_s: float) -> SaqJobs:
+def saq_jobs(queues: dict[JobKind, Queue], take_within_s: float) -> SaqJobs:
     from noitu.adapters.arena.saq_jobs import SaqJobs
 
-    return SaqJobs(queue, take_within_s)
+    return SaqJobs(queues, take_within_s)
 
 
 def saq_runner(
-    queue: Queue, name: str, build: RunBuild, host_match: HostMatch, slots: int
+    queues: dict[JobKind, Queue],
+    name: str,
+    build: RunBuild,
+    host_match: HostMatch,
+    matches: int,
+    builds: int,
 ) -> SaqJobRunner:
-    """A worker's runner of the arena's jobs: builds and rooms' matches, `slots` at
-    once (the match queue keeps the matches played at once to its own slots)."""
+    """A worker's runner of the arena's jobs: rooms' matches, `matches` at once (as
+    many as its match queue's slots), and builds, `builds` at once, each kind from its
+    own queue with its own slots (B14: waiting matches never delay a build)."""
     from noitu.adapters.arena.saq_jobs import SaqJobRunner
 
     # A stop lets a build finish; a match still running after that is abandoned (the
     # worker's matches may last hours with a person in them).
-    runner = SaqJobRunner(queue, slots, name, grace_s=BUILD_JOB.timeout_s)
+    runner = SaqJobRunner(
+        queues, {JobKind.MATCH: matches, JobKind.BUILD: builds}, name,
+        grace_s=BUILD_JOB.timeout_s,
+    )
     runner.handle(BUILD_JOB, build)
     runner.handle(MATCH_JOB, host_match)
     return runner
@@ -406,19 +415,21 @@ async def redis_connection(link: RedisLink | None) -> AsyncIterator[RedisLink | 
             await link.aclose()
 
 
-async def job_queue_connection(queue: Queue | None) -> AsyncIterator[Queue | None]:
-    """The SAQ job queue's connection (NOITU_ARENA_QUEUE=saq; None with the local
-    queue, which holds nothing open)."""
-    if queue is None:
+async def job_queue_connection(
+    queues: dict[JobKind, Queue] | None,
+) -> AsyncIterator[dict[JobKind, Queue] | None]:
+    """The SAQ job queues' connections (NOITU_ARENA_QUEUE=saq: one queue per job kind;
+    None with the local queue, which holds nothing open)."""
+    if queues is None:
         yield None
         return
-    from noitu.adapters.arena.saq_jobs import close_queue
+    from noitu.adapters.arena.saq_jobs import close_queues, connect_queues
 
-    await queue.connect()
     try:
-        yield queue
+        await connect_queues(queues)
+        yield queues
     finally:
-        await close_queue(queue)
+        await close_queues(queues)
 
 
 async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngine | None]:
@@ -764,7 +775,7 @@ class Container(containers.DeclarativeContainer):
 
     # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------
     job_queue_kind = providers.Callable(queue_kind_of, settings)
-    job_queue = providers.Singleton(saq_queue, settings.provided.redis_url)
+    job_queue = providers.Singleton(saq_queues, settings.provided.redis_url)
     job_queue_resource = providers.Resource(
         job_queue_connection,
         providers.Selector(job_queue_kind, local=providers.Object(None), saq=job_queue),
@@ -960,7 +971,8 @@ class Container(containers.DeclarativeContainer):
         settings.provided.instance,
         run_build,
         host_match,
-        slots=providers.Callable(worker_slots),
+        matches=providers.Callable(match_slots, settings),
+        builds=providers.Callable(worker_slots),
     )
     # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
     play_ladder = providers.Singleton(

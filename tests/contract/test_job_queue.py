@@ -17,13 +17,22 @@ from saq.job import Status
 from saq.utils import now
 
 from noitu.adapters.arena.local_jobs import InProcessJobs
-from noitu.adapters.arena.saq_jobs import QUEUE_NAME, SaqJobRunner, SaqJobs
+from noitu.adapters.arena.saq_jobs import (
+    QUEUE_NAMES,
+    SaqJobRunner,
+    SaqJobs,
+    close_queues,
+    connect_queues,
+    saq_queues,
+)
 from noitu.adapters.system_clock import SystemClock
 from noitu.application.arena.build_queue import BuildQueue
+from noitu.application.arena.fair_order import who
 from noitu.application.arena.jobs import (
     BUILD_JOB,
     BuildJob,
     BuildVerdict,
+    InLine,
     JobFailed,
     JobKind,
     JobLost,
@@ -45,6 +54,8 @@ class Echoed(msgspec.Struct, frozen=True):
 ECHO: JobType[Echo, Echoed] = JobType(JobKind.BUILD, Echo, Echoed, timeout_s=5.0, heartbeat_s=3.0)
 #: A kind whose jobs may run one second at most.
 SHORT: JobType[Echo, Echoed] = JobType(JobKind.BUILD, Echo, Echoed, timeout_s=1.0, heartbeat_s=3.0)
+#: Jobs of the other kind (as rooms' matches are).
+OTHER: JobType[Echo, Echoed] = JobType(JobKind.MATCH, Echo, Echoed, timeout_s=5.0, heartbeat_s=3.0)
 
 
 @dataclass
@@ -97,13 +108,13 @@ def queue_kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 async def make(queue_kind: str, request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., Queues]]:
     made: list[Queues] = []
-    queues: list[Queue] = []
+    opened: list[dict[JobKind, Queue]] = []
 
-    async def connected(url: str) -> Queue:
-        queue = Queue.from_url(url, name=QUEUE_NAME)
-        await queue.connect()
-        queues.append(queue)
-        return queue
+    async def connected(url: str) -> dict[JobKind, Queue]:
+        queues = saq_queues(url)
+        await connect_queues(queues)
+        opened.append(queues)
+        return queues
 
     url = request.getfixturevalue("redis_url") if queue_kind == "saq" else ""
 
@@ -113,7 +124,9 @@ async def make(queue_kind: str, request: pytest.FixtureRequest) -> AsyncIterator
             queues_ = Queues(queue_kind, local, local)
         else:
             jobs = SaqJobs(await connected(url), take_within_s)
-            runner = SaqJobRunner(await connected(url), slots, f"test-worker-{len(made)}")
+            runner = SaqJobRunner(
+                await connected(url), dict.fromkeys(JobKind, slots), f"test-worker-{len(made)}"
+            )
             queues_ = Queues(queue_kind, jobs, runner)
         made.append(queues_)
         return queues_
@@ -124,8 +137,8 @@ async def make(queue_kind: str, request: pytest.FixtureRequest) -> AsyncIterator
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-    for queue in queues:
-        await queue.disconnect()
+    for queues in opened:
+        await close_queues(queues)
 
 
 async def until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
@@ -246,7 +259,58 @@ async def test_cancelling_the_submitter_aborts_the_running_job(make):
     await until(lambda: seen.cancelled == ["bỏ"], timeout_s=3.0)
 
 
+async def test_jobs_wait_in_the_fair_order_of_who_asked_for_them(make):
+    # The attack on builds, bounded: one address asks for builds under fresh keys while
+    # one runs; another address's build, asked for after them, runs next.
+    queues = await make(slots=1, take_within_s=10.0)
+    seen = Seen()
+    queues.runner.handle(ECHO, seen.handler())
+    queues.start()
+    flood = [InLine(tags=who(f"key-{n}", "10.0.0.66")) for n in range(3)]
+    first = asyncio.create_task(queues.jobs.submit(ECHO, Echo("a0", hold_s=1.0), flood[0]))
+    await until(lambda: seen.started == ["a0"])
+    tasks = [first]
+    other = InLine(tags=who("b", "10.0.0.7"))
+    for name, line in (("a1", flood[1]), ("a2", flood[2]), ("b0", other)):
+        tasks.append(asyncio.create_task(queues.jobs.submit(ECHO, Echo(name, hold_s=0.1), line)))
+        await asyncio.sleep(0.1)  # each one queued before the next
+    await asyncio.gather(*tasks)
+    assert seen.started == ["a0", "b0", "a1", "a2"]
+
+
 # --- SAQ only: runners on other machines ---------------------------------------------
+
+
+async def test_saq_jobs_are_taken_in_the_fair_order_each_kind_on_its_own_slots(
+    make, queue_kind
+):
+    # The attack, bounded: rooms' matches waiting for their players hold the worker's
+    # match slot and more wait behind them; they are taken by rank, then spectacles,
+    # then the ladder's, whatever order they came in, and an upload's build is still
+    # taken at once, on its own slot.
+    if queue_kind != "saq":
+        pytest.skip("one machine's matches wait in its match queue, not in jobs")
+    queues = await make(slots=1, take_within_s=1.0)
+    seen = Seen()
+    queues.runner.handle(OTHER, seen.handler())
+    queues.runner.handle(ECHO, seen.handler())
+    lines = {  # as rooms' cards keep them: the rank and the arrival of each
+        "ladder": InLine(ladder=True, rank=0, arrival_ms=1),
+        "show": InLine(tags=who("c", "10.0.0.3"), spectacle=True, rank=0, arrival_ms=2),
+        "second": InLine(tags=who("a", "10.0.0.1"), rank=1, arrival_ms=3),
+        "first": InLine(tags=who("b", "10.0.0.2"), rank=0, arrival_ms=4),
+        "next": InLine(tags=who("d", "10.0.0.4"), rank=0, arrival_ms=5),
+    }
+    for name, line in lines.items():
+        hold_s = 1.0 if name == "first" else 0.2
+        await queues.jobs.enqueue(OTHER, Echo(name, hold_s=hold_s), name, line)
+    await queues.jobs.enqueue(OTHER, Echo("first"), "first", lines["first"])  # queued: a no-op
+    queues.start()
+    await until(lambda: seen.started == ["first"])
+    done = await queues.jobs.submit(ECHO, Echo("build"))
+    assert done.result == Echoed("BUILD") and seen.started[:2] == ["first", "build"]
+    await until(lambda: len(seen.started) == len(lines) + 1)
+    assert seen.started == ["first", "build", "next", "second", "show", "ladder"]
 
 
 async def test_saq_a_job_whose_worker_went_silent_is_lost(make, queue_kind, request):
@@ -256,7 +320,7 @@ async def test_saq_a_job_whose_worker_went_silent_is_lost(make, queue_kind, requ
     beating = JobType(JobKind.BUILD, Echo, Echoed, timeout_s=60.0, heartbeat_s=1.0)
     waiting = asyncio.create_task(queues.jobs.submit(beating, Echo("mất")))
     # A "worker" takes the job, marks it running, and is never heard from again.
-    dead = Queue.from_url(request.getfixturevalue("redis_url"), name=QUEUE_NAME)
+    dead = Queue.from_url(request.getfixturevalue("redis_url"), name=QUEUE_NAMES[JobKind.BUILD])
     await dead.connect()
     try:
         job = None
@@ -291,16 +355,16 @@ async def test_saq_a_stopping_worker_lets_its_running_job_finish(make, queue_kin
 async def test_saq_an_unreachable_queue_is_said_at_once(queue_kind):
     if queue_kind != "saq":
         pytest.skip("the in-process queue has nothing to reach")
-    from noitu.adapters.arena.saq_jobs import QueueUnavailable, close_queue, saq_queue
+    from noitu.adapters.arena.saq_jobs import QueueUnavailable
     from noitu.bench.redis_server import free_port
 
-    queue = saq_queue(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
-    await queue.connect()
+    queues = saq_queues(f"redis://127.0.0.1:{free_port()}/0")  # nothing listens there
+    await connect_queues(queues)
     try:
         loop = asyncio.get_running_loop()
         began = loop.time()
         with pytest.raises(QueueUnavailable):
-            await SaqJobs(queue, 5.0).submit(ECHO, Echo("xa"))
+            await SaqJobs(queues, 5.0).submit(ECHO, Echo("xa"))
         assert loop.time() - began < 3.0
     finally:
-        await close_queue(queue)
+        await close_queues(queues)

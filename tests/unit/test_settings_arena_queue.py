@@ -12,6 +12,7 @@ import pytest
 
 from noitu.adapters.arena.local_jobs import InProcessJobs
 from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
+from noitu.application.arena.jobs import JobKind
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import SettingsError, load_settings
 
@@ -66,6 +67,7 @@ def test_the_container_picks_the_queue_from_the_setting(tmp_path: Path):
     saq = Container(settings=load_settings({**SAQ, "NOITU_DATA_DIR": str(tmp_path)}))
     assert isinstance(saq.upload_builds(), SaqJobs)  # no sandbox needed in the web process
     saq.run_build.override(object())  # the worker's sandboxed builds (no probe here)
-    runner = saq.job_runner(slots=3)
-    assert isinstance(runner, SaqJobRunner) and runner.slots == 3
-    assert saq.job_runner().slots == len(os.sched_getaffinity(0))
+    runner = saq.job_runner(matches=4, builds=3)
+    assert isinstance(runner, SaqJobRunner)
+    assert runner.slots == {JobKind.MATCH: 4, JobKind.BUILD: 3}  # each kind its own
+    assert saq.job_runner().slots[JobKind.BUILD] == len(os.sched_getaffinity(0))

@@ -2,8 +2,8 @@
 `JobRunner` in one object.
 
 A job runs in the submitter's own task, once its kind's `BuildQueue` gives it a turn
-(the builds: one per core at once, the rest in the order they came, as before jobs
-existed); a kind without a queue runs at once. Nothing is serialised and there is no
+(the builds: one per core at once, the rest in the fair order of B10 by the tags of
+their `InLine`); a kind without a queue runs at once. Nothing is serialised and there is no
 runner to lose: the process that waits is the one that runs. A job still waiting for
 its turn after `take_within_s` (None: it waits as long as it takes) is withdrawn
 (`JobNotTaken`), and so is one of a kind no handler was given for; one that runs past
@@ -20,7 +20,9 @@ from typing import Any
 from noitu.application.arena.build_queue import BuildQueue, BuildTurn
 from noitu.application.arena.jobs import (
     BUILD_JOB,
+    NOBODY,
     Finished,
+    InLine,
     JobError,
     JobFailed,
     JobKind,
@@ -47,12 +49,14 @@ class InProcessJobs:
     def handle(self, job_type: JobType[P, R], handler: Callable[[P], Awaitable[R]]) -> None:
         self._handlers[job_type.kind] = handler
 
-    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
+    async def submit(
+        self, job_type: JobType[P, R], payload: P, line: InLine = NOBODY
+    ) -> Finished[R]:
         handler = self._handlers.get(job_type.kind)
         if handler is None:
             raise JobNotTaken(f"no handler here runs {job_type.kind} jobs")
         async with contextlib.AsyncExitStack() as held:
-            turn = await self._turn(held, job_type.kind)
+            turn = await self._turn(held, job_type.kind, line)
             try:
                 async with asyncio.timeout(job_type.timeout_s):
                     result = await handler(payload)
@@ -62,26 +66,30 @@ class InProcessJobs:
                 raise JobFailed(f"{job_type.kind} job failed: {error!r}") from error
             return Finished(result, turn.waited_ms)
 
-    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+    async def enqueue(
+        self, job_type: JobType[P, R], payload: P, key: str, line: InLine = NOBODY
+    ) -> None:
         """Run the job in a task of its own (one per key at a time); its errors are its
         handler's to record."""
         if key in self._running:
             return
-        task = asyncio.create_task(self._settle(job_type, payload))
+        task = asyncio.create_task(self._settle(job_type, payload, line))
         self._running[key] = task
         task.add_done_callback(lambda _done: self._running.pop(key, None))
 
-    async def _settle(self, job_type: JobType[P, R], payload: P) -> None:
+    async def _settle(self, job_type: JobType[P, R], payload: P, line: InLine) -> None:
         with contextlib.suppress(JobError):
-            await self.submit(job_type, payload)
+            await self.submit(job_type, payload, line)
 
-    async def _turn(self, held: contextlib.AsyncExitStack, kind: JobKind) -> BuildTurn:
+    async def _turn(
+        self, held: contextlib.AsyncExitStack, kind: JobKind, line: InLine
+    ) -> BuildTurn:
         queue = self._slots.get(kind)
         if queue is None:
             return BuildTurn()
         try:
             async with asyncio.timeout(self._take_within_s):
-                return await held.enter_async_context(queue.turn())
+                return await held.enter_async_context(queue.turn(line.tags))
         except TimeoutError:
             raise JobNotTaken(
                 f"{kind} job waited {self._take_within_s:g} s for a free place"

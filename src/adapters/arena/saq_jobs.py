@@ -1,6 +1,12 @@
 """The job queue on SAQ (NOITU_ARENA_QUEUE=saq; spec B9): jobs in Redis, run by
 `noitu arena worker` processes on any machine.
 
+- One SAQ queue per job kind (`QUEUE_NAMES`), each a `FairRedisQueue`: a worker takes
+  builds and matches from their own queues with their own slots, so waiting matches
+  never delay an upload's verdict, nor builds a match (B14); and each queue keeps its
+  waiting jobs in B10's fair order (`fair_order.py`, the rule one machine's queues
+  follow): a job is put in line at its place, by its `InLine` (kept in the job's
+  `meta`), rather than at the end, and SAQ's workers take the line's head as always.
 - `SaqJobs` (the web process's side): a job is one SAQ job whose function is the kind
   and whose one argument is the payload as JSON; its result comes back as JSON too. The
   submitter follows the job's status through SAQ's notifications, reading the job again
@@ -10,11 +16,11 @@
   worker's heartbeat older than the kind's — is aborted (`JobLost`), as is one SAQ's
   sweep aborted; a failed job is `JobFailed`; Redis unreachable is `QueueUnavailable`.
   Cancelling the submitter aborts the job (a worker cancels it within about a second).
-- `SaqJobRunner` (the worker's side): a `saq.Worker` with one function per kind, at most
-  `slots` jobs at once. While a job runs, its heartbeat is written every third of the
-  kind's heartbeat time. Stopping (cancelling `run`) takes no more jobs and waits for
-  the running ones up to their timeout (or the runner's grace); a job cut short is
-  handed back to the queue.
+- `SaqJobRunner` (the worker's side): a `saq.Worker` per kind, on that kind's queue, at
+  most that kind's slots at once. While a job runs, its heartbeat is written every
+  third of the kind's heartbeat time. Stopping (cancelling `run`) takes no more jobs
+  and waits for the running ones up to their timeout (or the runner's grace); a job
+  cut short is handed back to the queue.
 
 Each attempt is one: a job is not retried after a failure, a timeout or a lost worker
 (the submitter is waiting, and answers at once). SAQ's web UI is never started.
@@ -26,22 +32,26 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import msgspec
 import structlog
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, WatchError
 from saq import Queue, Worker
 from saq.job import TERMINAL_STATUSES, Job, Status
 from saq.queue.redis import RedisQueue
 
+from noitu.application.arena.fair_order import Waiting, rank_among
 from noitu.application.arena.jobs import (
+    NOBODY,
     TAKE_WITHIN_S,
     Finished,
+    InLine,
     JobError,
     JobFailed,
+    JobKind,
     JobLost,
     JobNotTaken,
     JobType,
@@ -49,8 +59,11 @@ from noitu.application.arena.jobs import (
     R,
 )
 
-#: The queue's name in Redis (its keys are `saq:noitu-arena:*`, `saq:job:noitu-arena:*`).
-QUEUE_NAME = "noitu-arena"
+#: Each kind's queue's name in Redis (its keys are `saq:noitu-arena-build:*`,
+#: `saq:job:noitu-arena-build:*`, and so on).
+QUEUE_NAMES = {kind: f"noitu-arena-{kind.value}" for kind in JobKind}
+#: Where a job keeps its place in line (`InLine`, its rank and arrival filled in).
+LINE_META = "line"
 #: The submitter reads its job again at least this often (seconds).
 RECHECK_S = 0.5
 #: A finished job (and its result) is kept this long for its submitter (seconds).
@@ -103,71 +116,167 @@ def _raise_if_cancelled() -> None:
         raise asyncio.CancelledError()
 
 
-def saq_queue(url: str) -> Queue:
-    """The arena's queue on the Redis at `url` (its own connections). SAQ's own log
-    says every job at INFO, with its whole description: only its warnings are kept (a
-    worker logs one `arena_job` line per job)."""
+class FairRedisQueue(PatientRedisQueue):
+    """A queue whose waiting jobs stay in B10's fair order (`fair_order.py`): a job
+    that carries its place (`LINE_META`, an `InLine`) is inserted before the first
+    waiting job that goes after it, instead of at the end; its rank, unless given, is
+    taken among this queue's jobs running or waiting (`incomplete`) as it arrives. The
+    whole line is read and the job put in one transaction that any other change of
+    the line or of the jobs running or waiting makes try again (WATCH), so two
+    submitters never insert against a line that moved. Workers take the head
+    (`dequeue`, SAQ's own), which is therefore the next in the fair order.
+
+    It relies on SAQ's Redis layout (`_enqueue`, the `incomplete` sorted set and the
+    `queued` list, SAQ 0.26): `tests/contract/test_job_queue.py` takes jobs in the fair
+    order through it, and fails if an upgrade changes them."""
+
+    async def _enqueue(self, job: Job) -> Job | None:
+        placed = job.meta.get(LINE_META)
+        if placed is None or job.scheduled:
+            return await super()._enqueue(job)
+        given = msgspec.convert(placed, InLine)
+        while True:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                try:
+                    await pipe.watch(self._queued, self._incomplete)
+                    if (await pipe.zscore(self._incomplete, job.id)) is not None or (
+                        await pipe.exists(job.abort_id)
+                    ):
+                        return None  # that key is queued or running already
+                    ids = [_text(found) for found in await pipe.zrange(self._incomplete, 0, -1)]
+                    stored = await pipe.mget(ids) if ids else []
+                    others = {
+                        job_id: _waiting(other)
+                        for job_id, blob in zip(ids, stored, strict=True)
+                        if (other := self.deserialize(blob)) is not None
+                    }
+                    queued = [_text(found) for found in await pipe.lrange(self._queued, 0, -1)]
+                    rank = given.rank
+                    if rank is None:
+                        rank = rank_among(given.tags, (other.tags for other in others.values()))
+                    arrival = job.queued if given.arrival_ms is None else given.arrival_ms
+                    line = msgspec.structs.replace(given, rank=rank, arrival_ms=arrival)
+                    job.meta[LINE_META] = msgspec.to_builtins(line)
+                    order = _waiting(job).order
+                    before = next(
+                        (
+                            job_id for job_id in queued
+                            if job_id in others and others[job_id].order > order
+                        ),
+                        None,
+                    )
+                    pipe.multi()
+                    pipe.set(job.id, self.serialize(job))
+                    pipe.zadd(self._incomplete, {job.id: job.scheduled})
+                    if before is None:
+                        pipe.rpush(self._queued, job.id)
+                    else:
+                        pipe.linsert(self._queued, "BEFORE", before, job.id)
+                    await pipe.execute()
+                except WatchError:
+                    continue  # the line moved meanwhile: read it again
+            return job
+
+
+def _text(found: bytes | str) -> str:
+    return found.decode() if isinstance(found, bytes) else found
+
+
+def _waiting(job: Job) -> Waiting:
+    """A job's place in its queue's line: as its `LINE_META` says, or, for a job
+    without one, rank 0 as it came."""
+    placed = job.meta.get(LINE_META)
+    line = NOBODY if placed is None else msgspec.convert(placed, InLine)
+    return Waiting(
+        job.key,
+        line.tags,
+        line.rank or 0,
+        job.queued if line.arrival_ms is None else line.arrival_ms,
+        line.spectacle,
+        line.ladder,
+    )
+
+
+def saq_queues(url: str) -> dict[JobKind, Queue]:
+    """The arena's queues on the Redis at `url`, one per job kind (each its own
+    connections). SAQ's own log says every job at INFO, with its whole description:
+    only its warnings are kept (a worker logs one `arena_job` line per job)."""
     logging.getLogger("saq").setLevel(logging.WARNING)
-    redis = Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S)
-    return PatientRedisQueue(redis, name=QUEUE_NAME)
+    return {
+        kind: FairRedisQueue(
+            Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S), name=name
+        )
+        for kind, name in QUEUE_NAMES.items()
+    }
 
 
-async def close_queue(queue: Queue) -> None:
-    """Close the queue's connections; a Redis already gone is no error here."""
-    with contextlib.suppress(RedisError, OSError):
-        await queue.disconnect()
+async def connect_queues(queues: Mapping[JobKind, Queue]) -> None:
+    for queue in queues.values():
+        await queue.connect()
+
+
+async def close_queues(queues: Mapping[JobKind, Queue]) -> None:
+    """Close the queues' connections; a Redis already gone is no error here."""
+    for queue in queues.values():
+        with contextlib.suppress(RedisError, OSError):
+            await queue.disconnect()
 
 
 class SaqJobs:
-    def __init__(self, queue: Queue, take_within_s: float = TAKE_WITHIN_S) -> None:
-        self._queue = queue
+    def __init__(
+        self, queues: Mapping[JobKind, Queue], take_within_s: float = TAKE_WITHIN_S
+    ) -> None:
+        self._queues = dict(queues)
         self._take_within_s = take_within_s
 
-    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
-        job = Job(
+    def _job(self, job_type: JobType[P, R], payload: P, line: InLine, **terms: Any) -> Job:
+        return Job(
             function=job_type.kind.value,
             kwargs={"payload": msgspec.json.encode(payload).decode()},
             timeout=math.ceil(job_type.timeout_s),
             heartbeat=math.ceil(job_type.heartbeat_s),
             retries=1,
             ttl=KEEP_S,
+            meta={LINE_META: msgspec.to_builtins(line)},
+            **terms,
         )
+
+    async def submit(
+        self, job_type: JobType[P, R], payload: P, line: InLine = NOBODY
+    ) -> Finished[R]:
+        queue = self._queues[job_type.kind]
+        job = self._job(job_type, payload, line)
         try:
-            await self._queue.enqueue(job)
+            await queue.enqueue(job)
             try:
-                return await self._follow(job_type, job.key)
+                return await self._follow(queue, job_type, job.key)
             except BaseException:
-                await asyncio.shield(self._abort(job.key, "withdrawn by its submitter"))
+                await asyncio.shield(self._abort(queue, job.key, "withdrawn by its submitter"))
                 raise
         except (RedisError, OSError) as error:
             raise QueueUnavailable(f"the job queue is unreachable: {error!r}") from error
 
-    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
-        job = Job(
-            function=job_type.kind.value,
-            kwargs={"payload": msgspec.json.encode(payload).decode()},
-            key=f"{job_type.kind.value}:{key}",
-            timeout=math.ceil(job_type.timeout_s),
-            heartbeat=math.ceil(job_type.heartbeat_s),
-            retries=1,
-            ttl=KEEP_S,
-        )
+    async def enqueue(
+        self, job_type: JobType[P, R], payload: P, key: str, line: InLine = NOBODY
+    ) -> None:
+        job = self._job(job_type, payload, line, key=f"{job_type.kind.value}:{key}")
         try:
-            await self._queue.enqueue(job)  # None when that key is queued or running
+            # None when that key is queued or running
+            await self._queues[job_type.kind].enqueue(job)
         except (RedisError, OSError) as error:
             raise QueueUnavailable(f"the job queue is unreachable: {error!r}") from error
 
-    async def _follow(self, job_type: JobType[P, R], key: str) -> Finished[R]:
+    async def _follow(self, queue: Queue, job_type: JobType[P, R], key: str) -> Finished[R]:
         kind = job_type.kind
         take_within_s = job_type.take_within_s or self._take_within_s
-        job = await self._watch(key, lambda job: job.status in TAKEN, take_within_s)
+        job = await self._watch(queue, key, lambda job: job.status in TAKEN, take_within_s)
         if job is None:
             raise JobLost(f"{kind} job vanished from the queue")
         if job.status not in TAKEN:
             raise JobNotTaken(f"no worker took the {kind} job in {take_within_s:g} s")
         within = job_type.timeout_s + job_type.heartbeat_s + VERDICT_MARGIN_S
         job = await self._watch(
-            key, lambda job: job.status in TERMINAL_STATUSES or job.stuck, within
+            queue, key, lambda job: job.status in TERMINAL_STATUSES or job.stuck, within
         )
         if job is None:
             raise JobLost(f"{kind} job vanished from the queue")
@@ -182,27 +291,29 @@ class SaqJobs:
             raise JobLost(f"{kind} job aborted on {job.worker_id}: {job.error}")
         raise JobLost(f"{kind} job stuck on {job.worker_id} (status {job.status.value})")
 
+    @staticmethod
     async def _watch(
-        self, key: str, done: Callable[[Job], bool], within_s: float
+        queue: Queue, key: str, done: Callable[[Job], bool], within_s: float
     ) -> Job | None:
         """The job once `done(job)`, or as it is after `within_s`; None if it is gone."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within_s
         while True:
-            job = await self._queue.job(key)
+            job = await queue.job(key)
             left = deadline - loop.time()
             if job is None or done(job) or left <= 0:
                 return job
             with contextlib.suppress(TimeoutError):
-                await self._queue.listen(
+                await queue.listen(
                     [key], lambda _key, _status: True, timeout=min(left, RECHECK_S)
                 )
 
-    async def _abort(self, key: str, why: str) -> None:
+    @staticmethod
+    async def _abort(queue: Queue, key: str, why: str) -> None:
         with contextlib.suppress(RedisError, OSError):
-            job = await self._queue.job(key)
+            job = await queue.job(key)
             if job is not None and job.status not in TERMINAL_STATUSES:
-                await self._queue.abort(job, why)
+                await queue.abort(job, why)
 
 
 def _timed_out(job: Job) -> bool:
@@ -217,21 +328,28 @@ def _last_line(text: str | None) -> str:
 
 
 class SaqJobRunner:
-    def __init__(self, queue: Queue, slots: int, name: str, grace_s: float | None = None) -> None:
-        """`grace_s`: how long a stop lets running jobs end before cutting them short
-        (None: the longest kind's timeout)."""
-        if slots < 1:
-            raise ValueError("a job runner needs room for one job")
-        self._queue = queue
-        self._slots = slots
+    def __init__(
+        self,
+        queues: Mapping[JobKind, Queue],
+        slots: Mapping[JobKind, int],
+        name: str,
+        grace_s: float | None = None,
+    ) -> None:
+        """`slots`: the jobs of each kind run at once (each kind from its own queue,
+        with its own slots); `grace_s`: how long a stop lets running jobs end before
+        cutting them short (None: the longest kind's timeout)."""
+        if any(count < 1 for count in slots.values()):
+            raise ValueError("a job runner needs room for one job of each kind it runs")
+        self._queues = dict(queues)
+        self._slots = dict(slots)
         self._name = name
-        self._functions: dict[str, Callable[..., Awaitable[str]]] = {}
+        self._functions: dict[JobKind, Callable[..., Awaitable[str]]] = {}
         self._longest_s = 0.0
         self._grace_s = grace_s
 
     @property
-    def slots(self) -> int:
-        return self._slots
+    def slots(self) -> dict[JobKind, int]:
+        return dict(self._slots)
 
     def handle(self, job_type: JobType[P, R], handler: Callable[[P], Awaitable[R]]) -> None:
         async def run_one(context: dict[str, Any], *, payload: str) -> str:
@@ -256,34 +374,46 @@ class SaqJobRunner:
                 )
             return msgspec.json.encode(result).decode()
 
-        self._functions[job_type.kind.value] = run_one
+        if job_type.kind not in self._slots:
+            raise ValueError(f"this runner has no slots for {job_type.kind} jobs")
+        self._functions[job_type.kind] = run_one
         self._longest_s = max(self._longest_s, job_type.timeout_s)
 
     async def run(self) -> None:
-        worker = Worker(
-            self._queue,
-            functions=list(self._functions.items()),
-            id=self._name,
-            concurrency=self._slots,
-            timers=WORKER_TIMERS,  # type: ignore[arg-type]
-            dequeue_timeout=DEQUEUE_WAIT_S,
-            shutdown_grace_period_s=math.ceil(
-                self._longest_s if self._grace_s is None else self._grace_s
-            ),
-            metadata={"instance": self._name, "slots": self._slots},
-            startup=self._sweep_first,
-        )
-        worker.SIGNALS = []  # the process's signals are its entrypoint's: it cancels us
-        await worker.start()
+        """One SAQ worker per kind with a handler, on that kind's queue, all stopped
+        together."""
+        grace_s = math.ceil(self._longest_s if self._grace_s is None else self._grace_s)
+        workers = []
+        for kind, function in self._functions.items():
+            queue = self._queues[kind]
+            worker = Worker(
+                queue,
+                functions=[(kind.value, function)],
+                id=self._name,
+                concurrency=self._slots[kind],
+                timers=WORKER_TIMERS,  # type: ignore[arg-type]
+                dequeue_timeout=DEQUEUE_WAIT_S,
+                shutdown_grace_period_s=grace_s,
+                metadata={"instance": self._name, "slots": self._slots[kind]},
+                startup=_sweep_first(queue),
+            )
+            worker.SIGNALS = []  # the process's signals are its entrypoint's: it cancels us
+            workers.append(worker)
+        await asyncio.gather(*(worker.start() for worker in workers))
 
-    async def _sweep_first(self, _context: object) -> None:
-        """Sweep before taking any job. SAQ's upkeep sweeps as it starts, at the very
-        moment its first jobs are taken, and a sweep that reads a job between its taking
-        and its marking as running takes it for abandoned (and then records it aborted,
-        even after it completed). Swept here first, the upkeep's sweep finds the sweep's
-        lock held and waits its turn; a later sweep still may meet a job in that window
-        of a few milliseconds (one in thousands of jobs, answered `busy`)."""
-        await self._queue.sweep(lock=WORKER_TIMERS["sweep"])
+
+def _sweep_first(queue: Queue) -> Callable[[object], Awaitable[None]]:
+    """Sweep before taking any job. SAQ's upkeep sweeps as it starts, at the very moment
+    its first jobs are taken, and a sweep that reads a job between its taking and its
+    marking as running takes it for abandoned (and then records it aborted, even after
+    it completed). Swept here first, the upkeep's sweep finds the sweep's lock held and
+    waits its turn; a later sweep still may meet a job in that window of a few
+    milliseconds (one in thousands of jobs, answered `busy`)."""
+
+    async def sweep(_context: object) -> None:
+        await queue.sweep(lock=WORKER_TIMERS["sweep"])
+
+    return sweep
 
 
 async def _beat(job: Job, every_s: float) -> None:

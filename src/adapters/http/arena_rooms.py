@@ -71,7 +71,7 @@ from noitu.application.arena.rooms.get_replay import GetReplay, GetReplayCommand
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.join_room import JoinRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoomCommand
-from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, Lobby, OpenRoomsCommand
+from noitu.application.arena.rooms.open_rooms import Lobby, OpenRoomsCommand
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
 from noitu.application.arena.rooms.place_pieces import PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayActionCommand
@@ -138,9 +138,19 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
         command = CreateRoomCommand(caller.owner, seat_choice(data.seat), opponent, address)
         return RoomAnswer(await use_cases.create_room()(command), caller.key)
 
-    @get("/rooms", summary="The lobby: rooms waiting for a player, and rooms to watch")
-    async def lobby() -> Lobby:
-        return await use_cases.open_rooms()(WHOLE_LOBBY)
+    @get(
+        "/rooms",
+        summary="The lobby: rooms waiting for a player, and rooms to watch",
+        description=(
+            "With the owner key, the caller's own rooms come first and are always listed;"
+            " then, of the waiting rooms, those where a person waits; each part newest"
+            " first."
+        ),
+        responses=error_responses(BadOwnerKey),
+    )
+    async def lobby(owner_key: OwnerKey = None) -> Lobby:
+        caller = use_cases.owner_keys().caller(owner_key)
+        return await use_cases.open_rooms()(OpenRoomsCommand(viewer=caller.owner))
 
     @get(
         "/rooms/{code:str}",

@@ -10,7 +10,12 @@ stay silent before it is taken for dead. Two sides, each its own Protocol:
   raised is `JobFailed`. Cancelling the waiting aborts the job (a runner that holds it
   cancels its handler).
 - `JobRunner`, the side that runs them: a handler per kind, and `run()` taking jobs,
-  at most its slots at once, until it is cancelled.
+  at most its slots of each kind at once (each kind has its own: B14, waiting matches
+  never delay a build, nor builds a match), until it is cancelled.
+
+Jobs of a kind are taken in the fair order of B10 (`fair_order.py`): each comes with
+its place in line (`InLine`: who it counts for, and for a room's match what kind of
+match and, as its card says, its rank and arrival).
 
 Builds of uploads (`BUILD_JOB`) and rooms' matches (`MATCH_JOB`) are the kinds.
 
@@ -45,6 +50,24 @@ class JobKind(StrEnum):
 
 P = TypeVar("P", bound=msgspec.Struct)
 R = TypeVar("R", bound=msgspec.Struct)
+
+
+class InLine(msgspec.Struct, frozen=True, kw_only=True):
+    """Where a job stands in its kind's fair order (`fair_order.py`): its tags (who it
+    counts for, `fair_order.who`), whether it is a spectacle or a ladder match, and
+    its rank and arrival (ms) when its submitter knows them (a room's match: its card
+    keeps them); None: the queue ranks it among its own jobs of the kind running or
+    waiting as it arrives, and it arrives then."""
+
+    tags: frozenset[str] = frozenset()
+    spectacle: bool = False
+    ladder: bool = False
+    rank: int | None = None
+    arrival_ms: int | None = None
+
+
+#: A job nobody in particular asked for: rank 0, in the order jobs come.
+NOBODY = InLine()
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,16 +182,21 @@ class JobFailed(JobError):
 class Jobs(Protocol):
     """The side that submits jobs and waits for their results."""
 
-    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
-        """Hand the job over and wait for its result. Raises `JobNotTaken`, `JobLost`
-        or `JobFailed` (see the module's docstring); cancelling the call aborts it."""
+    async def submit(
+        self, job_type: JobType[P, R], payload: P, line: InLine = NOBODY
+    ) -> Finished[R]:
+        """Hand the job over, to be taken at its place in `line`, and wait for its
+        result. Raises `JobNotTaken`, `JobLost` or `JobFailed` (see the module's
+        docstring); cancelling the call aborts it."""
         ...
 
-    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
-        """Hand the job over and return at once: its outcome is its runner's to record
-        (a match's, on its room's card and in the archive). A job of the same `key` not
-        finished yet is not handed over twice. Raises `JobError` when the queue cannot
-        be reached."""
+    async def enqueue(
+        self, job_type: JobType[P, R], payload: P, key: str, line: InLine = NOBODY
+    ) -> None:
+        """Hand the job over, to be taken at its place in `line`, and return at once:
+        its outcome is its runner's to record (a match's, on its room's card and in the
+        archive). A job of the same `key` not finished yet is not handed over twice.
+        Raises `JobError` when the queue cannot be reached."""
         ...
 
 
@@ -180,7 +208,7 @@ class JobRunner(Protocol):
         ...
 
     async def run(self) -> None:
-        """Take jobs and run them, at most this runner's slots at once, until
-        cancelled; then take no more, let those running end within their timeout (or
-        hand them back to the queue), and return."""
+        """Take jobs and run them, at most this runner's slots of each kind at once,
+        until cancelled; then take no more, let those running end within their timeout
+        (or hand them back to the queue), and return."""
         ...

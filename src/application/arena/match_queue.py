@@ -6,14 +6,12 @@ default twice the cores, less one half-core pair for the server itself — and t
 wait, each able to read its place. A bot can then never lose on time because
 the server ran more matches than the machine's cores can honour.
 
-The waiting order is fair (spec B10): owner keys and client addresses are free or
-cheap, so a match comes with its tags (the owner keys and addresses of who seated its
-sides) and, when it starts to wait, takes a rank: how many matches sharing one of its
-tags are playing or waiting then (the most over its tags). Matches wait by rank, then
-by arrival: one match per owner and per address ahead of others', the second behind
-all of theirs, and so on — a client who queues many matches at once, under many keys
-from one address, has its second wait behind a person who came later. A spectacle (two
-built-in bots) waits behind every other match: none starts while a person's waits.
+The waiting order is fair (spec B10), by the rule of `fair_order.py`: a match comes
+with its tags (the owner keys and addresses of who seated its sides) and, when it
+starts to wait, takes its rank among the matches playing or waiting then; one match
+per owner and per address ahead of others', the second behind all of theirs. A
+spectacle (two built-in bots) waits behind every other room's match: none starts while
+a person's waits.
 
 Ladder matches (spec B8 "Scheduling") fill idle capacity only: one waits behind every
 room's match, spectacles included, so a room's place never counts it; and they hold at
@@ -26,8 +24,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from itertools import count
+
+from noitu.application.arena.fair_order import Waiting, in_fair_order, rank_among
 
 CPU_PER_THINKING_BOT = 0.5
 
@@ -36,16 +35,6 @@ def default_slots(cores: int) -> int:
     """Matches at once on `cores` cores: each needs 0.5 CPU; one core's worth of
     matches less keeps room for the server (and for compiles), never below one."""
     return max(1, int(cores / CPU_PER_THINKING_BOT) - 2)
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    match_id: str
-    tags: frozenset[str]
-    spectacle: bool
-    ladder: bool
-    rank: int
-    arrival: int
 
 
 class MatchQueue:
@@ -68,17 +57,17 @@ class MatchQueue:
         """Stop calling `listener` (one that was added with `on_change`)."""
         self._listeners.remove(listener)
 
-    def place(self, match_id: str) -> int:
-        """0 while the match plays (or is unknown), else its place in the queue from 1."""
+    def place(self, match_id: str) -> int | None:
+        """The match's place in the queue from 1 while it waits; None while it plays
+        (or is unknown)."""
         for place, waiting in enumerate(self._order(), start=1):
-            if waiting.match_id == match_id:
+            if waiting.key == match_id:
                 return place
-        return 0
+        return None
 
     def _order(self) -> list[Waiting]:
-        """The waiting matches in the order they will play: ladder matches last, then
-        spectacles, then by rank, then by arrival."""
-        return sorted(self._waiting, key=lambda w: (w.ladder, w.spectacle, w.rank, w.arrival))
+        """The waiting matches in the order they will play (`in_fair_order`)."""
+        return in_fair_order(self._waiting)
 
     def _may_start(self, entry: Waiting) -> bool:
         """`entry` is first in line, a slot is free, and a ladder match leaves one
@@ -88,12 +77,8 @@ class MatchQueue:
         return not entry.ladder or self.ladder_playing < self.ladder_slots
 
     def _rank(self, tags: frozenset[str]) -> int:
-        """How many matches sharing a tag with `tags` play or wait now (the most over
-        the tags)."""
-        if not tags:
-            return 0
-        active = [*self._playing.values(), *self._waiting]
-        return max(sum(1 for other in active if tag in other.tags) for tag in tags)
+        """The rank of a match of `tags` among those that play or wait now."""
+        return rank_among(tags, (other.tags for other in (*self._playing.values(), *self._waiting)))
 
     @property
     def playing(self) -> int:
@@ -136,7 +121,7 @@ class MatchQueue:
         is cancelled (its room closed) leaves the queue."""
         async with self._changed:
             entry = Waiting(
-                match_id, tags, spectacle, ladder, self._rank(tags), next(self._arrivals)
+                match_id, tags, self._rank(tags), next(self._arrivals), spectacle, ladder
             )
             self._waiting.append(entry)
             self._changed.notify_all()

@@ -8,8 +8,9 @@ owner keys (when one is made) and uploads in the last minute (spec B10: limits t
 hold whatever keys are sent); the owner's uploads in the last minute (the upload is
 counted from here on, built or not). Then the source is stored (atomically) and built
 as a job (`jobs.BUILD_JOB`, run by `RunBuild`: in the sandbox, the artefact moved into
-the store) on the build queue — in this process once the global `BuildQueue` gives it a
-turn by default, by a `noitu arena worker` with NOITU_ARENA_QUEUE=saq; the answer says
+the store) on the build queue, in B10's fair order by its owner and address — in this
+process once the global `BuildQueue` gives it a turn by default, by a `noitu arena
+worker` with NOITU_ARENA_QUEUE=saq; the answer says
 how long it waited, and a build no one takes in time is `busy` —, and the record
 added, refusing atomically once the owner has `MAX_BOTS_PER_OWNER` bots that built.
 
@@ -47,9 +48,11 @@ from noitu.application.arena.errors import (
     UnsupportedFile,
     UploadsUnavailable,
 )
+from noitu.application.arena.fair_order import who
 from noitu.application.arena.jobs import (
     BUILD_JOB,
     BuildJob,
+    InLine,
     JobError,
     JobFailed,
     Jobs,
@@ -211,7 +214,8 @@ class UploadBot:
         bot_id = await self._fresh_id()
         try:
             record, waited_ms = await self._store_and_build(
-                builds, bot_id, owner, name, language, command.data, now_ms, shown_as
+                builds, bot_id, owner, name, language, command.data, now_ms, shown_as,
+                InLine(tags=who(owner, command.address)),
             )
             built = record.build is BuildStatus.OK
             if not await self._catalogue.add_bot(
@@ -242,12 +246,14 @@ class UploadBot:
         data: bytes,
         now_ms: int,
         shown_as: str,
+        line: InLine,
     ) -> tuple[BotRecord, int]:
-        """The record, and how long the build waited for its turn (ms)."""
+        """The record, and how long the build waited for its turn (ms): builds wait in
+        the fair order of B10, `line` saying who this one counts for."""
         source = await self._files.put_source(bot_id, language, data)
         job = BuildJob(bot_id=bot_id, language=language, source=source, shown_as=shown_as)
         try:
-            done = await builds.submit(BUILD_JOB, job)
+            done = await builds.submit(BUILD_JOB, job, line)
         except JobFailed as error:  # the sandbox's failure, not the bot's
             raise BuildUnavailable() from error
         except JobError as error:  # no builder free in time, one lost, the queue away

@@ -6,7 +6,8 @@ in this machine's sandbox.
 
 Matches at once: `--matches`, by default 2 per core the process may use (its CPU
 affinity, capped by its cgroup's `cpu.max`); builds: `--builds`, by default one per
-core. It beats every 5 s (its matches are abandoned by any process once it stops), and
+core. Each kind is taken from its own queue, in B10's fair order, with its own slots:
+matches never wait for builds, nor builds for matches. It beats every 5 s (its matches are abandoned by any process once it stops), and
 looks for other workers' lost matches as `serve` does.
 
 It reads the server's settings (the same environment as `noitu serve`: NOITU_STORE,
@@ -122,7 +123,9 @@ async def _run_jobs(
     except Busy:
         own = 0  # Redis away: the runner below says so and the worker stops
     recovered = await container.recover_at_start()()
-    runner = container.job_runner(slots=matches + builds)
+    # Builds and matches each from their own queue with their own slots (B14): matches
+    # waiting for their players never hold a slot an upload's build needs.
+    runner = container.job_runner(matches=matches, builds=builds)
     log.info(
         "arena_worker",
         instance=settings.instance,

@@ -326,7 +326,7 @@ class RefusingJobs:
     def __init__(self, error: Exception) -> None:
         self.error = error
 
-    async def submit(self, job_type, payload):  # type: ignore[no-untyped-def]
+    async def submit(self, job_type, payload, line=None):  # type: ignore[no-untyped-def]
         raise self.error
 
 
@@ -533,3 +533,53 @@ async def test_uploads_build_one_per_place_of_the_queue_and_say_how_long_they_wa
     results = await asyncio.gather(*tasks)
     assert builder.most == 1 and all(result.compiled for result in results)
     assert sorted(result.build_wait_ms for result in results) == [0, 4_000, 4_000]
+
+
+class SteppedBuilder(ScriptedBuilder):
+    """Builds one at a time as the test lets each go, naming what it built in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.began: list[bytes] = []
+        self.go = asyncio.Semaphore(0)
+
+    async def build(self, source, language, into, *, shown_as=None):  # type: ignore[no-untyped-def]
+        self.began.append(source.read_bytes())
+        await self.go.acquire()
+        return await super().build(source, language, into, shown_as=shown_as)
+
+
+async def test_one_addresss_flood_of_uploads_builds_after_another_addresss_upload(world: World):
+    # The attack, bounded: uploads from one address under fresh keys, each a long
+    # compile, hold the one build place and wait behind it; an upload from another
+    # address is built next, not last.
+    builder = SteppedBuilder()
+    queue = BuildQueue(1, world.clock)
+    use_case = UploadBot(
+        world.repository, world.files, local_builds(builder, world.files, queue), world.clock,
+        world.rng,
+    )
+
+    def source(name: str) -> bytes:
+        return SOURCE + f"# {name}\n".encode()
+
+    async def until_waiting(count: int) -> None:
+        async with asyncio.timeout(30):  # the uploads reach the queue (SQL runs in threads)
+            while queue.waiting < count:
+                await asyncio.sleep(0.01)
+
+    flood = []
+    for n in range(3):
+        flood.append(asyncio.create_task(use_case(UploadBotCommand(
+            f"flood{n}.py", source(f"flood{n}"), owner_key=None, address="10.0.0.66"))))
+        await until_waiting(n)
+    victim = asyncio.create_task(use_case(UploadBotCommand(
+        "mine.py", source("mine"), owner_key=KEY_B, address="10.0.0.7")))
+    await until_waiting(3)
+    for _ in range(4):
+        builder.go.release()
+    results = await asyncio.gather(*flood, victim)
+    assert all(result.compiled for result in results)
+    assert [built.rsplit(b"# ", 1)[1] for built in builder.began] == [
+        b"flood0\n", b"mine\n", b"flood1\n", b"flood2\n"
+    ]

@@ -80,7 +80,7 @@ async def test_a_pairing_is_played_and_rated_and_a_room_starts_at_once(
         assert room.match_id is not None
         await _until(lambda: stores.matches[room.match_id].started_ms is not None, 30)
         # the room's match got the third slot while both ladder matches still play
-        assert queue.ladder_playing == 2 and queue.place(room.match_id) == 0
+        assert queue.ladder_playing == 2 and queue.place(room.match_id) is None
         await _until(lambda: len(ladder.closed) >= 1, 120)
     await background.settle(30)
 

@@ -1,5 +1,6 @@
 """The global build queue (spec B10): at most one build per core at once, whoever asks;
-the rest wait in order, and each learns how long it waited."""
+the rest wait in the fair order (one per owner and per address ahead of others'), and
+each learns how long it waited."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import pytest
 
 from noitu.application.arena.build_queue import BuildQueue
+from noitu.application.arena.fair_order import who
 from support.fakes import FakeClock
 
 
@@ -69,6 +71,55 @@ async def test_a_cancelled_waiter_leaves_the_line_and_a_failed_build_frees_its_p
     assert started == ["a", "c"] and (queue.running, queue.waiting) == (0, 0)
     async with queue.turn() as turn:
         assert turn.waited_ms == 0 and queue.running == 1
+
+
+async def test_one_addresss_flood_of_builds_waits_behind_another_addresss_build():
+    # The attack, bounded: one address queues builds under fresh owner keys, each
+    # holding the one place for a long compile; a build from another address, asked
+    # for later, is the next to run rather than the last.
+    queue = BuildQueue(1, FakeClock())
+    started: list[str] = []
+    release = {name: asyncio.Event() for name in ("a1", "a2", "a3", "a4", "b1")}
+
+    async def build(name: str, tags: frozenset[str]) -> None:
+        async with queue.turn(tags):
+            started.append(name)
+            await release[name].wait()
+
+    flood = [
+        asyncio.create_task(build(f"a{n}", who(f"key-a{n}", "10.0.0.66"))) for n in range(1, 5)
+    ]
+    await asyncio.sleep(0.01)
+    victim = asyncio.create_task(build("b1", who("key-b1", "10.0.0.7")))
+    await asyncio.sleep(0.01)
+    for name in ("a1", "b1", "a2", "a3", "a4"):
+        assert started[-1] == name
+        release[name].set()
+        await asyncio.sleep(0.01)
+    await asyncio.gather(*flood, victim)
+    assert started == ["a1", "b1", "a2", "a3", "a4"]
+
+
+async def test_an_owners_second_build_waits_behind_anothers_first_whatever_the_address():
+    queue = BuildQueue(1, FakeClock())
+    started: list[str] = []
+    hold = asyncio.Event()
+
+    async def build(name: str, tags: frozenset[str]) -> None:
+        async with queue.turn(tags):
+            started.append(name)
+            await hold.wait()
+
+    tasks = [
+        asyncio.create_task(build("running", who("someone", "10.0.0.1"))),
+        asyncio.create_task(build("lan-1", who("lan", "10.0.0.2"))),
+        asyncio.create_task(build("lan-2", who("lan", "10.0.0.3"))),
+        asyncio.create_task(build("minh-1", who("minh", "10.0.0.4"))),
+    ]
+    await asyncio.sleep(0.01)
+    hold.set()
+    await asyncio.gather(*tasks)
+    assert started == ["running", "lan-1", "minh-1", "lan-2"]
 
 
 def test_a_queue_needs_room_for_one_build():

@@ -26,12 +26,23 @@ from noitu.application.arena.errors import (
     TooManyMatches,
     WrongRoomPhase,
 )
-from noitu.application.arena.jobs import MATCH_JOB, Finished, JobType, MatchJob, P, R
+from noitu.application.arena.fair_order import Waiting, in_fair_order
+from noitu.application.arena.jobs import (
+    MATCH_JOB,
+    NOBODY,
+    Finished,
+    InLine,
+    JobType,
+    MatchJob,
+    P,
+    R,
+)
 from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
+from noitu.application.arena.rooms.cards import room_of
 from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.forward_room_call import (
@@ -50,7 +61,7 @@ from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.journaled_replay import JOURNAL_BATCH_MS
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
-from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms
+from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms, OpenRoomsCommand
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
 from noitu.application.arena.rooms.seating import Seating
@@ -74,20 +85,38 @@ class CountingDesk(InMemoryRoomDesk):
 
 
 class QueuedJobs:
-    """`Jobs` whose match jobs wait here until a test hands them to a worker."""
+    """`Jobs` whose match jobs wait here until a test hands them to a worker; each
+    keeps its place in line (`InLine`)."""
 
     def __init__(self) -> None:
         self.queued: dict[str, MatchJob] = {}
+        self.lines: dict[str, InLine] = {}
 
-    async def submit(self, job_type: JobType[P, R], payload: P) -> Finished[R]:
+    async def submit(
+        self, job_type: JobType[P, R], payload: P, line: InLine = NOBODY
+    ) -> Finished[R]:
         raise AssertionError("a web instance never waits for a match job")
 
-    async def enqueue(self, job_type: JobType[P, R], payload: P, key: str) -> None:
+    async def enqueue(
+        self, job_type: JobType[P, R], payload: P, key: str, line: InLine = NOBODY
+    ) -> None:
         assert job_type is MATCH_JOB
-        self.queued.setdefault(key, payload)  # type: ignore[arg-type]
+        if key not in self.queued:
+            self.queued[key] = payload  # type: ignore[assignment]
+            self.lines[key] = line
 
     def take(self, code: str) -> MatchJob:
+        self.lines.pop(code)
         return self.queued.pop(code)
+
+    def in_taking_order(self) -> list[str]:
+        """The codes in the order a queue keeping B10's fair order hands them out."""
+        line = [
+            Waiting(key, line.tags, line.rank or 0, line.arrival_ms or 0, line.spectacle,
+                    line.ladder)
+            for key, line in self.lines.items()
+        ]
+        return [waiting.key for waiting in in_fair_order(line)]
 
 
 class Web:
@@ -574,3 +603,135 @@ async def test_two_instances_at_once_give_an_address_one_spectacle(cluster: Clus
         return_exceptions=True,
     )
     assert sum(isinstance(result, OneSpectacle) for result in made) == 1, made
+
+
+# --- B10's fair order and the limits, across the cluster (B14) ------------------------
+
+
+async def one_machines_places(rooms: list[tuple[str, frozenset[str], bool]]) -> dict[str, int]:
+    """The places one machine's match queue gives the same matches arriving in the same
+    order (`(code, tags, spectacle)`) while no slot is free."""
+    queue = MatchQueue(1)
+    hold = asyncio.Event()
+
+    async def wait(code: str, tags: frozenset[str] = frozenset(), spectacle: bool = False):
+        async with queue.slot(code, tags, spectacle):
+            await hold.wait()
+
+    tasks = [asyncio.create_task(wait("the one playing"))]
+    for code, tags, spectacle in rooms:
+        tasks.append(asyncio.create_task(wait(code, tags, spectacle)))
+        await asyncio.sleep(0)
+    places = {code: queue.place(code) for code, _, _ in rooms}
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return places  # type: ignore[return-value]
+
+
+async def test_one_addresss_flood_of_rooms_waits_in_the_fair_order_as_on_one_machine(
+    cluster: Cluster,
+) -> None:
+    # The attack, bounded: one address with no key (a new owner at every call) opens
+    # rooms against `random` and never plays; a spectacle comes from another; then a
+    # newcomer's room. No worker is free: they all wait for one.
+    a, b = cluster.webs
+    clock = cluster.arena.clock
+    made = []
+    for n in range(4):
+        web = (a, b)[n % 2]
+        made.append(await web.create(CreateRoomCommand(
+            new_owner(), person("Khách"), builtin("random"), address="10.0.0.66")))
+        clock.advance(1)
+    show = await a.create(CreateRoomCommand(
+        new_owner(), builtin("strong"), builtin("tactical"), address="10.0.0.8"))
+    clock.advance(1)
+    newcomer = await b.create(CreateRoomCommand(
+        new_owner(), person("Lan"), builtin("random"), address="10.0.0.7"))
+    flood = [room.code for room in made]
+    # One waiting match per address ahead of others': the newcomer is second, behind
+    # the flood's first only; the spectacle waits behind every person.
+    assert newcomer.queue_place == 2
+    expected = {flood[0]: 1, newcomer.code: 2, flood[1]: 3, flood[2]: 4, flood[3]: 5,
+                show.code: 6}
+    lobby = await a.lobby(WHOLE_LOBBY)
+    assert {room.code: room.queue_place for room in lobby.live} == expected
+    await a.lost()  # the pass that keeps the waiting rooms' snapshots' places current
+    assert (await b.get(GetRoomCommand(show.code))).queue_place == 6
+    # Exactly one machine's places for the same arrivals...
+    arrivals = []
+    for code in [*flood, show.code, newcomer.code]:
+        card = await cluster.board.get(code)
+        assert card is not None
+        room = room_of(card)
+        arrivals.append((code, room.queue_tags(), room.spectacle))
+    assert await one_machines_places(arrivals) == expected
+    # ...and the workers take the matches in that order (the jobs' places in line).
+    assert cluster.jobs.in_taking_order() == sorted(expected, key=expected.__getitem__)
+
+
+async def test_a_persons_room_waiting_for_a_worker_counts_toward_its_creators_limits(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    lan = new_owner()
+    for n in range(MAX_LIVE_MATCHES_PER_OWNER):
+        made = await (a, b)[n % 2].create(
+            CreateRoomCommand(lan, person("Lan"), builtin("random"), address="10.0.0.5"))
+        assert made.phase == "PLACEMENT" and made.queue_place == n + 1  # waits for a worker
+    with pytest.raises(TooManyMatches):
+        await b.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    waiting = await a.create(CreateRoomCommand(new_owner(), person("Minh")))
+    with pytest.raises(TooManyMatches):
+        await b.join(JoinRoomCommand(waiting.code, lan, person("Lan")))
+    # A spectacle waiting for a worker is its address's one.
+    await a.create(CreateRoomCommand(
+        new_owner(), builtin("random"), builtin("random"), address="10.0.0.9"))
+    with pytest.raises(OneSpectacle):
+        await b.create(CreateRoomCommand(
+            new_owner(), builtin("random"), builtin("random"), address="10.0.0.9"))
+
+
+async def test_queue_place_is_null_unless_the_room_waits_for_a_worker(cluster: Cluster) -> None:
+    a, b = cluster.webs
+    arena = cluster.arena
+    arena.launcher.script("strong", ScriptedBot(lambda request: None))  # thinks on
+    arena.launcher.script("tactical", ScriptedBot(lambda request: None))
+    played = await a.create(CreateRoomCommand(new_owner(), builtin("strong"), builtin("tactical")))
+    waiting = await a.create(CreateRoomCommand(new_owner(), person("Lan")))
+    assert waiting.queue_place is None  # WAITING: no slot awaited yet
+    hosting = cluster.run(played.code)
+    await arena.until_room(played.code, lambda s: s.phase == "PLAYING")
+    assert (await b.get(GetRoomCommand(played.code))).queue_place is None
+    lobby = await b.lobby(WHOLE_LOBBY)
+    assert [(room.code, room.queue_place) for room in lobby.live] == [(played.code, None)]
+    assert [(room.code, room.queue_place) for room in lobby.waiting] == [(waiting.code, None)]
+    hosting.cancel()
+    await asyncio.gather(hosting, return_exceptions=True)
+
+
+async def test_a_flood_of_rooms_pushes_no_persons_room_nor_ones_own_off_the_lobby(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.webs
+    clock = cluster.arena.clock
+    lan = new_owner()
+    mine_playing = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))
+    minh = new_owner()
+    minh_waiting = await b.create(CreateRoomCommand(minh, builtin("random")))
+    person_waiting = await a.create(CreateRoomCommand(new_owner(), person("Ba")))
+    flood_live, flood_waiting = [], []
+    for n in range(4):  # newer rooms, each within the limits (new owners, new addresses)
+        clock.advance(1)
+        web = (a, b)[n % 2]
+        flood_live.append((await web.create(CreateRoomCommand(
+            new_owner(), builtin("random"), builtin("tactical"), address=f"10.1.0.{n}"))).code)
+        flood_waiting.append((await web.create(CreateRoomCommand(
+            new_owner(), builtin("random"), address=f"10.2.0.{n}"))).code)
+    seen = await b.lobby(OpenRoomsCommand(limit=2))
+    assert [room.code for room in seen.waiting] == [person_waiting.code, flood_waiting[-1]]
+    assert mine_playing.code not in [room.code for room in seen.live]
+    lans = await a.lobby(OpenRoomsCommand(limit=2, viewer=lan))
+    assert [room.code for room in lans.live] == [mine_playing.code, flood_live[-1]]
+    minhs = await b.lobby(OpenRoomsCommand(limit=2, viewer=minh))
+    assert [room.code for room in minhs.waiting] == [minh_waiting.code, person_waiting.code]

@@ -30,7 +30,7 @@ async def test_no_more_than_the_slots_play_and_the_rest_wait_in_order():
     tasks = [asyncio.create_task(play(n)) for n in "abcde"]
     await asyncio.sleep(0.01)
     assert started == ["a", "b"]
-    assert [queue.place(n) for n in "abcde"] == [0, 0, 1, 2, 3]
+    assert [queue.place(n) for n in "abcde"] == [None, None, 1, 2, 3]
     release["b"].set()
     await asyncio.sleep(0.01)
     assert started == ["a", "b", "c"] and queue.place("e") == 2
@@ -106,7 +106,7 @@ class Line:
         await asyncio.sleep(0)
 
     def order(self) -> list[str]:
-        waiting = [t for t in self.names if self.queue.place(t) > 0]
+        waiting = [t for t in self.names if self.queue.place(t) is not None]
         return sorted(waiting, key=self.queue.place)
 
     @property
@@ -235,7 +235,7 @@ async def test_ladder_matches_leave_one_slot_so_a_room_starts_at_once():
     line.come("room")
     await asyncio.sleep(0.01)
     assert line.started == ["ladder-1", "ladder-2", "room"]
-    assert line.queue.place("room") == 0 and line.queue.room_matches == 1
+    assert line.queue.place("room") is None and line.queue.room_matches == 1
     await line.end_all()
 
 

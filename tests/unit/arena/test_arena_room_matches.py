@@ -201,7 +201,7 @@ async def test_a_room_plays_only_once_a_side_is_to_move(arena):
     # Everyone is ready, the slot is taken, the bot is starting: not PLAYING yet.
     waiting = await arena.room(room.code, lan)
     assert waiting.phase == "PLACEMENT" and waiting.seats[0].ready and waiting.seats[1].ready
-    assert (waiting.current_player, waiting.queue_place, waiting.deadline_ms) == (None, 0, None)
+    assert (waiting.current_player, waiting.queue_place, waiting.deadline_ms) == (None, None, None)
     assert waiting.placement_deadline_ms is None
     with pytest.raises(WrongRoomPhase, match="chưa bắt đầu"):
         await act(arena, room.code, lan, ActionInput("PASS"))
@@ -362,7 +362,7 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     assert second.current_player is None and second.board.pieces == ()
     assert (await arena.room(codes[2])).queue_place == 2
     lobby = {r.code: r.queue_place for r in (await arena.open_rooms()).live}
-    assert lobby == {codes[0]: 0, codes[1]: 1, codes[2]: 2}
+    assert lobby == {codes[0]: None, codes[1]: 1, codes[2]: 2}  # null: no slot awaited
     # A surrender while queued ends that match and moves the next one up.
     await arena.surrender(SurrenderCommand(codes[1], owners[1]))
     assert (await arena.until_room(codes[1], over)).result.reason == "SURRENDER"
@@ -372,7 +372,7 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     playing = await arena.until_room(
         codes[2], lambda s: s.phase == "PLAYING" and s.thinking == "P1"
     )
-    assert playing.queue_place == 0
+    assert playing.queue_place is None  # null while it waits for no slot (never 0)
     await arena.surrender(SurrenderCommand(codes[2], owners[2]))
     await arena.until_room(codes[2], over)
     await arena.until(lambda: (arena.queue.playing, arena.queue.waiting) == (0, 0), "the queue")

@@ -26,6 +26,7 @@ from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.records import ROOM_CODE_LENGTH
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoomCommand
+from noitu.application.arena.rooms.open_rooms import OpenRoomsCommand
 from noitu.application.arena.rooms.room import (
     ROOM_CODE_ALPHABET,
     WAITING_ROOM_MS,
@@ -85,6 +86,25 @@ async def test_the_creator_sits_as_p1_and_the_room_waits_for_p2(arena):
     assert lobby.waiting == () and [r.code for r in lobby.live] == [created.code]
     with pytest.raises(RoomFull):
         await arena.join(created.code, new_owner(), person("Ba"))
+
+
+async def test_a_flood_of_waiting_rooms_pushes_neither_a_person_nor_ones_own_room_off_the_lobby(
+    arena,
+):
+    # The attack, bounded (the lobby lists 50; here 3): rooms of bots waiting for an
+    # opponent, each within the limits, all newer than a person's room and a bot owner's.
+    waiting_person = await arena.create(new_owner(), person("Lan"))
+    mine = new_owner()
+    my_room = await arena.create(mine, upload(arena.add_bot(mine)))
+    flood = []
+    for _ in range(5):
+        arena.clock.advance(1)
+        flood.append((await arena.create(new_owner(), builtin("random"))).code)
+    seen = await arena.open_rooms(OpenRoomsCommand(limit=3))
+    assert [r.code for r in seen.waiting] == [waiting_person.code, flood[-1], flood[-2]]
+    # Its owner always finds it, first; the person's room next.
+    mine_seen = await arena.open_rooms(OpenRoomsCommand(limit=3, viewer=mine))
+    assert [r.code for r in mine_seen.waiting] == [my_room.code, waiting_person.code, flood[-1]]
 
 
 async def test_seats_are_checked(arena):

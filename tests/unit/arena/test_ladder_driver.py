@@ -127,7 +127,7 @@ async def test_a_rooms_match_starts_at_once_while_ladder_matches_hold_the_other_
                 lambda: arena.stores.matches[match_id].started_ms is not None,
                 "the room's match playing at once",
             )
-            assert arena.queue.playing == 3 and arena.queue.place(match_id) == 0
+            assert arena.queue.playing == 3 and arena.queue.place(match_id) is None
             arena.timer.advance(60_000)  # a tick: still no slot for the ladder
             await settle_a_while()
             assert ladder.driver.in_flight == 2 and arena.queue.waiting == 0

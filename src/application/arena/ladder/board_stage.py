@@ -71,7 +71,7 @@ class BoardStage:
         else:
             raise Busy()
         host.changed(room)  # its first snapshot: watchable, and in the lobby, from now on
-        await self._rooms.queue_match(room.code)
+        await self._rooms.queue_match(room)
         code = room.code
 
         async def outcome() -> Played | None:

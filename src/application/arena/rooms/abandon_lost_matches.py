@@ -18,7 +18,7 @@ import msgspec
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.replay import Event
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import queue_places
+from noitu.application.arena.rooms.cards import queue_places, room_of
 from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, ReplayJournal, RoomCard
 from noitu.application.arena.rooms.journaled_replay import lost_replay, turns_played
 from noitu.application.arena.rooms.room import RoomPhase
@@ -70,7 +70,7 @@ class AbandonLostMatches:
             if not card.handed_over or card.over or card.closed:
                 continue
             if not card.worker:
-                await self._rooms.queue_match(card.code)
+                await self._rooms.queue_match(room_of(card))
                 if card.code in places:
                     await self._show_place(card.code, places[card.code])
                 continue
@@ -106,7 +106,8 @@ class AbandonLostMatches:
 
     async def _show_place(self, code: str, place: int) -> None:
         """Publish the room's place among the matches waiting for a worker, when its
-        latest snapshot shows another (the rooms ahead of it were taken meanwhile)."""
+        latest snapshot shows another (rooms ahead of it were taken meanwhile, or one
+        of a better rank came in ahead of it)."""
         feed = self._rooms.host.feed
         latest = await feed.latest(code)
         if latest is None or latest.queue_place == place or latest.phase != "PLACEMENT":
@@ -153,7 +154,7 @@ class AbandonLostMatches:
                 placement_deadline_ms=None,
                 server_now_ms=now_ms,
                 legal_actions=(),
-                queue_place=0,
+                queue_place=None,
                 result=result_view(result),
                 turn=result.turns,
                 match_id=card.match_id,

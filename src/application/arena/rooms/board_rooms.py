@@ -12,7 +12,8 @@ sweep closing a room nobody completed) is written only if nobody changed it mean
 
 A room whose seats were just filled is handed over (`HandOverMatch`): its match is
 queued as a job (`MATCH_JOB`, keyed by the room's code, so queuing it again is
-harmless) once its card says so, and the worker that takes it runs it (`HostMatch`).
+harmless) once its card says so, at its place in B10's fair order (`in_line`), and the
+worker that takes it runs it (`HostMatch`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Generic, TypeVar
 
 from noitu.application.arena.errors import Busy, RoomNotFound
 from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs, MatchJob
-from noitu.application.arena.rooms.cards import card_of, queue_places, room_of
+from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of
 from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import FINISHED_ROOM_MS, Room, is_room_code, normalize_code
@@ -70,12 +71,14 @@ class BoardRooms:
             finally:
                 handed = await self._write_back(loaded, code)
                 for room in handed:
-                    await self.queue_match(room.code)
+                    await self.queue_match(room)
 
-    async def queue_match(self, code: str) -> None:
-        """Queue the match of a handed-over room (again: a no-op while it is queued)."""
+    async def queue_match(self, room: Room) -> None:
+        """Queue the match of a handed-over room (again: a no-op while it is queued) at
+        its place in the fair order (`in_line`: the workers take it in that order)."""
+        code = room.code
         try:
-            await self._jobs.enqueue(MATCH_JOB, MatchJob(code=code), key=code)
+            await self._jobs.enqueue(MATCH_JOB, MatchJob(code=code), code, in_line(room))
         except JobError:
             raise Busy() from None
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from noitu.application.arena.fair_order import Waiting, in_fair_order
+from noitu.application.arena.jobs import InLine
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
@@ -23,6 +25,7 @@ def card_of(room: Room) -> RoomCard:
         closed=room.closed,
         handed_over=room.handed_over,
         handed_ms=room.handed_ms,
+        queue_rank=room.queue_rank,
         match_id=room.match_id,
         worker=room.worker,
         over=room.is_over and not room.closed,
@@ -50,23 +53,49 @@ def room_of(card: RoomCard) -> Room:
         turn_limit=card.turn_limit,
         handed_over=card.handed_over,
         handed_ms=card.handed_ms,
+        queue_rank=card.queue_rank,
         worker=card.worker,
     )
 
 
+def waits_for_a_worker(card: RoomCard) -> bool:
+    """Its match was handed to the queue and no worker took it yet."""
+    return card.handed_over and not card.worker and not card.over and not card.closed
+
+
+def in_line(room: Room) -> InLine:
+    """The room's match's place in the queue's fair order, as its card keeps it: who
+    seated its sides, its kind, and its rank and arrival from when it was handed over."""
+    return InLine(
+        tags=room.queue_tags(),
+        spectacle=room.spectacle,
+        ladder=room.ladder,
+        rank=room.queue_rank,
+        arrival_ms=_arrival(room),
+    )
+
+
+def waiting_of(room: Room) -> Waiting:
+    """The room's match as one in the fair order's line (what `in_line` says)."""
+    return Waiting(
+        room.code, room.queue_tags(), room.queue_rank, _arrival(room), room.spectacle,
+        room.ladder,
+    )
+
+
+def _arrival(room: Room) -> int:
+    return room.handed_ms if room.handed_ms is not None else room.created_ms
+
+
 def queue_places(cards: Iterable[RoomCard]) -> dict[str, int]:
     """The place, from 1, of each room's match waiting for a worker (B9: room matches
-    ahead of it across the cluster, in the order they were handed over); the ladder's
-    matches wait behind the rooms' and have none."""
-    waiting = sorted(
-        (
-            card for card in cards
-            if card.handed_over and not card.worker and not card.over and not card.closed
-            and not card.ladder
-        ),
-        key=lambda card: (card.handed_ms or card.created_ms, card.code),
+    ahead of it across the cluster), in B10's fair order — the one the workers take
+    them in (`InLine`); the ladder's matches wait behind the rooms' and have none."""
+    waiting = in_fair_order(
+        waiting_of(room_of(card)) for card in cards if waits_for_a_worker(card)
     )
-    return {card.code: place for place, card in enumerate(waiting, start=1)}
+    rooms = [entry for entry in waiting if not entry.ladder]
+    return {entry.key: place for place, entry in enumerate(rooms, start=1)}
 
 
 def _seat_card(held: RoomSeat | None) -> SeatCard | None:

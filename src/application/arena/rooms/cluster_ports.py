@@ -79,8 +79,10 @@ class RoomCard(msgspec.Struct, frozen=True, kw_only=True):
     closed: bool = False
     #: Both seats filled and the match handed to the queue (phase PLACEMENT from then).
     handed_over: bool = False
-    #: When it was handed over (ms): the order of the rooms waiting for a worker.
+    #: When it was handed over (ms), and its rank then among the matches handed over
+    #: and not over: the order of the rooms waiting for a worker (B10, `fair_order.py`).
     handed_ms: int | None = None
+    queue_rank: int = 0
     #: The match's id, once a worker made it.
     match_id: str | None = None
     #: The worker (its NOITU_INSTANCE) running the match, once one took it.

@@ -1,10 +1,16 @@
-"""OpenRooms: the lobby (spec B6) — rooms waiting for a player (newest first) and
-rooms to watch, in placement or playing (newest first)."""
+"""OpenRooms: the lobby (spec B6) — rooms waiting for a player and rooms to watch, in
+placement or playing, at most `LOBBY_SIZE` of each.
+
+Rooms are free to open (B10 limits them per address and per minute, not in all), so a
+flood of rooms within the limits must not push a person's room off the lobby: the
+viewer's own rooms come first and are always listed; then, of the waiting rooms, those
+where a person waits for an opponent; then the rest; each part newest first."""
 
 from __future__ import annotations
 
 import msgspec
 
+from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room, RoomPhase
 from noitu.application.arena.rooms.snapshot import SeatView, seat_view
@@ -21,7 +27,7 @@ class RoomSummary(msgspec.Struct, frozen=True, rename="camel"):
     turn: int
     turn_limit: int
     created_ms: int
-    queue_place: int
+    queue_place: int | None  # its place from 1 while it waits for a slot, else None
     ladder: bool = False  # a ladder match (spec B8), made by the server
 
 
@@ -32,6 +38,7 @@ class Lobby(msgspec.Struct, frozen=True):
 
 class OpenRoomsCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     limit: int = LOBBY_SIZE
+    viewer: str = ""  # the viewer's owner key hash ("": a spectator without a key)
 
 
 WHOLE_LOBBY = OpenRoomsCommand()
@@ -47,9 +54,24 @@ class OpenRooms:
         rooms = sorted(self._host.registry.rooms(), key=lambda r: r.created_ms, reverse=True)
         waiting = [r for r in rooms if r.phase is RoomPhase.WAITING and not r.full]
         live = [r for r in rooms if r.phase in (RoomPhase.PLACEMENT, RoomPhase.PLAYING)]
+        waiting.sort(key=lambda r: not _person_waits(r))  # stable: newest first in each
+        viewer = command.viewer
         return Lobby(
-            tuple(_summary(r) for r in waiting[:limit]), tuple(_summary(r) for r in live[:limit])
+            tuple(_summary(r) for r in _listed(waiting, viewer, limit)),
+            tuple(_summary(r) for r in _listed(live, viewer, limit)),
         )
+
+
+def _listed(rooms: list[Room], viewer: str, limit: int) -> list[Room]:
+    """The viewer's own rooms (any number: an owner has a few at most), then the
+    others, up to `limit` in all."""
+    own = [room for room in rooms if viewer and (room.creator == viewer or room.involves(viewer))]
+    others = [room for room in rooms if room not in own]
+    return own + others[: max(0, limit - len(own))]
+
+
+def _person_waits(room: Room) -> bool:
+    return any(held is not None and held.seat.kind is SeatKind.PERSON for held in room.seats)
 
 
 def _summary(room: Room) -> RoomSummary:
@@ -76,6 +98,6 @@ def _summary(room: Room) -> RoomSummary:
         0 if match is None else match.turn,
         DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
         room.created_ms,
-        room.queue_place if room.queued else 0,
+        room.queue_place if room.queued else None,
         room.ladder,
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from noitu.application.arena.fair_order import who
 from noitu.application.arena.live_match import LiveMatch
 from noitu.application.arena.records import ROOM_CODE_LENGTH, Seat
 from noitu.application.arena.replay import SeatKind
@@ -106,9 +107,10 @@ class Room:
     live: LiveMatch | None = None
     match_id: str | None = None
     placement_deadline_ms: int | None = None
-    #: Waiting for a slot of the match queue (all sides ready), and the place there.
+    #: Waiting for a slot of the match queue (all sides ready), and the place there
+    #: (from 1; None while the room waits for no slot).
     queued: bool = False
-    queue_place: int = 0
+    queue_place: int | None = None
     #: Closed before any match (everybody left, or nobody came).
     closed: bool = False
     #: After the end: the replay's name once stored (shown as ready once archived).
@@ -137,8 +139,10 @@ class Room:
     #: the worker running it (once one took it) and the room's latest snapshot as that
     #: worker published it.
     handed_over: bool = False
-    #: When it was handed over (its order in the queue of rooms waiting for a worker).
+    #: When it was handed over, and its rank then among the matches handed over and not
+    #: over (B10's fair order of the rooms waiting for a worker: `fair_order.py`).
     handed_ms: int | None = None
+    queue_rank: int = 0
     worker: str = ""
     remote: RoomSnapshotLike | None = None
 
@@ -208,15 +212,11 @@ class Room:
     def queue_tags(self) -> frozenset[str]:
         """Who the match counts for in the match queue's fair order: the owners and
         client addresses that seated its sides (nobody's for a ladder match)."""
-        tags: set[str] = set()
         if self.ladder:
             return frozenset()
-        for held in self.seats:
-            if held is not None:
-                tags.add(f"owner:{held.seated_by}")
-                if held.address:
-                    tags.add(f"address:{held.address}")
-        return frozenset(tags)
+        return frozenset().union(
+            *(who(held.seated_by, held.address) for held in self.seats if held is not None)
+        )
 
     def spectacle_of(self, address: str) -> bool:
         """A spectacle not over yet that `address` seated a side of."""

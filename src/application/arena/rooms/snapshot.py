@@ -114,7 +114,7 @@ class RoomSnapshot(msgspec.Struct, frozen=True, rename="camel"):
     legal_actions: tuple[ActionView, ...]
     last_action: LastActionView | None
     pieces_left: PiecesLeftView
-    queue_place: int  # 0 unless waiting for a slot: then its place from 1
+    queue_place: int | None  # its place from 1 while it waits for a slot, else None
     result: ResultView | None
     match_id: str | None
     replay_ready: bool
@@ -238,7 +238,7 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
             )
         ),
         pieces_left=left,
-        queue_place=room.queue_place if room.queued else 0,
+        queue_place=room.queue_place if room.queued else None,
         result=result_view(room.result),
         match_id=room.match_id,
         replay_ready=room.archived and room.replay is not None,

@@ -37,6 +37,7 @@ from typing import Any
 
 from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.errors import Busy
+from noitu.application.arena.fair_order import who
 from noitu.application.arena.live_match import LiveMatch, Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.patience import Patience
@@ -207,7 +208,7 @@ class StartMatch:
                 entering.cancel()
             await asyncio.gather(entering, ending, return_exceptions=True)
             room.queued = False
-            room.queue_place = 0
+            room.queue_place = None
         if entering.cancelled():
             return  # the match ended while it waited (a surrender, a person who left)
         entering.result()
@@ -267,7 +268,8 @@ class StartMatch:
             return ProcessFailure(
                 FailureCode.START_FAILED, "Không dựng lại được bot: máy chủ chưa có hộp cát."
             )
-        turn = self._build_queue.turn() if self._build_queue is not None else nullcontext()
+        queue = self._build_queue
+        turn = queue.turn(who(bot.owner)) if queue is not None else nullcontext()
         async with self._files.scratch() as scratch, turn:
             try:
                 source = await self._files.local_source(bot.source_file)
