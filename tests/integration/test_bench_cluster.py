@@ -21,8 +21,8 @@ from noitu.bench.postgres_server import PG_BIN
 from noitu.bench.redis_server import MISSING_REASON as NO_REDIS
 from noitu.bench.redis_server import REDIS_SERVER
 from support.arena_bots import require
-from support.arena_server import alive, descendants
 from support.arena_store import ProbedOnce
+from support.owned import alive, descendants
 
 pytestmark = pytest.mark.redis
 
