@@ -60,7 +60,7 @@ STDERR_PIPE_BYTES = 1024 * 1024
 #: After a pass of the reader that took something, the pause before the next one,
 #: however often the bot writes: a flood (or a million one-byte writes) wakes the server
 #: at most 20 times a second. A pass costs a few system calls, plus the kernel's freeing
-#: of the pages it drops (~0.25 ms per MiB measured): the pause is what bounds a
+#: of the pages it drops (0.14–0.26 ms per MiB measured): the pause is what bounds a
 #: flooding bot's cost to the server (under 1% of a core), so it is not shorter.
 STDERR_READ_INTERVAL_S = 0.05
 #: What the reader keeps in the process before trimming to the tail: while a bot's
