@@ -118,16 +118,14 @@ def processes() -> dict[int, Process]:
 
 def role_of(pid: int, table: dict[int, Process], roles: dict[int, str]) -> str:
     """Who a process works for: the named role of its nearest ancestor (itself
-    included), Redis and PostgreSQL by name, else `other`."""
+    included), else `other`. Only the cluster's own processes have roles: another
+    PostgreSQL or Redis on the machine (a test suite's) is `other`, whatever its name."""
     for _ in range(64):
         if pid in roles:
             return roles[pid]
         if pid not in table:
             break
-        name, parent, _, _ = table[pid]
-        if name in ("redis-server", "postgres"):
-            return name
-        pid = parent
+        pid = table[pid][1]
     return "other"
 
 
@@ -182,6 +180,7 @@ def capacity(matches: int, workers: int) -> dict:
         roles = {os.getpid(): "benchmark client"}
         roles |= {process.pid: "serve" for process in running.serve_processes}
         roles |= {worker.process.pid: "workers and bots" for worker in running.workers}
+        roles |= running.services
         with cpu_meter(roles) as used:
             played = asyncio.run(matches_a_minute(running.serve_urls[0], matches, PAIR))
     return {**played, **used, "workers": workers, "cpus": cpus}

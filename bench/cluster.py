@@ -106,6 +106,8 @@ class Cluster:
     serve_urls: list[str] = field(default_factory=list)
     serve_processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     workers: list[Worker] = field(default_factory=list)
+    #: Redis's and PostgreSQL's process ids: by name, "redis-server" and "postgres".
+    services: dict[int, str] = field(default_factory=dict)
 
     @property
     def arena_links(self) -> list[str]:
@@ -171,6 +173,10 @@ def cluster(
         database_url = postgres.create_database("noitu")
         shared = {**cluster_env(redis.url, database_url), **(env or {})}
         running = Cluster(directory, redis.url, database_url, shared)
+        if redis.process is not None:
+            running.services[redis.process.pid] = "redis-server"
+        if postgres.pid is not None:
+            running.services[postgres.pid] = "postgres"
 
         pinned = [*cpus, *[None] * (workers - len(cpus))]
         for index, cpu_list in enumerate(pinned, start=1):

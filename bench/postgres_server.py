@@ -85,6 +85,15 @@ class PostgresServer:
         assert self.directory is not None, "start() first"
         return self.directory / "data"
 
+    @property
+    def pid(self) -> int | None:
+        """The postmaster's process id (pg_ctl detaches it: it is nobody's child here),
+        from its `postmaster.pid`; None when it is not running."""
+        try:
+            return int((self.data / "postmaster.pid").read_text().split("\n", 1)[0])
+        except (AssertionError, OSError, ValueError):
+            return None
+
     def url(self, database: str = "postgres") -> str:
         """The SQLAlchemy URL of `database` (asyncpg)."""
         return f"postgresql+asyncpg://{USER}@127.0.0.1:{self.port}/{database}"

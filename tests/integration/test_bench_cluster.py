@@ -21,8 +21,8 @@ from noitu.bench.postgres_server import PG_BIN
 from noitu.bench.redis_server import MISSING_REASON as NO_REDIS
 from noitu.bench.redis_server import REDIS_SERVER
 from support.arena_bots import require
-from support.arena_server import alive, descendants
 from support.arena_store import ProbedOnce
+from support.owned import alive, descendants
 
 pytestmark = pytest.mark.redis
 
@@ -48,6 +48,9 @@ def test_one_serve_and_one_worker_come_up_and_are_all_stopped(
         assert set(running.pids) <= started and len(started) >= 3  # and redis-server
         assert len(running.serve_urls) == 1 and running.redis_url.startswith("redis://")
         assert running.database_url.startswith("postgresql")
+        # Its own Redis and PostgreSQL by pid, so the CPU meter counts no other's.
+        assert sorted(running.services.values()) == ["postgres", "redis-server"]
+        assert alive(running.services) == set(running.services)
 
         base = running.serve_urls[0]
         health = httpx.get(f"{base}/healthz", timeout=5)

@@ -68,20 +68,24 @@ TABLE = {
     20: ("noitu", 10, 0, 0),  # a worker
     21: ("bwrap", 20, 0, 0),
     22: ("python3", 21, 0, 0),  # its bot
-    30: ("postgres", 1, 0, 0),
+    30: ("postgres", 1, 0, 0),  # pg_ctl detached it
     31: ("postgres", 30, 0, 0),
     40: ("pytest", 1, 0, 0),
+    50: ("postgres", 1, 0, 0),  # another PostgreSQL of the machine (a test suite's)
+    51: ("redis-server", 40, 0, 0),
 }
-ROLES = {10: "benchmark client", 20: "workers and bots"}
+ROLES = {10: "benchmark client", 20: "workers and bots", 11: "redis-server", 30: "postgres"}
 
 
 def test_a_process_works_for_its_nearest_named_ancestor() -> None:
     assert role_of(22, TABLE, ROLES) == "workers and bots"
     assert role_of(20, TABLE, ROLES) == "workers and bots"
     assert role_of(10, TABLE, ROLES) == "benchmark client"
-    assert role_of(11, TABLE, ROLES) == "redis-server"  # the benchmark's child, by name
+    assert role_of(11, TABLE, ROLES) == "redis-server"
     assert role_of(31, TABLE, ROLES) == "postgres"
     assert role_of(40, TABLE, ROLES) == "other"
+    # Only the cluster's own services: the same names elsewhere on the machine are not.
+    assert role_of(50, TABLE, ROLES) == role_of(51, TABLE, ROLES) == "other"
     assert role_of(999, TABLE, ROLES) == "other"
 
 

@@ -52,18 +52,20 @@ from noitu.domain.arena.failure import FailureCode
 _log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
-#: stderr is read at most this much at a time (spec B2) ...
-STDERR_READ_BYTES = 64 * 1024
-#: ... and at most once per this interval, however often the bot writes: a bot that
-#: writes faster (a flood, or a million one-byte writes) waits on its own full pipe,
-#: while the server wakes about 20 times a second for it (~0.5% of a core measured,
-#: docs/performance.md). 64 KiB per 50 ms is 1.25 MiB/s, far more than an author reads.
+#: The size asked for a bot's stderr pipe (Linux's pipe-max-size for an unprivileged
+#: process; it stays at the kernel's 64 KiB when refused). A flooding bot waits on its
+#: full pipe between two passes of the reader, so the pipe's size over the pause below
+#: is what a flood gets through: 1 MiB per 50 ms, 20 MiB/s (docs/performance.md).
+STDERR_PIPE_BYTES = 1024 * 1024
+#: After a pass of the reader that took something, the pause before the next one,
+#: however often the bot writes: a flood (or a million one-byte writes) wakes the server
+#: at most 20 times a second. A pass costs a few system calls, plus the kernel's freeing
+#: of the pages it drops (0.14–0.26 ms per MiB measured): the pause is what bounds a
+#: flooding bot's cost to the server (under 1% of a core), so it is not shorter.
 STDERR_READ_INTERVAL_S = 0.05
-#: What one catch-up takes at most, read at once: when the tail is taken at the end of
-#: a match, and when the process exited (its last words, a traceback say, are waiting
-#: in the pipe). A pipe holds 64 KiB unless the bot grew it (1 MiB at most, Linux's
-#: pipe-max-size for an unprivileged process).
-STDERR_CATCH_UP_BYTES = 1024 * 1024
+#: What the reader keeps in the process before trimming to the tail: while a bot's
+#: stderr fits in it, everything it wrote was read (a late listener still gets it).
+STDERR_KEEP_BYTES = 2 * STDERR_TAIL_BYTES
 #: How long a process gets to exit after its stdin was closed (B2).
 CLOSE_GRACE_S = 1.0
 #: After stdout ended, how long to wait for the exit status (and a final OOM count).
@@ -76,6 +78,7 @@ _CONTINUATION = bytes(range(0x80, 0xC0))
 
 async def _stderr_pause() -> None:
     await asyncio.sleep(STDERR_READ_INTERVAL_S)
+
 
 #: `sh -c` wrapper: write our pid to every file up to "--", then exec the rest. The pid
 #: of the shell is the pid of what it execs, so the bot is in its cgroups before any of
@@ -104,8 +107,8 @@ def _seconds(value: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Spawned:
     """A started process and the read end of its stderr pipe (non-blocking, ours to
-    close: `PipeBotProcess` reads it at a bounded rate, not through asyncio's pipe
-    transport, which would read as eagerly as the bot writes)."""
+    close: `PipeBotProcess` drains it in bounded passes (`StderrReader`), not through
+    asyncio's pipe transport, which would read every byte as eagerly as the bot writes)."""
 
     process: asyncio.subprocess.Process
     stderr_fd: int
@@ -118,6 +121,7 @@ async def spawn(
     group); the server's other file descriptors are not inherited."""
     read_end, write_end = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
     os.set_blocking(write_end, True)  # the bot's end: a full pipe makes it wait
+    _grow_stderr_pipe(read_end)
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
@@ -137,28 +141,52 @@ async def spawn(
     return Spawned(process, read_end)
 
 
+_pipe_refusal_told = False
+
+
+def _grow_stderr_pipe(fd: int) -> None:
+    """Ask for a `STDERR_PIPE_BYTES` pipe; a refusal (the user's pipe quota,
+    /proc/sys/fs/pipe-user-pages-soft, or a lower pipe-max-size) is told once."""
+    global _pipe_refusal_told
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, STDERR_PIPE_BYTES)
+    except OSError as error:
+        if not _pipe_refusal_told:
+            _pipe_refusal_told = True
+            _log.warning(
+                "a bot's stderr pipe stays at the kernel's default size (%s): a bot that "
+                "floods stderr gets 64 KiB through per %g s, not %d KiB",
+                error.strerror, STDERR_READ_INTERVAL_S, STDERR_PIPE_BYTES // 1024,
+            )
+
+
 class StderrReader:
-    """A bot's stderr, read in chunks of at most `STDERR_READ_BYTES` with a pause of
-    `STDERR_READ_INTERVAL_S` after each read (spec B2): only the last
-    `STDERR_TAIL_BYTES` are kept, and listeners get every byte, in order.
+    """A bot's stderr pipe (the read end, non-blocking; ours to close), drained in
+    passes (spec B2): after a pass that took something, a pause of
+    `STDERR_READ_INTERVAL_S`; when the pipe is empty, a wait until it is readable.
 
-    `read(n)` returns at most n bytes, b"" at the end, None when nothing is waiting;
-    `readable()` returns once something (or the end) is waiting; `pause()` is the wait
-    between two reads."""
+    A pass takes all that waits in the pipe at that instant (FIONREAD says how much):
+    when it fits in the room left in the kept buffer (`STDERR_KEEP_BYTES`), or while a
+    listener wants every byte, it is read into the process; otherwise all but the last
+    `STDERR_TAIL_BYTES` of it is spliced to /dev/null (the kernel drops those pages: no
+    copy into Python, whatever the size) and those last bytes are read. A byte is only
+    ever dropped when a tail's worth written after it was already waiting, so `tail()`
+    is always the last `STDERR_TAIL_BYTES` of all the bot wrote up to the last pass, in
+    order. A pass copies at most `STDERR_KEEP_BYTES` into the process (no listener), and
+    empties the pipe whatever the bot wrote, so a flooding bot waits at most one pause
+    on its full pipe at a time. Listeners get every byte read, in order."""
 
-    def __init__(
-        self,
-        read: Callable[[int], bytes | None],
-        readable: Callable[[], Awaitable[None]],
-        pause: Callable[[], Awaitable[None]],
-    ) -> None:
-        self._read = read
-        self._readable = readable
+    def __init__(self, fd: int, pause: Callable[[], Awaitable[None]] = _stderr_pause) -> None:
+        self._fd: int | None = fd
+        self._null: int | None = None  # /dev/null, opened at the first drop
         self._pause = pause
         self._kept = bytearray()
         self._trimmed = False
         self._listeners: list[Callable[[bytes], None]] = []
         self.ended = False
+        #: Bytes read into the process, and bytes dropped in the kernel, so far.
+        self.copied = 0
+        self.dropped = 0
 
     def tail(self) -> bytes:
         return bytes(self._kept[-STDERR_TAIL_BYTES:])
@@ -169,41 +197,101 @@ class StderrReader:
         self._listeners.append(listener)
 
     async def run(self) -> None:
-        """Read until the end (every holder of the pipe's write end is gone)."""
+        """Drain until the end (every holder of the pipe's write end is gone)."""
         while not self.ended:
-            # Read first: while a bot floods, its pipe is never empty, and waiting for
-            # it to be readable would cost a wake-up (and two epoll calls) per read.
-            if self._take(STDERR_READ_BYTES):
+            # A pass first: while a bot floods, its pipe is never empty, and waiting
+            # for it to be readable would cost a wake-up (and two epoll calls) per pass.
+            if self.drain():
                 await self._pause()
             elif not self.ended:
                 await self._readable()
 
-    def catch_up(self, budget: int = STDERR_CATCH_UP_BYTES) -> None:
-        """Read what is waiting now, up to `budget` bytes, without waiting."""
-        while budget > 0 and not self.ended:
-            taken = self._take(min(STDERR_READ_BYTES, budget))
-            if not taken:
-                return
-            budget -= taken
+    def catch_up(self) -> None:
+        """One pass now, without waiting: what the bot wrote up to this instant is
+        taken (the tail then ends with it)."""
+        self.drain()
 
-    def _take(self, size: int) -> int:
-        """One read of at most `size` bytes; how many came (0: none waiting, or the end)."""
-        try:
-            chunk = self._read(size)
-        except OSError:
-            chunk = b""
-        if chunk is None:
-            return 0
-        if not chunk:
+    def drain(self) -> int:
+        """One pass; how many bytes it took (read or dropped; 0: none, or the end)."""
+        fd = self._fd
+        if fd is None or self.ended:
             self.ended = True
             return 0
+        dropped = 0
+        try:
+            waiting = _waiting(fd)
+            room = STDERR_KEEP_BYTES - len(self._kept)
+            if waiting > max(room, STDERR_TAIL_BYTES) and not self._listeners:
+                dropped = self._drop(fd, waiting - STDERR_TAIL_BYTES)
+            # Something is always asked for: an empty pipe whose writers are all gone
+            # reads as the end (FIONREAD says 0 either way), and what came since the
+            # count is read from the front, dropping nothing.
+            chunk = os.read(fd, waiting - dropped or STDERR_TAIL_BYTES)
+        except BlockingIOError:
+            return dropped
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.ended = True
+            return dropped
+        self.copied += len(chunk)
         self._kept += chunk
         for listener in self._listeners:
             listener(chunk)
-        if len(self._kept) > 2 * STDERR_TAIL_BYTES:
+        if len(self._kept) > STDERR_KEEP_BYTES:
             del self._kept[:-STDERR_TAIL_BYTES]
             self._trimmed = True
-        return len(chunk)
+        return dropped + len(chunk)
+
+    def _drop(self, fd: int, count: int) -> int:
+        """Splice the first `count` bytes of the pipe to /dev/null; how many went."""
+        if self._null is None:
+            self._null = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+        done = 0
+        while done < count:
+            try:
+                moved = os.splice(fd, self._null, count - done, flags=os.SPLICE_F_NONBLOCK)
+            except BlockingIOError:
+                break
+            if moved <= 0:
+                break
+            done += moved
+        if done:
+            self.dropped += done
+            self._trimmed = True
+        return done
+
+    async def _readable(self) -> None:
+        fd = self._fd
+        if fd is None:
+            return
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+
+        def on_readable() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        loop.add_reader(fd, on_readable)
+        try:
+            await ready
+        finally:
+            loop.remove_reader(fd)
+
+    def close(self) -> None:
+        """Close the pipe's read end (and /dev/null); nothing is read after."""
+        for fd in (self._fd, self._null):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._null = None
+        self.ended = True
+
+
+def _waiting(fd: int) -> int:
+    """How many bytes wait in the pipe `fd` now."""
+    size = array.array("i", [0])
+    fcntl.ioctl(fd, termios.FIONREAD, size, True)
+    return size[0]
 
 
 class Containment(Protocol):
@@ -303,8 +391,7 @@ class PipeBotProcess:
         self._resume = asyncio.Event()
         self._failed: asyncio.Future[ProcessFailure] = self._loop.create_future()
         self._asked = 0
-        self._stderr_fd: int | None = stderr_fd
-        self._stderr = StderrReader(self._read_stderr_fd, self._stderr_readable, _stderr_pause)
+        self._stderr = StderrReader(stderr_fd)
         self._stdout_done = False
         self._ending = False
         self._closing = False
@@ -389,9 +476,9 @@ class PipeBotProcess:
         return buffered + size[0]
 
     def stderr_tail(self) -> bytes:
-        """The last bytes of stderr, including what waits in the pipe now (read at once,
-        1 MiB at most): taken at the end of a match, it ends with what the bot wrote
-        before, even though a flooding bot's reader lags behind it."""
+        """The last bytes of stderr, including what waits in the pipe now (a pass at
+        once): taken at the end of a match, it ends with what the bot wrote before,
+        although the reader's last pass may have been a pause ago."""
         self._stderr.catch_up()
         return self._stderr.tail()
 
@@ -538,37 +625,6 @@ class PipeBotProcess:
             self._stdout_done = True
         await self._ended()
 
-    def _read_stderr_fd(self, size: int) -> bytes | None:
-        if self._stderr_fd is None:
-            return b""
-        try:
-            return os.read(self._stderr_fd, size)
-        except BlockingIOError:
-            return None
-
-    async def _stderr_readable(self) -> None:
-        fd = self._stderr_fd
-        if fd is None:
-            return
-        ready: asyncio.Future[None] = self._loop.create_future()
-
-        def on_readable() -> None:
-            if not ready.done():
-                ready.set_result(None)
-
-        self._loop.add_reader(fd, on_readable)
-        try:
-            await ready
-        finally:
-            self._loop.remove_reader(fd)
-
-    def _close_stderr(self) -> None:
-        if self._stderr_fd is not None:
-            with contextlib.suppress(Exception):
-                self._loop.remove_reader(self._stderr_fd)
-            os.close(self._stderr_fd)
-            self._stderr_fd = None
-
     def _watch_pid(self) -> None:
         """Resolve `_exit` the moment the process exits. (asyncio's wait() also waits
         for the pipes to close, which a child of the bot may hold open.)"""
@@ -686,5 +742,5 @@ class PipeBotProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._stderr.catch_up()
-        self._close_stderr()
+        self._stderr.close()
         await self._containment.release()

@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import json
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ from support.arena_bots import BOTS, require
 from support.arena_databases import require_postgres
 from support.arena_server import ROOMS
 from support.arena_store import ProbedOnce
+from support.owned import alive, descendants
 from support.process import ServerProcess, WorkerProcess
 
 pytestmark = [
@@ -133,26 +133,6 @@ def person_against_random(http: httpx.Client, moves: int = 0) -> str:
     return code
 
 
-def bot_processes_of(pid: int) -> list[int]:
-    """The processes below `pid` (the bots a worker started, inside bwrap)."""
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
-    children: dict[int, list[int]] = {}
-    for line in out.splitlines():
-        child, parent = (int(part) for part in line.split())
-        children.setdefault(parent, []).append(child)
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def bwrap_processes() -> set[int]:
-    out = subprocess.run(["pgrep", "-x", "bwrap"], capture_output=True, text=True).stdout
-    return {int(pid) for pid in out.split()}
-
-
 async def frames(base: str, code: str, key: str | None = None, timeout_s: float = 40) -> list:
     """The rooms a WebSocket watcher was sent, once the feed ended (`end`, then 1000)."""
     seen: list[dict] = []
@@ -224,7 +204,7 @@ async def test_a_room_made_on_one_instance_is_played_on_the_other_by_a_worker(
                 assert replay.status_code == 200 and '"SURRENDER"' in replay.text
                 # Nothing ran on the web instances; the worker ran the match.
                 for web in (a, b):
-                    assert web.process is not None and not bot_processes_of(web.process.pid)
+                    assert web.process is not None and not descendants(web.process.pid)
                 # One of the two workers ran it, once.
                 deadline = time.monotonic() + 10
                 while not (jobs := working.events("arena_job") + idle.events("arena_job")):
@@ -245,11 +225,12 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
         try:
             with httpx.Client(base_url=b.base, timeout=10) as on_b:
                 code = person_against_random(on_b, moves=1)  # at turn 2
-                bots = bot_processes_of(doomed.process.pid)
-                assert bots, "the worker runs the built-in bot"
-                before = bwrap_processes()
+                assert descendants(doomed.process.pid), "the worker runs the built-in bot"
                 watching = asyncio.create_task(frames(a.base, code))
                 await asyncio.sleep(0.5)
+                # Its sandboxes and bots, taken while they are still below it: once it
+                # is killed they are nobody's children and only their pids name them.
+                bots = descendants(doomed.process.pid)
                 killed_at = time.monotonic()
                 doomed.kill()
                 seen = await asyncio.wait_for(watching, 40)
@@ -268,8 +249,7 @@ async def test_a_worker_killed_mid_match_leaves_no_bot_and_its_match_is_abandone
                 assert events[0]["event"] == "setup" and len(events[0]["pieces"]) == 36
                 assert [e["turn"] for e in events if e["event"] == "applied"] == [0, 1]
                 assert events[-1] == {"event": "end", **seen[-1]["result"]}
-                alive = [pid for pid in bots if Path(f"/proc/{pid}").exists()]
-                assert not alive and not (bwrap_processes() & before)
+                assert alive(bots) == set()
                 # A web instance killed loses nothing: the other one answers.
                 a.kill()
                 shown = room(on_b, code, KEY_A)
@@ -314,7 +294,7 @@ def test_the_ladder_plays_on_the_workers_once_an_upload_is_ranked(
             assert kinds.count("match") >= 2 and "build" in kinds
             for web in (a, b):
                 assert "ladder_pass_failed" not in web.output()
-                assert web.process is not None and not bot_processes_of(web.process.pid)
+                assert web.process is not None and not descendants(web.process.pid)
         finally:
             assert working.stop() == 0, working.output()
 

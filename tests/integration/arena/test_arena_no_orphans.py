@@ -17,8 +17,9 @@ import httpx
 import pytest
 
 from support.arena_bots import BOTS, require
-from support.arena_server import ROOMS, alive, build, descendants, serving
+from support.arena_server import ROOMS, build, serving
 from support.arena_store import NoSandbox, ProbedOnce
+from support.owned import alive, descendants
 from support.process import ServerProcess
 
 KEY = "d" * 32

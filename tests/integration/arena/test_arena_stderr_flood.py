@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.adapters.arena.build import SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
@@ -55,3 +57,45 @@ async def test_a_flooding_bot_plays_its_whole_match_and_keeps_its_last_8_kib(
     expected = written(asked)[-STDERR_TAIL_BYTES:]
     assert live.stderr[0] == expected
     assert outcome.stderr[0] == expected
+
+
+def written_5mb(asked: int) -> bytes:
+    """What stderr_5mb.py writes over `asked` requests."""
+    out = bytearray()
+    for turn in range(2, asked + 1):
+        for n in range(5000):
+            out += b"%05d %07d " % (turn, n) + b"x" * 1009 + b"\n"
+        out += b"END turn %d\n" % turn
+    return bytes(out)
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["server", "cli-listener"])
+async def test_a_bot_writing_5_mb_to_stderr_in_a_turn_answers_in_time(
+    arena_sandbox: Sandbox, tmp_path: Path, whole: bool
+) -> None:
+    """The 2 s clock of every later request runs while the bot's 5 MB go through its
+    pipe: the server (nothing listening, only the tail kept) and the CLI (a listener
+    gets every byte) both drain it fast enough."""
+    builtin = BuiltinBots(SandboxBuilder(arena_sandbox), tmp_path / "cache")
+    seats = (
+        BotSeat(Player(Side.P1, "flood", SeatKind.UPLOAD), python_artefact("stderr_5mb", tmp_path)),
+        BotSeat(Player(Side.P2, "random", SeatKind.BUILTIN), await builtin.artefact("random")),
+    )
+    events = Events()
+    heard = bytearray()
+
+    def sink(side: Side, chunk: bytes) -> None:
+        if side is Side.P1:
+            heard.extend(chunk)
+
+    live = LiveMatch(Match.between_bots("FLOOD5MB", 5, 6), events)
+    outcome = await RunMatch(BubblewrapLauncher(arena_sandbox)).play(
+        live, seats, sink if whole else None
+    )
+    assert outcome.result.failure is None, outcome.result
+    asked = events.sent[Side.P1.value]
+    assert asked >= 3  # two floods at least
+    expected = written_5mb(asked)
+    assert live.stderr[0] == outcome.stderr[0] == expected[-STDERR_TAIL_BYTES:]
+    if whole:
+        assert bytes(heard) == expected
