@@ -77,10 +77,11 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
       of it must have come, i.e. the whole body within the timeout plus a second per
       `body_min_bytes_per_s` bytes. Time the server is not reading does not count (the
       app has not taken what came, uvicorn's flow control; or the client waits for
-      `100 Continue`): then the client has a whole timeout again from the moment it is
-      next checked. A body too slow closes the connection, answered 408 first when
-      nothing was answered yet. The timer runs until the body's end, even when the
-      answer came first (uvicorn reads and drops the rest of the body then).
+      `100 Continue`): the client has a whole timeout again from each check that finds
+      the server not reading, and from the first check after it reads again. A body too
+      slow closes the connection, answered 408 first when nothing was answered yet. The
+      timer runs until the body's end, even when the answer came first (uvicorn reads
+      and drops the rest of the body then).
     - A finished request is let go when its answer is complete (its cycle, scope and
       headers), not when the next request on the connection replaces it.
 
@@ -107,9 +108,11 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
         self._head_unsure = False
         self._heads_begun = 0
         self._read_bytes = 0
-        # The body being read: when it began (loop time) and its bytes so far.
+        # The body being read: when its clock began (loop time), its bytes so far, and
+        # whether the server was not reading it at the last check.
         self._body_start = 0.0
         self._body_bytes = 0
+        self._server_waited = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         if len(self.server_state.connections) >= self._limits.max_connections:
@@ -140,6 +143,7 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
             self._count_unfinished_head(len(data), idle)
         elif self._in_body and self._body_timer is None and not self.transport.is_closing():
             self._body_start = self.loop.time()
+            self._server_waited = False
             self._arm_body_timer(self._body_start)
 
     def _count_unfinished_head(self, read: int, idle: bool) -> None:
@@ -216,8 +220,9 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
             # cycle are freed at once instead of being walked by the collector's young
             # passes (docs/performance.md, "The 600-player tail").
             self.cycle = None  # type: ignore[assignment]
-            self.scope = None  # type: ignore[assignment]
-            self.headers = []
+            if not self._in_head:  # else they are already the next request's, half read
+                self.scope = None  # type: ignore[assignment]
+                self.headers = []
 
     def _answerable_before_head(self) -> bool:
         """No earlier request's answer is under way, so one may be written now."""
@@ -266,9 +271,12 @@ class BoundedHttpToolsProtocol(CoalescingHttpToolsProtocol):
         now = self.loop.time()
         limits = self._limits
         cycle = self.cycle
-        if self.flow.read_paused or (cycle is not None and cycle.waiting_for_100_continue):
-            # The server is not reading: a whole timeout again, from now.
+        waiting = self.flow.read_paused or (cycle is not None and cycle.waiting_for_100_continue)
+        if waiting or self._server_waited:
+            # The server is not reading, or was not at the last check (it may have asked
+            # for the rest only a moment ago): a whole timeout again, from now.
             self._body_start = now - self._body_bytes / limits.body_min_bytes_per_s
+        self._server_waited = waiting
         due = self._body_start + limits.body_timeout_s + self._body_bytes / limits.body_min_bytes_per_s
         if now < due:
             self._arm_body_timer(now)
