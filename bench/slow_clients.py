@@ -14,9 +14,17 @@ Each run starts a fresh `noitu serve` with its default settings on a free loopba
   `/healthz` answers 200 again, asked every 0.1 s on a new connection, for up to
   `--wait` seconds; and how the attackers' connections ended.
 
+- **Cost** (in this process, no server): what the bounds add to each request. A whole
+  GET, and a POST with its 40-byte body, are fed to `BoundedHttpToolsProtocol` and to
+  the protocol under it (`CoalescingHttpToolsProtocol`: uvicorn's, each answer in one
+  write) on a fake transport, answered at once by a bare ASGI app, in alternating
+  rounds of 1,000 requests; the figure is this thread's CPU time per request (the
+  garbage collector held off), so other processes' turns on the cores do not count.
+  `--baseline-protocol` adds another checkout's `server_protocol.py` to the rounds.
+
 `--server-python` runs the server with another interpreter (another checkout's venv,
-e.g. the code before a change); `--parts heads` or `--parts bodies` measures one of the
-two. Prints each run and the medians over the runs, with the machine's cores.
+e.g. the code before a change); `--parts` picks what to measure (heads, bodies, cost;
+default all). Prints each run and the medians over the runs, with the machine's cores.
 """
 
 from __future__ import annotations
@@ -25,16 +33,27 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
+import dataclasses
+import functools
+import gc
+import importlib.util
 import json
 import secrets
 import select
 import socket
+import sys
 import tempfile
 import time
 from typing import Any
 
+import uvicorn
+from uvicorn.server import ServerState
+
+from noitu.adapters.http import server_protocol
+from noitu.adapters.http.fast_paths import CoalescingHttpToolsProtocol
 from noitu.bench.http_load import running_server
 from noitu.bench.machine import format_machine, machine, median, rss_mb
+from noitu.entrypoints.settings import Settings
 
 MIB = 1024 * 1024
 ROOM_HEAD = (
@@ -176,9 +195,129 @@ async def slow_bodies(port: int, attackers: int, drip_s: float, wait_s: float) -
     }
 
 
+class FakeTransport:
+    """Takes every write, closes when asked; the protocol's flow control may pause it."""
+
+    def __init__(self) -> None:
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def close(self) -> None:
+        self.closing = True
+
+    def get_extra_info(self, name: str, default: object = None) -> object:
+        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8080)}.get(name, default)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+COST_REQUESTS = {
+    "GET": (
+        b"GET /games/noitu/api/state?x=1 HTTP/1.1\r\nHost: noitu.example.com\r\n"
+        b"User-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nAccept: */*\r\n"
+        b"Accept-Language: vi\r\nReferer: https://noitu.example.com/\r\n\r\n"
+    ),
+    "POST": (
+        b"POST /games/noitu/api/move HTTP/1.1\r\nHost: noitu.example.com\r\n"
+        b"User-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nContent-Type: application/json\r\n"
+        b'Content-Length: 40\r\n\r\n{"sessionId":"abcdefgh","word":"con ca"}'
+    ),
+}
+
+
+async def answer_at_once(scope: Any, receive: Any, send: Any) -> None:
+    if scope["method"] == "POST":
+        while (await receive()).get("more_body"):
+            pass
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+async def cost_us(protocol: Any, request: bytes, requests: int) -> float:
+    """CPU µs per request (this thread's, so other processes' turns on the cores do not
+    count) of `requests` requests on one connection: the protocol's callbacks, and the
+    app's task with the event loop's turns, the same for both protocols."""
+    config = uvicorn.Config(answer_at_once, lifespan="off", log_config=None, access_log=False)
+    config.load()
+    connection = protocol(config=config, server_state=ServerState(), app_state={})
+    connection.connection_made(FakeTransport())
+
+    async def serve(count: int) -> None:
+        for _ in range(count):
+            connection.data_received(request)
+            for _ in range(3):  # the app's task answers
+                await asyncio.sleep(0)
+
+    await serve(100)  # warm up
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.thread_time_ns()
+        await serve(requests)
+        spent = time.thread_time_ns() - started
+    finally:
+        gc.enable()
+    connection.connection_lost(None)
+    return spent / requests / 1000
+
+
+def bounded_protocol(module: Any) -> Any:
+    """`module`'s BoundedHttpToolsProtocol with `noitu serve`'s default limits (those of
+    its ConnectionLimits' fields that it has)."""
+    settings = Settings()
+    limits = {
+        "max_connections": settings.max_connections,
+        "head_timeout_s": settings.head_timeout_s,
+        "max_head_bytes": settings.max_head_bytes,
+        "body_timeout_s": settings.body_timeout_s,
+        "body_min_bytes_per_s": settings.body_min_kib_per_s * 1024,
+    }
+    fields = {field.name for field in dataclasses.fields(module.ConnectionLimits)}
+    chosen = module.ConnectionLimits(**{k: v for k, v in limits.items() if k in fields})
+    return functools.partial(module.BoundedHttpToolsProtocol, limits=chosen)
+
+
+def protocol_from(path: str) -> Any:
+    """Another checkout's server_protocol.py (e.g. the code before a change)."""
+    spec = importlib.util.spec_from_file_location("baseline_server_protocol", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return bounded_protocol(module)
+
+
+async def cost(rounds: int, baseline: str) -> dict[str, Any]:
+    protocols = {"uvicorn": CoalescingHttpToolsProtocol}
+    if baseline:
+        protocols["baseline"] = protocol_from(baseline)
+    protocols["bounded"] = bounded_protocol(server_protocol)
+    report: dict[str, Any] = {}
+    for method, request in COST_REQUESTS.items():
+        means: dict[str, list[float]] = {name: [] for name in protocols}
+        for _ in range(rounds):
+            for name, protocol in protocols.items():
+                means[name].append(await cost_us(protocol, request, 1000))
+        report[method] = {
+            f"{name}_us": {"median": round(median(values), 2), "min": round(min(values), 2)}
+            for name, values in means.items()
+        }
+    return report
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     runs = []
-    for _ in range(args.runs):
+    for _ in range(args.runs if args.parts & {"heads", "bodies"} else 0):
         result: dict[str, Any] = {}
         with tempfile.TemporaryDirectory(prefix="noitu-slow-clients-") as data:
             env = {"NOITU_DATA_DIR": data, "NOITU_ARENA_LADDER": "0"}
@@ -205,6 +344,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         medians["recovered_s"] = (
             median(recoveries) if None not in recoveries else f"not within {args.wait:g} s"
         )
+    if "cost" in args.parts:
+        medians["cost"] = asyncio.run(cost(args.cost_rounds, args.baseline_protocol))
     return {"machine": machine(), "runs": runs, "median": medians, "settings": vars(args)}
 
 
@@ -218,8 +359,13 @@ def main() -> None:
     parser.add_argument("--wait", type=float, default=60.0, help="longest wait for /healthz")
     parser.add_argument("--server-python", default="", help="run the server with this interpreter")
     parser.add_argument(
-        "--parts", default="heads,bodies", type=lambda text: set(text.split(",")),
-        help="what to measure: heads, bodies or both (default)",
+        "--parts", default="heads,bodies,cost", type=lambda text: set(text.split(",")),
+        help="what to measure, separated by commas: heads, bodies, cost (default: all)",
+    )
+    parser.add_argument("--cost-rounds", type=int, default=100, help="rounds of 1,000 requests")
+    parser.add_argument(
+        "--baseline-protocol", default="",
+        help="cost: also measure this server_protocol.py (another checkout's)",
     )
     args = parser.parse_args()
     report = run(args)
