@@ -177,7 +177,7 @@ ROOM_HEAD = (
 
 def fair_upload(server: ServerProcess, bytes_per_s: int) -> bytes:
     """POST /arena/api/bots with a Python bot padded to 96 KiB, sent at `bytes_per_s`,
-    and the answer's head."""
+    and what the server answered."""
     source = (BOTS / "a5_minimal.py").read_bytes()
     source += b"\n# " + b"p" * (96 * 1024 - len(source)) + b"\n"
     boundary = b"fair-upload-boundary"
