@@ -55,10 +55,17 @@ class Settings:
     # The server's own connections (spec B10; docs/operating.md): a WebSocket message
     # from a client larger than this closes the socket with 1009; a connection that has
     # not sent a whole request head this long after it opened (or after its last
-    # answer) is closed; beyond this many open connections a new one is refused at once.
+    # answer) is closed; beyond this many open connections a new one is refused at once;
+    # a request head larger than this is answered 431 and its connection closed; a
+    # request body must have come whole within `body_timeout_s` plus a second for every
+    # `body_min_kib_per_s` KiB of it (else the connection is closed, with 408 when
+    # nothing was answered yet).
     ws_max_message_bytes: int = 4096
     head_timeout_s: float = 10.0
     max_connections: int = 1000
+    max_head_bytes: int = 16 * 1024
+    body_timeout_s: float = 10.0
+    body_min_kib_per_s: int = 16
     log_format: str = ""
     log_level: str = "INFO"
     access_log: bool = True
@@ -212,32 +219,36 @@ def _whole(name: str, raw: str, low: int, high: int, problems: list[str]) -> int
     return None
 
 
+#: The server I/O settings (spec B10): environment variable, field, and the range a
+#: whole number must fall in (None: seconds, 0.1 to 3600).
+SERVER_IO = (
+    ("NOITU_WS_MAX_MESSAGE_BYTES", "ws_max_message_bytes", (128, 16 * 1024 * 1024)),
+    ("NOITU_HEAD_TIMEOUT_SECONDS", "head_timeout_s", None),
+    ("NOITU_MAX_CONNECTIONS", "max_connections", (1, 1_000_000)),
+    ("NOITU_MAX_HEAD_BYTES", "max_head_bytes", (1024, 1024 * 1024)),
+    ("NOITU_BODY_TIMEOUT_SECONDS", "body_timeout_s", None),
+    ("NOITU_BODY_MIN_KIB_PER_SECOND", "body_min_kib_per_s", (1, 1024 * 1024)),
+)
+
+
 def _server_io(env: Mapping[str, str], values: dict[str, object], problems: list[str]) -> None:
     """The bounds on the server's own connections (spec B10)."""
     default = Settings()
-    for key, value in (
-        ("ws_max_message_bytes", _whole(
-            "NOITU_WS_MAX_MESSAGE_BYTES",
-            env.get("NOITU_WS_MAX_MESSAGE_BYTES", str(default.ws_max_message_bytes)),
-            128, 16 * 1024 * 1024, problems,
-        )),
-        ("max_connections", _whole(
-            "NOITU_MAX_CONNECTIONS",
-            env.get("NOITU_MAX_CONNECTIONS", str(default.max_connections)),
-            1, 1_000_000, problems,
-        )),
-    ):
-        if value is not None:
-            values[key] = value
-    raw = env.get("NOITU_HEAD_TIMEOUT_SECONDS", f"{default.head_timeout_s:g}").strip()
-    try:
-        timeout = float(raw)
-    except ValueError:
-        timeout = -1.0
-    if 0.1 <= timeout <= 3600:
-        values["head_timeout_s"] = timeout
-    else:
-        problems.append(f"NOITU_HEAD_TIMEOUT_SECONDS={raw!r}: expected 0.1 to 3600 seconds")
+    for name, key, whole in SERVER_IO:
+        if whole is not None:
+            raw = env.get(name, str(getattr(default, key)))
+            if (number := _whole(name, raw, *whole, problems)) is not None:
+                values[key] = number
+            continue
+        raw = env.get(name, f"{getattr(default, key):g}").strip()
+        try:
+            seconds = float(raw)
+        except ValueError:
+            seconds = -1.0
+        if 0.1 <= seconds <= 3600:
+            values[key] = seconds
+        else:
+            problems.append(f"{name}={raw!r}: expected 0.1 to 3600 seconds")
 
 
 def _choice(name: str, raw: str, options: tuple[str, ...], problems: list[str]) -> str:

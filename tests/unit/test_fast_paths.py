@@ -5,22 +5,28 @@ changes it fails here, with what to do, instead of misbehaving in production."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 
+import httptools
 import msgspec
+import pytest
 from litestar import Litestar, Request, get, post
 from litestar.connection.base import ScopeState
 from litestar.testing import TestClient
 from litestar.types import Empty
 from uvicorn.protocols.http import httptools_impl
+from uvicorn.protocols.http.flow_control import FlowControl
 from uvicorn.server import ServerState
 
 from noitu.adapters.http.fast_paths import (
+    CLIENT_GONE,
     EncodedJson,
     JsonAnswer,
     ScopeHeaderRequest,
     allow_every_method_in_options,
     cached_json,
+    client_left_mid_body,
     remember_json,
 )
 from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol
@@ -113,7 +119,8 @@ def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> No
     )
     # BoundedHttpToolsProtocol: the parser callbacks it wraps, and the state it reads.
     for name in ("connection_lost", "data_received", "on_message_begin",
-                 "on_headers_complete", "on_response_complete"):
+                 "on_headers_complete", "on_body", "on_message_complete",
+                 "on_response_complete"):
         assert callable(getattr(protocol, name, None)), (
             UPGRADE + f"HttpToolsProtocol.{name} is gone; BoundedHttpToolsProtocol's head "
             "timer and connection cap need re-checking"
@@ -124,6 +131,30 @@ def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> No
         assert attribute in init, UPGRADE + f"HttpToolsProtocol no longer sets {attribute}"
     assert isinstance(ServerState().connections, set), (
         UPGRADE + "uvicorn's ServerState.connections is no longer a set; re-check the cap"
+    )
+    # The head's size: each read goes to the parser whole, in one call; the request line's
+    # target gathers in `url` and each field in `headers`, as they come.
+    assert "self.parser.feed_data(data)" in inspect.getsource(protocol.data_received), (
+        UPGRADE + "HttpToolsProtocol.data_received no longer parses each read at once; "
+        "re-check how BoundedHttpToolsProtocol counts a head's bytes"
+    )
+    assert 'self.url = b""' in inspect.getsource(protocol.on_message_begin)
+    assert "self.url += url" in inspect.getsource(protocol.on_url)
+    assert "self.headers.append((name, value))" in inspect.getsource(protocol.on_header), (
+        UPGRADE + "HttpToolsProtocol keeps a head's fields elsewhere; re-check the head cap"
+    )
+    # The body timer: uvicorn's flow control says when the server stopped reading, and
+    # the cycle whether an answer started and whether the client waits for 100 Continue.
+    cycle_init = inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
+    for attribute in ("self.response_started", "self.waiting_for_100_continue"):
+        assert attribute in cycle_init, UPGRADE + f"the request cycle no longer has {attribute}"
+    assert "self.flow = FlowControl(" in inspect.getsource(protocol.connection_made)
+    flow = FlowControl(Transport())
+    assert flow.read_paused is False
+    flow.pause_reading()
+    assert flow.read_paused is True, (
+        UPGRADE + "FlowControl.read_paused no longer says the server stopped reading; "
+        "re-check BoundedHttpToolsProtocol's body timer"
     )
     assert "response_complete" in inspect.getsource(httptools_impl.RequestResponseCycle.__init__)
     # BoundedHttpToolsProtocol lets go of a finished request (cycle, scope, headers):
@@ -137,6 +168,61 @@ def test_uvicorn_httptools_protocol_has_the_shape_the_subclasses_rely_on() -> No
         assert "self.cycle is None" in inspect.getsource(getattr(protocol, name)) or (
             "if self.cycle" in inspect.getsource(getattr(protocol, name))
         ), UPGRADE + f"HttpToolsProtocol.{name} no longer bears a cycle of None"
+
+
+class Transport(asyncio.Transport):
+    def pause_reading(self) -> None:
+        pass
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def on_headers_complete(self) -> None:
+        self.calls.append("headers")
+
+    def on_message_complete(self) -> None:
+        self.calls.append("message")
+
+
+def test_httptools_ends_the_message_of_an_upgrade_before_handing_over() -> None:
+    """BoundedHttpToolsProtocol counts a request as reading its body from the end of its
+    head to `on_message_complete`: an upgrade (a WebSocket) must get that call before
+    the parser stops, or the old protocol would time a body that never comes."""
+    recorder = Recorder()
+    parser = httptools.HttpRequestParser(recorder)
+    with pytest.raises(httptools.HttpParserUpgrade):
+        parser.feed_data(b"GET /ws HTTP/1.1\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n")
+    assert recorder.calls == ["headers", "message"], (
+        UPGRADE + "httptools no longer ends an upgrade's message; re-check the body timer"
+    )
+
+
+async def test_litestar_tells_a_client_gone_mid_body_by_its_text() -> None:
+    """The error litestar raises when uvicorn says the client is gone before the body's
+    end is what `client_left_mid_body` recognises (errors.py answers it 408 and logs no
+    internal error)."""
+    messages = [{"type": "http.request", "body": b"{", "more_body": True}, {"type": "http.disconnect"}]
+
+    async def receive() -> dict[str, object]:
+        return messages.pop(0)
+
+    class Handler:  # what litestar asks of the route for the body's size limit
+        def resolve_request_max_body_size(self) -> int:
+            return 4096
+
+    scope = {
+        "type": "http", "method": "POST", "path": "/", "headers": [], "query_string": b"",
+        "route_handler": Handler(),
+    }
+    with pytest.raises(Exception) as raised:  # litestar's own class, whichever it is
+        await Request(scope, receive).body()  # type: ignore[arg-type]
+    assert client_left_mid_body(raised.value), (
+        UPGRADE + f"litestar now raises {raised.value!r} for a client gone mid-body; "
+        "update fast_paths.client_left_mid_body"
+    )
+    assert not client_left_mid_body(RuntimeError(CLIENT_GONE))
 
 
 class Answer(msgspec.Struct, frozen=True):

@@ -22,6 +22,7 @@ from litestar.openapi.spec import (
     Schema,
 )
 
+from noitu.adapters.http.fast_paths import client_left_mid_body
 from noitu.application.errors import BadRequest, GameError
 
 log = structlog.get_logger("noitu.http")
@@ -94,6 +95,7 @@ ERROR_STATUS: dict[str, int] = {
 
 
 TOO_MANY_REQUESTS = 429
+REQUEST_TIMEOUT = 408
 RETRY_AFTER = "Retry-After"
 
 #: When a limit frees up, for the 429 codes whose use case cannot tell (ms, at the
@@ -135,6 +137,10 @@ def game_error_handler(_: Request, error: GameError) -> Response[ErrorBody]:
 def http_error_handler(request: Request, error: HTTPException) -> Response[ErrorBody]:
     """Anything litestar refuses before a use case runs: a malformed or oversized body,
     an unknown field, a wrong type. All are the client's `bad_request`."""
+    if client_left_mid_body(error):
+        # Nobody reads this answer: the connection is gone (or closed with 408 by the
+        # server for a body too slow). The access log says 408; nothing failed here.
+        return Response(b"", status_code=REQUEST_TIMEOUT, media_type=MediaType.TEXT)
     if error.status_code >= 500:
         return internal_error_handler(request, error)
     if error.status_code in (404, 405):

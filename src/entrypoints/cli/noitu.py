@@ -170,9 +170,14 @@ def serve(args: argparse.Namespace) -> None:
     uvicorn.run(
         asgi, host=host, port=port, log_config=None, access_log=False, server_header=False,
         lifespan="on",
-        # Each answer in one write; connections capped, and a timer on the request head.
+        # Each answer in one write; connections capped, request heads timed and capped,
+        # request bodies timed with a minimum rate.
         http=functools.partial(BoundedHttpToolsProtocol, limits=ConnectionLimits(
-            settings.max_connections, settings.head_timeout_s
+            max_connections=settings.max_connections,
+            head_timeout_s=settings.head_timeout_s,
+            max_head_bytes=settings.max_head_bytes,
+            body_timeout_s=settings.body_timeout_s,
+            body_min_bytes_per_s=settings.body_min_kib_per_s * 1024,
         )),
         # The room WebSocket reads nothing from clients: uvicorn's 16 MiB per message
         # let 40 frames take 1.3 GB. A larger one closes the socket (1009).
