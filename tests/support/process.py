@@ -39,7 +39,7 @@ class ServerProcess:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout_s: float = 20.0) -> ServerProcess:
+    def start(self, timeout_s: float = 60.0) -> ServerProcess:
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed by stop()
         self.process = subprocess.Popen(
             [NOITU, "serve"], env=self.env, stdout=self._log, stderr=subprocess.STDOUT
