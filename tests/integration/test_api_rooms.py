@@ -224,3 +224,22 @@ async def test_two_instances_over_redis_serve_any_room_and_settle_alone(redis_ur
         assert answer.json()["result"]["accepted"]
         answer = await one.http.post(f"{ROOM}/give-up", json={"member": third})
         assert answer.json()["result"]["winner"] == 2
+
+
+async def test_the_openapi_document_says_a_429_carries_retry_after_ms(harness):
+    document = (await harness.client.get("/schema/openapi.json")).json()
+    for route in ("join", "start", "move"):
+        answer = document["paths"][f"{ROOM}/{route}"]["post"]["responses"]["429"]
+        assert answer["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/LimitBody"
+        }
+        assert answer["headers"]["Retry-After"]["required"] is True
+    limit = document["components"]["schemas"]["LimitBody"]
+    assert set(limit["required"]) == {"error", "message", "retry_after_ms"}
+    assert limit["properties"]["retry_after_ms"]["minimum"] == 1
+    solo = document["paths"]["/games/noitu/api/start"]["post"]["responses"]["429"]
+    assert solo["content"]["application/json"]["schema"]["$ref"].endswith("/LimitBody")
+    arena = document["paths"]["/arena/api/rooms"]["post"]["responses"]["429"] if (
+        "/arena/api/rooms" in document["paths"]) else None
+    assert arena is None or arena["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/ErrorBody")

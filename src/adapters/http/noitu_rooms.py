@@ -27,7 +27,7 @@ from litestar.params import QueryParameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-from noitu.adapters.http.errors import ERROR_STATUS, error_responses
+from noitu.adapters.http.errors import ERROR_STATUS, LIMIT_ERROR_HANDLERS, error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.noitu import (
     MAX_BODY_BYTES,
@@ -164,7 +164,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="Join the room of a room card's link: a member credential and the view",
         responses=error_responses(BadToken, TokenExpired, NotARoomLink, TooFast, RoomFull,
-                          TooManyRooms, Busy),
+                                  TooManyRooms, Busy, wait_in_body=True),
     )
     async def join(data: Annotated[JoinRoomCommand, JsonBody]) -> JoinView:
         return await use_cases.group_join()(data)
@@ -174,7 +174,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="The host starts a game with the first 8 members",
         responses=error_responses(*MEMBER_ERRORS, NotHost, GameRunning, NotEnoughPlayers,
-                          TooFast),
+                                  TooFast, wait_in_body=True),
     )
     async def start(data: Annotated[MemberCommand, JsonBody]) -> RoomView:
         return await use_cases.group_start()(data)
@@ -193,7 +193,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="Play a word on your turn",
         responses=error_responses(*MEMBER_ERRORS, NoGame, Watching, OutOfGame,
-                          NotYourTurn, TooFast),
+                                  NotYourTurn, TooFast, wait_in_body=True),
     )
     async def move(data: Annotated[RoomMoveCommand, JsonBody]) -> RoomMoveResult:
         return await use_cases.group_move()(data)
@@ -257,6 +257,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         tags=["rooms"],
         request_max_body_size=MAX_BODY_BYTES,
         response_class=JsonAnswer,
+        exception_handlers=LIMIT_ERROR_HANDLERS,  # a 429 says when to ask again
     )
 
 
