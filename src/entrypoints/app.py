@@ -21,6 +21,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from noitu.adapters.arena.sql.engine import describe
+from noitu.adapters.heap import trim_heap
 from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
 from noitu.adapters.http.arena_bots import (
     arena_bot_routers,
@@ -95,9 +96,11 @@ async def settle_rooms_forever(
     their grace, the presence rules (a host absent 2 minutes passes the role within
     10 s), whether or not anyone is connected; it sleeps until the next thing due, at
     most `every_s`. Every `renew_every_s` the feeds served here renew their holds; about
-    once a minute every room is brought up to now (and empty ones closed)."""
+    once a minute every room is brought up to now (and empty ones closed). After feeds
+    closed, the memory they freed goes back to the system."""
     settle, close_idle = container.group_settle(), container.group_close_idle()
-    renew = container.group_renew_pages()
+    renew, pages = container.group_renew_pages(), container.group_pages()
+    closed_feeds = pages.closed
     loop = asyncio.get_running_loop()
     next_close = loop.time() + close_every_s
     next_renew = loop.time() + renew_every_s
@@ -116,6 +119,9 @@ async def settle_rooms_forever(
                 closed = await close_idle()
                 if closed:
                     log.info("rooms_closed", closed=closed)
+            if pages.closed != closed_feeds:
+                closed_feeds = pages.closed
+                trim_heap()
             wait_ms = await settle.wait_ms()
             if wait_ms is not None:
                 pause_s = min(every_s, max(wait_ms / 1000, ROOM_SETTLE_LEAST_S))

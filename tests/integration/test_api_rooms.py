@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -15,14 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 from websockets.asyncio.client import connect
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
-from support.arena_server import serving
+from support.arena_server import free_port, serving
 from support.dictionaries import LITTLE
 from support.fakes import FakeClock, RecordingScoreReporter
 
@@ -358,3 +361,62 @@ async def test_the_bot_seat_shows_its_turn_then_plays_after_a_pause(clock):
             assert (bot_word["seat"], bot_word["name"], played["turn"]) == (3, "Bot (vừa)", 1)
             # Its turn began at the guest's word; its own began when the bot's was due.
             assert played["deadline_ms"] - state["deadline_ms"] in range(1_000, 2_001)
+
+
+@contextlib.asynccontextmanager
+async def serving_as_serve(container: Container) -> AsyncIterator[Any]:
+    """The app on uvicorn in this loop with `noitu serve`'s WebSocket protocol."""
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(
+        create_app(container), host="127.0.0.1", port=port, lifespan="on", log_config=None,
+        access_log=False, ws=ClosingWebSocketsProtocol,
+    ))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            yield http, f"ws://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+
+
+async def test_a_closed_feed_leaves_nothing_for_the_garbage_collector(clock):
+    """A closed feed's connection was kept by two reference cycles until a full garbage
+    collection, which `noitu serve` makes rare: litestar's WebSocket refers to itself
+    through its receive/send wrappers, and websockets' connection to its parser, a
+    generator uvicorn leaves suspended (with the permessage-deflate zlib state). Both are
+    broken when the socket closes: nothing of the closed feeds is left to collect."""
+    from litestar.connection import Request, WebSocket
+    from websockets.server import ServerProtocol
+
+    kinds = (WebSocket, Request, ServerProtocol)  # the server's side alone
+    container = server_container(clock=clock)
+    async with serving_as_serve(container) as (http, ws_base):
+        member = await join_over(http, container, clock, 1)
+        for _ in range(2):  # anything made once per process is made now
+            await http.get(f"{ROOM}/feed", params={"member": "0" * 32})
+        gc.collect()
+        gc.disable()  # as rare as `noitu serve` makes full passes: none meanwhile
+        try:
+            for _ in range(3):
+                async with connect(f"{ws_base}{ROOM}/feed?member={member}") as socket:
+                    await next_view(socket)
+            events = event_views(http, member)
+            await asyncio.wait_for(anext(events), 5)
+            await events.aclose()
+            pages = container.group_pages()
+            for _ in range(200):
+                if len(pages) == 0:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(pages) == 0
+            await asyncio.sleep(0.1)
+            # Without a collection, whatever a reference cycle holds is still there.
+            kept = sorted({type(o).__name__ for o in gc.get_objects() if issubclass(type(o), kinds)})
+        finally:
+            gc.enable()
+    assert kept == []

@@ -38,7 +38,7 @@ from noitu.adapters.http.noitu import (
     tighten_schema,
 )
 from noitu.adapters.http.paths import NOITU_API_PATH
-from noitu.adapters.http.socket_feed import refuse, send_until_gone
+from noitu.adapters.http.socket_feed import let_go_of, refuse, send_until_gone
 from noitu.application.errors import GameError
 from noitu.application.noitu.errors import BadToken, TokenExpired, TooFast
 from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
@@ -248,15 +248,18 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
 
     @websocket(FEED_PATH)
     async def feed_socket(socket: WebSocket[Any, Any, State]) -> None:
-        await socket.accept()
-        member = socket.query_params.get("member", "")
-        try:
-            views = await use_cases.group_feed()(MemberCommand(member))
-        except GameError as error:
-            frame = _encode(FeedError(error.code, error.message)).decode()
-            await refuse(socket, frame, 4000 + ERROR_STATUS[error.code])
-            return
-        await send_until_gone(socket, lambda: _send_all(socket, views), failed="room_feed_failed")
+        with let_go_of(socket):
+            await socket.accept()
+            member = socket.query_params.get("member", "")
+            try:
+                views = await use_cases.group_feed()(MemberCommand(member))
+            except GameError as error:
+                frame = _encode(FeedError(error.code, error.message)).decode()
+                await refuse(socket, frame, 4000 + ERROR_STATUS[error.code])
+                return
+            await send_until_gone(
+                socket, lambda: _send_all(socket, views), failed="room_feed_failed"
+            )
 
     return Router(
         path=ROOM_API_PATH,

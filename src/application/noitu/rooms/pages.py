@@ -85,14 +85,15 @@ class LivePages:
 
     def __init__(self) -> None:
         self._rooms: dict[str, dict[str, HeldPage]] = {}
+        self.closed = 0  # feeds that ended here so far
 
     def add(self, key: str, page_id: str, page: HeldPage) -> None:
         self._rooms.setdefault(key, {})[page_id] = page
 
     def remove(self, key: str, page_id: str) -> None:
         pages = self._rooms.get(key)
-        if pages is not None:
-            pages.pop(page_id, None)
+        if pages is not None and pages.pop(page_id, None) is not None:
+            self.closed += 1
             if not pages:
                 del self._rooms[key]
 
