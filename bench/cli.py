@@ -6,6 +6,7 @@ word bots' self-play tournament.
     noitu bench http     a load generator against a real `noitu serve` on loopback
     noitu bench app      CPU per request of the real mix inside the app, and the floor's
     noitu bench rooms    group rooms: live-update latency and CPU per move
+    noitu bench feeds    group rooms' live feeds: RSS per feed, after close, refusals
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
     noitu bench ladder   the arena's ladder: does its table find bots of known order
@@ -103,6 +104,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rooms.add_argument("--seed", type=int, default=1, help="seed of the words and pauses")
     rooms.add_argument("--json", action="store_true", help="print one JSON object")
     rooms.set_defaults(run=run_rooms)
+
+    feeds = commands.add_parser("feeds", help="group rooms' feeds: RSS per feed and after close")
+    feeds.add_argument("--runs", type=int, default=3, help="repeated runs (medians)")
+    feeds.add_argument("--feeds", type=int, default=300, help="feeds open at once")
+    feeds.add_argument("--refusals", type=int, default=20, help="refused words sent")
+    feeds.add_argument("--sse", action="store_true", help="event streams, not WebSockets")
+    feeds.add_argument("--json", action="store_true", help="print one JSON object")
+    feeds.set_defaults(run=run_feeds)
 
     bots = commands.add_parser("bots", help="the word bots' self-play tournament")
     bots.add_argument("--a", default="hard", choices=DIFFICULTIES, help="policy of side A")
@@ -226,6 +235,17 @@ def run_rooms(args: argparse.Namespace) -> None:
         max(args.think, 0.0), args.store, instances, args.seed,
     )
     emit(report, args.json, format_group_rooms)
+
+
+def run_feeds(args: argparse.Namespace) -> None:
+    from noitu.bench.machine import emit
+    from noitu.bench.room_feeds import bench_room_feeds, format_room_feeds
+
+    report = bench_room_feeds(
+        _positive(args.runs, "--runs"), _positive(args.feeds, "--feeds"),
+        _positive(args.refusals, "--refusals"), args.sse,
+    )
+    emit(report, args.json, format_room_feeds)
 
 
 def run_bots(args: argparse.Namespace) -> None:

@@ -45,20 +45,25 @@ class InMemoryRoomStore:
         self._rooms[record.key] = record.copy()
         return AddRoom.ADDED
 
-    async def save(self, record: RoomRecord, settle_due_ms: int | None) -> None:
+    async def save(self, record: RoomRecord, due_ms: int | None) -> None:
+        if record.key not in self._rooms:
+            return  # a room that is gone is not brought back
         record.version += 1
         self._rooms[record.key] = record.copy()
-        if settle_due_ms is None:
+        if due_ms is None:
             self._due.pop(record.key, None)
         else:
-            self._due[record.key] = settle_due_ms
+            self._due[record.key] = due_ms
 
     async def remove(self, key: str) -> None:
         self._rooms.pop(key, None)
         self._due.pop(key, None)
 
     async def due(self, now_ms: int) -> list[str]:
-        return sorted((k for k, due in self._due.items() if due < now_ms), key=self._due.__getitem__)
+        return sorted((k for k, due in self._due.items() if due <= now_ms), key=self._due.__getitem__)
+
+    async def next_due(self) -> int | None:
+        return min(self._due.values(), default=None)
 
     async def keys(self) -> list[str]:
         return list(self._rooms)

@@ -21,6 +21,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from noitu.adapters.arena.sql.engine import describe
+from noitu.adapters.heap import trim_heap
 from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
 from noitu.adapters.http.arena_bots import (
     arena_bot_routers,
@@ -47,15 +48,17 @@ from noitu.adapters.http.paths import SCHEMA_PATH
 from noitu.application.arena.ladder.play_ladder import PlayLadderCommand
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
+from noitu.application.noitu.rooms.pages import RENEW_EVERY_MS
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
 ROOM_SETTLE_EVERY_S = 0.5  # B10: a turn that ran out is settled within 1 s after its grace
+ROOM_SETTLE_LEAST_S = 0.005  # the shortest sleep between two rounds of the rooms' task
 #: How often a process looks for the matches of a worker that died (B9: within 30 s).
 LOST_MATCHES_EVERY_S = 5.0
-ROOM_CLOSE_EVERY = 120  # settle rounds between two closings of idle rooms (a minute)
+ROOM_CLOSE_EVERY_S = 60.0  # how often every room is brought up to now (idle ones closed)
 #: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
 ROOMS_SHUTDOWN_S = 10.0
 
@@ -85,22 +88,43 @@ async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) ->
 
 
 async def settle_rooms_forever(
-    container: Container, every_s: float = ROOM_SETTLE_EVERY_S, close_every: int = ROOM_CLOSE_EVERY
+    container: Container, every_s: float = ROOM_SETTLE_EVERY_S,
+    close_every_s: float = ROOM_CLOSE_EVERY_S, renew_every_s: float = RENEW_EVERY_MS / 1000,
 ) -> None:
-    """The group rooms' task: turns that ran out are settled within a second after their
-    grace, whether or not anyone is connected (B10); about once a minute, rooms with no
-    member and no game for 10 minutes are closed."""
+    """The group rooms' task (B10): rooms with something due are brought up to now —
+    the bot seat's word when its pause ends, turns that ran out within a second after
+    their grace, the presence rules (a host absent 2 minutes passes the role within
+    10 s), whether or not anyone is connected; it sleeps until the next thing due, at
+    most `every_s`. Every `renew_every_s` the feeds served here renew their holds; about
+    once a minute every room is brought up to now (and empty ones closed). After feeds
+    closed, the memory they freed goes back to the system."""
     settle, close_idle = container.group_settle(), container.group_close_idle()
-    rounds = 0
+    renew, pages = container.group_renew_pages(), container.group_pages()
+    closed_feeds = pages.closed
+    loop = asyncio.get_running_loop()
+    next_close = loop.time() + close_every_s
+    next_renew = loop.time() + renew_every_s
+    pause_s = every_s
     while True:
-        await asyncio.sleep(every_s)
-        rounds += 1
+        await asyncio.sleep(pause_s)
+        pause_s = every_s
         try:
             await settle()
-            if rounds % close_every == 0:
+            now = loop.time()
+            if now >= next_renew:
+                next_renew = now + renew_every_s
+                await renew()
+            if now >= next_close:
+                next_close = now + close_every_s
                 closed = await close_idle()
                 if closed:
                     log.info("rooms_closed", closed=closed)
+            if pages.closed != closed_feeds:
+                closed_feeds = pages.closed
+                trim_heap()
+            wait_ms = await settle.wait_ms()
+            if wait_ms is not None:
+                pause_s = min(every_s, max(wait_ms / 1000, ROOM_SETTLE_LEAST_S))
         except Busy:
             pass
         except Exception:

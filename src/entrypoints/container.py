@@ -136,7 +136,9 @@ from noitu.application.noitu.rooms.follow_room import FollowRoom
 from noitu.application.noitu.rooms.give_up_in_room import GiveUpInRoom
 from noitu.application.noitu.rooms.join_room import JoinRoom as JoinGroupRoom
 from noitu.application.noitu.rooms.leave_room import LeaveRoom as LeaveGroupRoom
+from noitu.application.noitu.rooms.pages import LivePages
 from noitu.application.noitu.rooms.play_room_move import PlayRoomMove
+from noitu.application.noitu.rooms.renew_room_pages import RenewRoomPages
 from noitu.application.noitu.rooms.report_room_game import ReportRoomGame
 from noitu.application.noitu.rooms.settle_room_turns import CloseIdleRooms, SettleRoomTurns
 from noitu.application.noitu.rooms.start_room_game import StartRoomGame
@@ -649,9 +651,13 @@ class Container(containers.DeclarativeContainer):
     group_move = providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots)
     group_give_up = providers.Singleton(GiveUpInRoom, group_rooms, group_views, group_bots)
     group_leave = providers.Singleton(LeaveGroupRoom, group_rooms, group_views, group_bots)
-    group_feed = providers.Singleton(FollowRoom, group_rooms, group_views, group_feed_channel)
+    group_pages = providers.Singleton(LivePages)  # the feeds this process serves
+    group_feed = providers.Singleton(
+        FollowRoom, group_rooms, group_views, group_feed_channel, group_pages, id_source
+    )
     group_settle = providers.Singleton(SettleRoomTurns, group_rooms, group_bots)
-    group_close_idle = providers.Singleton(CloseIdleRooms, group_rooms)
+    group_close_idle = providers.Singleton(CloseIdleRooms, group_rooms, group_bots)
+    group_renew_pages = providers.Singleton(RenewRoomPages, group_rooms, group_pages)
 
     # --- the bot arena ----------------------------------------------------------------
     # "on" when the settings run the arena; the arena's Resources open nothing when "off".

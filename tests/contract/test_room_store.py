@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 import pytest
+import redis
 
 from noitu.adapters.memory_rooms import (
     InMemoryChatLeaderboard,
@@ -18,6 +19,7 @@ from noitu.adapters.memory_rooms import (
     InMemoryRoomStore,
 )
 from noitu.adapters.redis.rooms import (
+    ROOM_TTL_MS,
     RedisChatLeaderboard,
     RedisMemberCredentials,
     RedisRoomCards,
@@ -25,13 +27,15 @@ from noitu.adapters.redis.rooms import (
     RedisRoomStore,
 )
 from noitu.application.errors import Busy
+from noitu.application.noitu.rooms.commands import JoinRoomCommand, MemberCommand, RoomMoveCommand
 from noitu.application.noitu.rooms.ports import AddRoom, LeaderboardEntry
-from noitu.application.noitu.rooms.record import MemberSeat, RoomCard, RoomRecord
+from noitu.application.noitu.rooms.record import MemberSeat, RoomCard, RoomRecord, credential_tag
 from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.room import BotSeat, Room, RoomLimits
 from noitu.domain.noitu.rules import TurnClock
+from support.noitu_rooms import RoomWorld
 
 LIMITS = RoomLimits()
 KEEP_MS = LIMITS.card_keep_ms
@@ -84,7 +88,7 @@ def record_of(little, key_message: int = 1, chat: int = -100, members: int = 3) 
     card = GameMessage(chat_id=chat, message_id=key_message, topic_id=5)
     room = Room()
     for user in range(1, members + 1):
-        room.join(user, f"Người {user}", LIMITS)
+        room.join(user, f"Người {user}", LIMITS, 1_000)
     return RoomRecord(key=card.key, card=card, room=room, last_active_ms=1_000)
 
 
@@ -100,18 +104,28 @@ async def test_a_room_round_trips_with_its_game(ports, little):
     game = record.room.start(1, little, TurnClock(), bots(little), 10_000, LIMITS)
     game.play(1, "đầu tiên", 11_000, bots(little))
     game.give_up(3, 12_000, bots(little))
+    game.play(2, "tiên sinh", 13_000, bots(little))  # the bot's word waits for its pause
+    assert game.turn == 4 and game.bot_word is not None
     record.games, record.report, record.last_move_ms = 1, ReportState.PENDING, {1: 11_000}
-    await store.save(record, record.settle_due_ms(2_000))
+    record.room.hold("page-a", 2, 70_000, LIMITS)
+    record.room.hold("page-b", 1, 71_000, LIMITS)
+    record.room.host_id = 2
+    record.credential_tags = {1: credential_tag("a" * 32), 2: credential_tag("b" * 32)}
+    await store.save(record, record.due_ms(12_000, LIMITS))
     other, *_ = ports.instance()
     stored = await other.get(record.key)
     assert stored is not None and stored.card == record.card
-    assert [(m.user_id, m.name, m.bot) for m in stored.room.members] == [
-        (m.user_id, m.name, m.bot) for m in record.room.members
-    ]
+    assert stored.room.members == record.room.members  # names, bots, absences
+    assert stored.room.host_id == 2 and stored.room.host == 2
+    assert stored.room.pages == record.room.pages
+    assert list(stored.room.pages) == ["page-a", "page-b"]  # the oldest hold first
+    assert stored.credential_tags == record.credential_tags
     assert stored.room.game.links() == game.links()
     assert stored.room.game.players == game.players
     assert (stored.room.game.turn, stored.room.game.deadline_ms, stored.room.game.steps) == (
         game.turn, game.deadline_ms, game.steps)
+    assert (stored.room.game.bot_word, stored.room.game.bot_due_ms) == (
+        game.bot_word, game.bot_due_ms)
     assert (stored.games, stored.report, stored.last_move_ms) == (1, ReportState.PENDING, {1: 11_000})
 
 
@@ -120,7 +134,7 @@ async def test_get_hands_out_a_copy(ports, little):
     record = record_of(little)
     await store.add(record, 500, 3)
     copy = await store.get(record.key)
-    copy.room.join(9, "x", LIMITS)
+    copy.room.join(9, "x", LIMITS, 2_000)
     assert len((await store.get(record.key)).room.members) == 3
 
 
@@ -139,19 +153,35 @@ async def test_three_rooms_per_chat_and_the_server_cap(ports, little):
     assert await store.get(record_of(little, 1).key) is None
 
 
-async def test_rooms_due_are_those_whose_turn_ran_out(ports, little):
+async def test_rooms_due_are_those_with_something_due_by_now(ports, little):
     store, *_ = ports.instance()
     first, second = record_of(little, 1), record_of(little, 2)
     for record in (first, second):
         await store.add(record, 500, 3)
+    assert await store.next_due() is None
     await store.save(first, 5_000)
     await store.save(second, 9_000)
-    assert await store.due(5_000) == []
-    assert await store.due(5_001) == [first.key]
-    assert sorted(await store.due(10_000)) == sorted([first.key, second.key])
+    assert await store.next_due() == 5_000
+    assert await store.due(4_999) == []
+    assert await store.due(5_000) == [first.key]
+    assert await store.due(10_000) == [first.key, second.key]  # the earliest first
     await store.save(first, None)
     assert await store.due(10_000) == [second.key]
+    assert await store.next_due() == 9_000
     assert sorted(await store.keys()) == sorted([first.key, second.key])
+
+
+async def test_a_room_removed_leaves_no_trace_and_is_not_brought_back(ports, little):
+    store, *_ = ports.instance()
+    record = record_of(little)
+    await store.add(record, 500, 1)
+    await store.save(record, 5_000)
+    await store.remove(record.key)
+    assert await store.get(record.key) is None
+    assert (await store.keys(), await store.due(10_000), await store.next_due()) == ([], [], None)
+    await store.save(record, 6_000)  # a late write of the closed room
+    assert await store.get(record.key) is None and await store.count() == 0
+    assert await store.add(record_of(little, 2), 500, 1) is AddRoom.ADDED  # its chat is free
 
 
 async def test_a_stale_copy_is_not_written_over_a_newer_one(ports, little):
@@ -231,3 +261,65 @@ async def test_a_change_reaches_subscribers_on_every_instance(ports):
         assert not any(w.done() for w in waits)
         await second_feed.publish("c:-100:1")
         await asyncio.wait_for(asyncio.gather(*waits), 2)
+
+
+# --- the rooms' use cases over each store (B10 revised: presence, closing) ----------------
+
+
+def world_over(ports: Ports, little, clock) -> RoomWorld:
+    store, credentials, _, _, feed = ports.instance()
+    return RoomWorld(little, clock, store=store, credentials=credentials, feed=feed)
+
+
+async def test_members_away_leave_and_the_empty_room_closes(ports, little, clock):
+    # The bug: an absent member stayed forever, so its room never closed (TTL -1 on
+    # Redis, where the member's credential keys had expired meanwhile).
+    world = world_over(ports, little, clock)
+    host = (await world.join(JoinRoomCommand(world.token(1)))).member
+    guest = (await world.join(JoinRoomCommand(world.token(2)))).member
+    key = await world.key_of(host)
+    page = await world.open_feed(guest)
+    await page.close()  # both pages are gone
+    await world.pass_time(LIMITS.member_absent_ms)
+    record = await world.store.get(key)
+    assert record is not None and record.room.members == []
+    assert await world.credentials.find(host) is None
+    assert await world.credentials.find(guest) is None
+    await world.pass_time(LIMITS.idle_close_ms)
+    assert await world.store.get(key) is None
+    assert (await world.store.keys(), await world.store.count()) == ([], 0)
+    await world.close_feeds()
+
+
+async def test_a_member_whose_credential_expired_still_leaves(ports, little, clock):
+    world = world_over(ports, little, clock)
+    host = (await world.join(JoinRoomCommand(world.token(1)))).member
+    key = await world.key_of(host)
+    await world.credentials.revoke(MemberSeat(key, 1))  # as if its keys had expired
+    await world.pass_time(LIMITS.member_absent_ms + LIMITS.idle_close_ms)
+    assert await world.store.get(key) is None
+
+
+async def test_no_key_without_a_ttl_outlives_a_closed_room(kind, ports, little, clock, redis_url):
+    if kind != "redis":
+        pytest.skip("the memory store holds no keys")
+    world = world_over(ports, little, clock)
+    members = [(await world.join(JoinRoomCommand(world.token(u)))).member for u in (1, 2, 3)]
+    pages = [await world.open_feed(m) for m in members]
+    await world.start(MemberCommand(members[0]))
+    clock.advance(1_000)
+    await world.move(RoomMoveCommand(members[0], "đầu tiên"))
+    await world.give_up(MemberCommand(members[1]))
+    key = await world.key_of(members[0])
+    with redis.Redis.from_url(redis_url) as client:
+        prefix = "noitu:"
+        assert 0 < client.pttl(f"{prefix}room:{key}") <= ROOM_TTL_MS
+        assert 0 < client.pttl(f"{prefix}rooms:chat:-100") <= ROOM_TTL_MS
+        for page in pages:
+            await page.close()
+        await world.pass_time(LIMITS.member_absent_ms + LIMITS.idle_close_ms)
+        await world.background.settle()
+        assert await world.store.get(key) is None
+        left = {name.decode(): client.pttl(name) for name in client.scan_iter("*")}
+    assert {name: ttl for name, ttl in left.items() if ttl < 0} == {}
+    assert [name for name in left if key in name] == []

@@ -51,6 +51,7 @@ async def test_one_move_per_300_ms(harness):
     assert second.status_code == 429
     assert second.json()["error"] == "too_fast"
     assert second.headers["retry-after"] == "1"  # 1 ms left, in whole seconds
+    assert second.json()["retry_after_ms"] == 1  # and in the body, unrounded
     third = await harness.move(state["session"], "đầu tiên", wait_ms=1)
     assert third.json()["result"]["accepted"]
 
@@ -64,6 +65,9 @@ async def test_ten_starts_per_user_per_sliding_minute(harness):
     assert refused.json()["error"] == "too_fast"
     # The first start leaves the window within a minute at the latest.
     assert refused.headers["retry-after"] == "60"
+    assert refused.json() == {
+        "error": "too_fast", "message": "Chậm lại một chút nhé!", "retry_after_ms": 60_000,
+    }
     # Another user is not limited.
     assert (await harness.start(user=2)).status_code == 200
     # The first start leaves the window 60 s after it was made; refusals did not count.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -15,14 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
+import uvicorn
 from websockets.asyncio.client import connect
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
+from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
-from support.arena_server import serving
+from support.arena_server import free_port, serving
 from support.dictionaries import LITTLE
 from support.fakes import FakeClock, RecordingScoreReporter
 
@@ -121,6 +124,12 @@ async def test_the_openapi_document_has_every_room_route(harness):
     assert feed["parameters"][0]["name"] == "member" and feed["parameters"][0]["in"] == "query"
     assert {"404", "503"} <= set(feed["responses"])
     assert document["components"]["schemas"]["MemberCommand"]["additionalProperties"] is False
+    feed_answer = feed["responses"]["200"]["content"]["text/event-stream"]["schema"]
+    assert feed_answer == {"oneOf": [{"$ref": "#/components/schemas/RoomView"},
+                                     {"$ref": "#/components/schemas/Replaced"}]}
+    replaced = document["components"]["schemas"]["Replaced"]
+    assert replaced["properties"] == {"replaced": {"type": "boolean", "const": True}}
+    assert replaced["required"] == ["replaced"]
 
 
 # --- the live feed on a real server ------------------------------------------------------
@@ -224,3 +233,190 @@ async def test_two_instances_over_redis_serve_any_room_and_settle_alone(redis_ur
         assert answer.json()["result"]["accepted"]
         answer = await one.http.post(f"{ROOM}/give-up", json={"member": third})
         assert answer.json()["result"]["winner"] == 2
+
+
+# --- B10 revised: limits, feeds, the bot's pace ------------------------------------------
+
+
+async def test_rejoining_never_locks_a_player_out_and_a_refusal_says_when_to_retry(harness):
+    # The lockout: rejoining about 12 times in 15 s answered 429 with no time to retry.
+    await joined(harness, 1, 2)
+    for _ in range(12):
+        harness.clock.advance(1_250)
+        await joined(harness, 1)
+    for card in range(1, 10):  # nine more rooms: ten joins that count in the minute
+        await joined(harness, 1, chat=-card, message=card)
+    answer = await post(harness, "join", {"token": room_token(
+        harness.container, harness.clock, 1, chat=-50, message=50)})
+    assert answer.status_code == 429 and answer.headers["retry-after"] == "60"
+    assert answer.json() == {
+        "error": "too_fast", "message": "Chậm lại một chút nhé!", "retry_after_ms": 60_000,
+    }
+
+
+async def test_the_openapi_document_says_a_429_carries_retry_after_ms(harness):
+    document = (await harness.client.get("/schema/openapi.json")).json()
+    for route in ("join", "start", "move"):
+        answer = document["paths"][f"{ROOM}/{route}"]["post"]["responses"]["429"]
+        assert answer["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/LimitBody"
+        }
+        assert answer["headers"]["Retry-After"]["required"] is True
+    limit = document["components"]["schemas"]["LimitBody"]
+    assert set(limit["required"]) == {"error", "message", "retry_after_ms"}
+    assert limit["properties"]["retry_after_ms"]["minimum"] == 1
+    solo = document["paths"]["/games/noitu/api/start"]["post"]["responses"]["429"]
+    assert solo["content"]["application/json"]["schema"]["$ref"].endswith("/LimitBody")
+    arena = document["paths"]["/arena/api/rooms"]["post"]["responses"]["429"] if (
+        "/arena/api/rooms" in document["paths"]) else None
+    assert arena is None or arena["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/ErrorBody")
+
+
+async def until_closed(socket) -> list[dict]:
+    """Every message until the server closes the socket."""
+    messages = []
+    with contextlib.suppress(Exception):
+        async for message in socket:
+            messages.append(json.loads(message))
+    return messages
+
+
+async def test_a_replaced_credential_s_feeds_get_replaced_and_close(clock):
+    container = server_container(clock=clock)
+    async with serving(container) as served:
+        old = await join_over(served.http, container, clock, 1)
+        await join_over(served.http, container, clock, 2)
+        async with connect(f"{served.ws_base}{ROOM}/feed?member={old}") as socket:
+            assert (await next_view(socket))["you"] == 1
+            events = event_views(served.http, old)
+            assert (await asyncio.wait_for(anext(events), 5))["you"] == 1
+            new = await join_over(served.http, container, clock, 1)  # the page opened elsewhere
+            assert await asyncio.wait_for(until_closed(socket), 5) == [{"replaced": True}]
+            assert socket.close_code == 1000
+            streamed = [view async for view in events]  # the stream ends after it
+            assert streamed == [{"replaced": True}]
+        async with connect(f"{served.ws_base}{ROOM}/feed?member={new}") as socket:
+            assert (await next_view(socket))["you"] == 1
+
+
+async def test_a_third_feed_on_one_credential_closes_the_oldest(clock):
+    container = server_container(clock=clock)
+    async with serving(container) as served:
+        member = await join_over(served.http, container, clock, 1)
+        url = f"{served.ws_base}{ROOM}/feed?member={member}"
+        async with connect(url) as first, connect(url) as second:
+            await next_view(first)
+            await next_view(second)
+            async with connect(url) as third:
+                await next_view(third)
+                assert await asyncio.wait_for(until_closed(first), 5) == [{"replaced": True}]
+                await served.http.post(f"{ROOM}/add-bot", json={"member": member, "level": "easy"})
+                for socket in (second, third):  # both still open
+                    while (await next_view(socket))["bot"] != "easy":
+                        pass
+
+
+async def test_a_refused_word_sends_nothing_on_the_feeds(clock):
+    container = server_container(clock=clock)
+    async with serving(container) as served:
+        host = await join_over(served.http, container, clock, 1)
+        guest = await join_over(served.http, container, clock, 2)
+        await served.http.post(f"{ROOM}/start", json={"member": host})
+        async with connect(f"{served.ws_base}{ROOM}/feed?member={guest}") as socket:
+            assert (await next_view(socket))["status"] == "playing"
+            clock.advance(1_000)
+            refused = await served.http.post(f"{ROOM}/move",
+                                              json={"member": host, "word": "sinh viên"})
+            assert refused.json()["result"]["reason"] == "wrong_link"
+            with pytest.raises(TimeoutError):
+                await next_view(socket, 0.6)
+            clock.advance(1_000)
+            await served.http.post(f"{ROOM}/move", json={"member": host, "word": "đầu tiên"})
+            assert (await next_view(socket))["chain"][-1]["word"] == "đầu tiên"
+
+
+async def test_the_bot_seat_shows_its_turn_then_plays_after_a_pause(clock):
+    container = server_container(clock=clock)
+    async with serving(container) as served:
+        host = await join_over(served.http, container, clock, 1)
+        await join_over(served.http, container, clock, 2)
+        await served.http.post(f"{ROOM}/add-bot", json={"member": host, "level": "medium"})
+        await served.http.post(f"{ROOM}/start", json={"member": host})
+        clock.advance(1_000)
+        await served.http.post(f"{ROOM}/move", json={"member": host, "word": "đầu tiên"})
+        clock.advance(1_000)
+        guest = await join_over(served.http, container, clock, 2)
+        answer = await served.http.post(f"{ROOM}/move", json={"member": guest, "word": "tiên sinh"})
+        state = answer.json()["state"]
+        assert state["turn"] == 3 and state["chain"][-1]["word"] == "tiên sinh"
+        async with connect(f"{served.ws_base}{ROOM}/feed?member={host}") as socket:
+            shown = await next_view(socket)
+            assert shown["turn"] == 3 and len(shown["chain"]) == 3  # its turn, no word yet
+            with pytest.raises(TimeoutError):
+                await next_view(socket, 0.7)  # the server's clock has not moved
+            clock.advance(2_000)
+            played = await next_view(socket)
+            bot_word = played["chain"][-1]
+            assert (bot_word["seat"], bot_word["name"], played["turn"]) == (3, "Bot (vừa)", 1)
+            # Its turn began at the guest's word; its own began when the bot's was due.
+            assert played["deadline_ms"] - state["deadline_ms"] in range(1_000, 2_001)
+
+
+@contextlib.asynccontextmanager
+async def serving_as_serve(container: Container) -> AsyncIterator[Any]:
+    """The app on uvicorn in this loop with `noitu serve`'s WebSocket protocol."""
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(
+        create_app(container), host="127.0.0.1", port=port, lifespan="on", log_config=None,
+        access_log=False, ws=ClosingWebSocketsProtocol,
+    ))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            yield http, f"ws://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)
+
+
+async def test_a_closed_feed_leaves_nothing_for_the_garbage_collector(clock):
+    """A closed feed's connection was kept by two reference cycles until a full garbage
+    collection, which `noitu serve` makes rare: litestar's WebSocket refers to itself
+    through its receive/send wrappers, and websockets' connection to its parser, a
+    generator uvicorn leaves suspended (with the permessage-deflate zlib state). Both are
+    broken when the socket closes: nothing of the closed feeds is left to collect."""
+    from litestar.connection import Request, WebSocket
+    from websockets.server import ServerProtocol
+
+    kinds = (WebSocket, Request, ServerProtocol)  # the server's side alone
+    container = server_container(clock=clock)
+    async with serving_as_serve(container) as (http, ws_base):
+        member = await join_over(http, container, clock, 1)
+        for _ in range(2):  # anything made once per process is made now
+            await http.get(f"{ROOM}/feed", params={"member": "0" * 32})
+        gc.collect()
+        gc.disable()  # as rare as `noitu serve` makes full passes: none meanwhile
+        try:
+            for _ in range(3):
+                async with connect(f"{ws_base}{ROOM}/feed?member={member}") as socket:
+                    await next_view(socket)
+            events = event_views(http, member)
+            await asyncio.wait_for(anext(events), 5)
+            await events.aclose()
+            pages = container.group_pages()
+            for _ in range(200):
+                if len(pages) == 0:
+                    break
+                await asyncio.sleep(0.01)
+            assert len(pages) == 0
+            await asyncio.sleep(0.1)
+            # Without a collection, whatever a reference cycle holds is still there.
+            kept = sorted({type(o).__name__ for o in gc.get_objects() if issubclass(type(o), kinds)})
+        finally:
+            gc.enable()
+    assert kept == []

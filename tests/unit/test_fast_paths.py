@@ -281,3 +281,41 @@ def test_json_answer_refuses_what_it_would_drop() -> None:
     app = Litestar([play], response_class=JsonAnswer, openapi_config=None)
     with TestClient(app, raise_server_exceptions=False) as client:
         assert client.post("/play").status_code == 500
+
+
+def test_uvicorn_keeps_websockets_connection_whose_parser_refers_back_to_it() -> None:
+    """`ClosingWebSocketsProtocol` closes `conn.parser` when the socket is gone: uvicorn's
+    websockets-sansio protocol keeps websockets' connection as `conn`, and that
+    connection parses with a generator that refers back to it (a cycle only a full
+    garbage collection would free)."""
+    import gc
+    import weakref
+
+    from uvicorn.protocols.websockets import websockets_sansio_impl
+    from websockets.server import ServerProtocol
+
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
+
+    protocol = websockets_sansio_impl.WebSocketsSansIOProtocol
+    assert issubclass(ClosingWebSocketsProtocol, protocol)
+    assert "self.conn = ServerProtocol(" in inspect.getsource(protocol.__init__), (
+        UPGRADE + "uvicorn's WebSocket protocol no longer keeps websockets' connection as "
+        "`conn`; re-check fast_paths.ClosingWebSocketsProtocol"
+    )
+    assert "connection_lost" in vars(protocol), UPGRADE + "connection_lost moved"
+    gc.disable()
+    try:
+        left = ServerProtocol()
+        left_ref = weakref.ref(left)
+        del left
+        closed = ServerProtocol()
+        closed.parser.close()
+        closed_ref = weakref.ref(closed)
+        del closed
+        assert closed_ref() is None, UPGRADE + "a closed parser no longer frees websockets' connection"
+        assert left_ref() is not None, (
+            "websockets' connection no longer refers to itself through its parser: "
+            "fast_paths.ClosingWebSocketsProtocol may go"
+        )
+    finally:
+        gc.enable()

@@ -4,6 +4,7 @@ its late settlement, players put out, a closing word, the cap, standings, the ho
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -14,10 +15,12 @@ from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.room import (
     BOT_NAMES,
+    BOT_PAUSE_MS,
     BOT_USER_ID,
     BotSeat,
     OutReason,
     Player,
+    Review,
     Room,
     RoomGame,
     RoomLimits,
@@ -25,6 +28,7 @@ from noitu.domain.noitu.room import (
     RoomRuleBroken,
 )
 from noitu.domain.noitu.rules import MAX_CHAIN_WORDS, Rejection, TurnClock
+from noitu.domain.noitu.scoring import Score
 from support.dictionaries import chain_dictionary
 
 T0 = 1_000_000
@@ -268,15 +272,66 @@ def test_standings_rank_survivors_by_points_then_earlier_seat_and_the_out_last_f
 # --- the bot seat ------------------------------------------------------------------------
 
 
-def test_the_bot_seat_answers_at_once_and_scores_like_a_player(little):
+def bot_table() -> list[Player]:
+    return [Player(1, 101, "An"), Player(2, BOT_USER_ID, "Bot", Difficulty.MEDIUM),
+            Player(3, 103, "Ba")]
+
+
+def test_the_bot_seat_takes_its_turn_and_plays_after_a_pause(little):
     bots = bots_for(little)
-    table = [Player(1, 101, "An"), Player(2, BOT_USER_ID, "Bot", Difficulty.MEDIUM),
-             Player(3, 103, "Ba")]
-    game = RoomGame.start(little, CLOCK, table, bots, T0)
+    game = RoomGame.start(little, CLOCK, bot_table(), bots, T0)
     game.play(1, "đầu tiên", T0 + 3_000, bots)
+    # Its turn shows first, with a person's clock; its word is not played yet.
+    assert game.turn == 2 and game.seats == [0, 1] and game.deadline_ms == T0 + 33_000
+    pause = game.bot_due_ms - (T0 + 3_000)
+    assert BOT_PAUSE_MS[0] <= pause <= BOT_PAUSE_MS[1]
+    assert game.due_ms() == game.bot_due_ms
+    assert not game.settle(game.bot_due_ms - 1, bots) and game.seats == [0, 1]
+    assert game.settle(game.bot_due_ms + 400, bots)
     assert game.seats == [0, 1, 2] and words(game)[2] == "tiên sinh"
-    assert game.player(2).score == game.chain.links[2].points > 0
-    assert game.turn == 3 and game.deadline_ms == T0 + 33_000
+    # Its speed points count the pause; the next turn starts when the word was due.
+    played_at = T0 + 3_000 + pause
+    expected = Score.of(
+        words_before=2, syllables=2, time_left_ms=30_000 - pause, turn_ms=30_000,
+        replies_to_answered=little.out_degree[little.syllable_id("tiên")],
+    ).total
+    assert game.chain.links[2].points == game.player(2).score == expected
+    assert expected < Score.of(
+        words_before=2, syllables=2, time_left_ms=30_000, turn_ms=30_000,
+        replies_to_answered=little.out_degree[little.syllable_id("tiên")],
+    ).total
+    assert game.turn == 3 and game.deadline_ms == played_at + 30_000
+    assert game.bot_word is None
+
+
+def test_the_bot_pauses_are_drawn_from_the_injected_random_source(little):
+    def pauses(seed: int) -> list[int]:
+        bots = BotSeat(make_opponents(BotIndex(little)), random.Random(seed))
+        drawn = []
+        for _ in range(12):
+            table = [Player(1, BOT_USER_ID, "Bot", Difficulty.EASY), Player(2, 102, "An")]
+            game = RoomGame.start(little, CLOCK, table, bots, T0)
+            drawn.append(game.bot_due_ms - T0)
+        return drawn
+
+    assert pauses(4) == pauses(4)
+    assert all(BOT_PAUSE_MS[0] <= p <= BOT_PAUSE_MS[1] for p in pauses(4))
+    assert len(set(pauses(4))) > 1
+
+
+def test_a_late_settlement_plays_the_bot_when_it_was_due(little):
+    bots = bots_for(little)
+    on_time = RoomGame.start(little, CLOCK, bot_table(), bots, T0)
+    late_bots = bots_for(little)
+    late = RoomGame.start(little, CLOCK, bot_table(), late_bots, T0)
+    for now in range(T0, T0 + 200_000, 250):
+        on_time.settle(now, bots)
+    late.settle(T0 + 199_750, late_bots)
+    assert on_time.links() == late.links() and len(on_time.links()) >= 2
+    assert [(p.out_reason, p.out_step) for p in on_time.players] == [
+        (p.out_reason, p.out_step) for p in late.players
+    ]
+    assert (on_time.over, on_time.winner, on_time.ended_ms) == (late.over, late.winner, late.ended_ms)
 
 
 def test_a_stuck_bot_is_out_at_once_and_the_next_has_a_full_turn(little):
@@ -293,6 +348,8 @@ def test_a_bot_on_seat_one_opens_the_answers(little):
     bots = bots_for(little)
     table = [Player(1, BOT_USER_ID, "Bot", Difficulty.HARD), Player(2, 102, "An")]
     game = RoomGame.start(little, CLOCK, table, bots, T0)
+    assert game.turn == 1 and game.seats == [0]
+    game.settle(game.bot_due_ms, bots)
     assert game.seats[:2] == [0, 1]
     assert game.over or game.turn == 2
 
@@ -312,13 +369,29 @@ def test_a_game_survives_restore(little):
     assert words(game) == ["mở đầu", "đầu tiên"]  # the original is untouched
 
 
+def test_a_bot_word_waiting_for_its_pause_survives_copy_and_restore(little):
+    bots = bots_for(little)
+    game = RoomGame.start(little, CLOCK, bot_table(), bots, T0)
+    game.play(1, "đầu tiên", T0 + 1_000, bots)
+    twin = RoomGame.restore(
+        little, CLOCK, [replace(p) for p in game.players], game.links(), turn=game.turn,
+        deadline_ms=game.deadline_ms, over=game.over, ended_ms=game.ended_ms,
+        winner=game.winner, steps=game.steps, bot_word=game.bot_word,
+        bot_due_ms=game.bot_due_ms,
+    )
+    for other in (twin, game.copy()):
+        assert (other.bot_word, other.bot_due_ms) == (game.bot_word, game.bot_due_ms)
+        other.settle(game.bot_due_ms, bots)
+        assert words(other)[-1] == "tiên sinh" and game.seats == [0, 1]
+
+
 # --- the room ----------------------------------------------------------------------------
 
 
 def room_of(count: int) -> Room:
     room = Room()
     for user in range(1, count + 1):
-        room.join(user, f"U{user}", LIMITS)
+        room.join(user, f"U{user}", LIMITS, T0)
     return room
 
 
@@ -326,14 +399,14 @@ def test_members_play_in_join_order_and_the_rest_watch():
     room = room_of(10)
     assert [room.lobby_seat(u, LIMITS) for u in (1, 8, 9)] == [1, 8, None]
     assert room.watchers(LIMITS) == 2
-    room.join(3, "U3 again", LIMITS)  # joining again keeps the place
+    room.join(3, "U3 again", LIMITS, T0)  # joining again keeps the place
     assert room.lobby_seat(3, LIMITS) == 3 and len(room.members) == 10
 
 
 def test_a_room_holds_32_members():
     room = room_of(LIMITS.max_members)
     with pytest.raises(RoomRuleBroken) as refused:
-        room.join(99, "late", LIMITS)
+        room.join(99, "late", LIMITS, T0)
     assert refused.value.refusal is RoomRefusal.ROOM_FULL
 
 
@@ -387,7 +460,7 @@ def test_one_bot_seat_added_changed_and_removed_by_the_host(little):
         room.set_bot(2, Difficulty.EASY, LIMITS)
     assert refused.value.refusal is RoomRefusal.NOT_HOST
     room.set_bot(1, Difficulty.EASY, LIMITS)
-    room.join(4, "U4", LIMITS)
+    room.join(4, "U4", LIMITS, T0)
     room.set_bot(1, Difficulty.HARD, LIMITS)
     assert [(m.user_id, m.name) for m in room.members] == [
         (1, "U1"), (2, "U2"), (BOT_USER_ID, BOT_NAMES[Difficulty.HARD]), (4, "U4"),
@@ -418,5 +491,124 @@ def test_a_room_copy_is_independent(little):
     twin = room.copy()
     assert twin.game is not None
     twin.game.give_up(2, T0, bots_for(little))
-    twin.join(7, "U7", LIMITS)
+    twin.join(7, "U7", LIMITS, T0)
     assert room.game is not None and room.game.player(2).alive and len(room.members) == 3
+
+
+# --- presence (B10 revised) --------------------------------------------------------------
+
+MINUTE = 60_000
+
+
+def hold(room: Room, user: int, now: int, page: str | None = None) -> list[str]:
+    return room.hold(page or f"p{user}-{now}", user, now + 10 * MINUTE, LIMITS)
+
+
+def test_a_member_is_present_while_one_of_its_pages_holds_the_feed():
+    room = room_of(2)
+    assert not room.present(1) and room.member(1).absent_since_ms == T0
+    hold(room, 1, T0 + 1_000, "a")
+    hold(room, 1, T0 + 2_000, "b")
+    assert room.present(1) and room.member(1).absent_since_ms is None
+    room.release("a", T0 + 3_000)
+    assert room.present(1)
+    room.release("b", T0 + 4_000)
+    assert not room.present(1) and room.member(1).absent_since_ms == T0 + 4_000
+
+
+def test_a_third_page_of_a_member_lets_go_of_the_oldest():
+    room = room_of(2)
+    assert hold(room, 1, T0, "a") == [] and hold(room, 1, T0 + 1, "b") == []
+    assert hold(room, 1, T0 + 2, "c") == ["a"]
+    assert room.pages_of(1) == ["b", "c"]
+    assert hold(room, 2, T0 + 3, "d") == []  # another member's pages do not count
+
+
+def test_a_hold_that_runs_out_leaves_its_member_absent_since_then():
+    room = room_of(2)
+    room.hold("a", 1, T0 + MINUTE, LIMITS)
+    assert room.renew(["a", "gone"], T0 + 2 * MINUTE) == ["gone"]
+    assert room.next_review_ms(T0, LIMITS) == T0 + 2 * MINUTE
+    room.review(T0 + 2 * MINUTE - 1, LIMITS)
+    assert room.present(1)
+    room.review(T0 + 3 * MINUTE, LIMITS)
+    assert not room.present(1) and room.member(1).absent_since_ms == T0 + 2 * MINUTE
+
+
+def test_an_absent_host_passes_the_role_after_two_minutes_in_the_lobby_and_gets_it_back():
+    room = room_of(3)
+    assert room.host == 1  # the first member, absent until its page opens
+    hold(room, 2, T0 + 1_000)
+    hold(room, 3, T0 + 1_000)
+    assert room.host == 1
+    assert room.next_review_ms(T0 + 1_000, LIMITS) == T0 + LIMITS.host_absent_ms
+    assert room.review(T0 + LIMITS.host_absent_ms - 1, LIMITS) == Review()
+    assert room.host == 1
+    assert room.review(T0 + LIMITS.host_absent_ms, LIMITS).changed
+    assert room.host == 2  # the first present member in join order
+    hold(room, 1, T0 + 3 * MINUTE)
+    assert room.host == 1  # present and first again
+
+
+def test_a_host_keeps_the_role_while_nobody_else_is_there():
+    room = room_of(2)
+    assert room.next_review_ms(T0, LIMITS) == T0 + LIMITS.member_absent_ms
+    room.review(T0 + 5 * MINUTE, LIMITS)
+    assert room.host == 1
+    hold(room, 2, T0 + 5 * MINUTE)  # someone comes: the host has been away long enough
+    assert room.review(T0 + 5 * MINUTE, LIMITS).changed
+    assert room.host == 2
+
+
+def test_the_host_does_not_pass_for_absence_while_a_game_runs(little):
+    bots = bots_for(little)
+    room = room_of(3)
+    hold(room, 2, T0)
+    room.start(1, little, CLOCK, bots, T0, LIMITS)
+    assert room.review(T0 + 3 * MINUTE, LIMITS) == Review()
+    assert room.host == 1
+    room.game.give_up(1, T0 + 3 * MINUTE, bots)
+    room.game.give_up(3, T0 + 3 * MINUTE, bots)
+    assert not room.playing
+    room.review(T0 + 3 * MINUTE, LIMITS)
+    assert room.host == 2  # the lobby again: away for over 2 minutes, it passes now
+
+
+def test_a_member_absent_ten_minutes_while_no_game_runs_has_left(little):
+    bots = bots_for(little)
+    room = room_of(4)
+    hold(room, 2, T0)
+    hold(room, 3, T0)
+    room.start(1, little, CLOCK, bots, T0 + 1_000, LIMITS)
+    # In a game nobody leaves for being away.
+    assert room.review(T0 + 11 * MINUTE, LIMITS).left == ()
+    while room.playing:
+        room.game.settle(room.game.deadline_ms + 2_001, bots)
+    review = room.review(T0 + 11 * MINUTE, LIMITS)
+    assert review.left == (1, 4) and review.changed
+    assert [m.user_id for m in room.members] == [2, 3]
+    assert room.host == 2
+
+
+def test_a_member_away_less_than_ten_minutes_stays_and_the_bot_never_leaves(little):
+    room = room_of(2)
+    room.set_bot(1, Difficulty.EASY, LIMITS)
+    hold(room, 1, T0 + 2 * MINUTE)
+    room.review(T0 + 10 * MINUTE - 1, LIMITS)
+    assert [m.user_id for m in room.members] == [1, 2, BOT_USER_ID]
+    room.review(T0 + 10 * MINUTE, LIMITS)
+    assert [m.user_id for m in room.members] == [1, BOT_USER_ID]
+
+
+def test_joining_again_lets_go_of_the_old_pages():
+    room = room_of(2)
+    hold(room, 1, T0, "a")
+    room.join(1, "U1", LIMITS, T0 + 5_000)
+    assert room.pages_of(1) == [] and room.member(1).absent_since_ms == T0 + 5_000
+
+
+def test_a_member_who_leaves_takes_its_pages_and_the_host_goes_to_the_first_present(little):
+    room = room_of(3)
+    hold(room, 3, T0)
+    room.leave(1, T0, bots_for(little))
+    assert room.host == 3 and room.pages_of(1) == []

@@ -5,6 +5,7 @@ one connected, and the after-game reporting."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -34,7 +35,10 @@ from noitu.application.noitu.rooms.errors import (
     TooManyRooms,
     Watching,
 )
+from noitu.application.noitu.rooms.follow_room import Replaced
 from noitu.application.noitu.rooms.messages import announcement
+from noitu.application.noitu.rooms.pages import PAGE_HOLD_MS, LivePages
+from noitu.application.noitu.rooms.renew_room_pages import RenewRoomPages
 from noitu.application.noitu.session import ReportState
 from noitu.application.noitu.start_game import StartGame
 from noitu.domain.noitu.room import RoomLimits
@@ -43,8 +47,10 @@ from support.noitu_rooms import RoomWorld
 
 
 @pytest.fixture
-def world(little, clock) -> RoomWorld:
-    return RoomWorld(little, clock)
+async def world(little, clock) -> AsyncIterator[RoomWorld]:
+    made = RoomWorld(little, clock)
+    yield made
+    await made.close_feeds()
 
 
 async def join(world: RoomWorld, *users: int, **where) -> list[str]:
@@ -97,12 +103,26 @@ async def test_three_live_rooms_per_chat_and_a_server_cap(little, clock):
         await join(world, 2, chat_id=-300, message_id=1)
 
 
-async def test_joins_and_starts_count_against_ten_starts_a_minute(world):
-    _host, _ = await join(world, 1, 2)
-    for _ in range(9):  # ten joins of user 1 in the minute
-        await join(world, 1)
+async def test_joining_again_does_not_count_against_ten_starts_a_minute(world, clock):
+    # The lockout: rejoining about 12 times in 15 s answered "Chậm lại một chút nhé!".
+    await join(world, 1, 2)
+    for _ in range(12):
+        clock.advance(1_250)
+        again = await world.join(JoinRoomCommand(world.token(1)))
+        assert again.room.you == 1
+
+
+async def test_joins_of_new_rooms_and_starts_count_against_ten_starts_a_minute(world, clock):
+    for card in range(1, 10):  # nine rooms joined in the minute, each in its own chat
+        await join(world, 1, chat_id=-card, message_id=card)
+    host, _ = await join(world, 1, 2)  # the tenth
+    with pytest.raises(TooFast) as refused:
+        await world.start(MemberCommand(host))
+    assert refused.value.retry_after_ms == SessionLimits().start_window_ms
     with pytest.raises(TooFast):
-        await join(world, 1)
+        await join(world, 1, chat_id=-50, message_id=50)
+    clock.advance(SessionLimits().start_window_ms)
+    assert (await world.start(MemberCommand(host))).status == "playing"
 
 
 async def test_a_full_room_refuses_the_33rd_member(world):
@@ -136,12 +156,23 @@ async def test_the_host_adds_the_bot_which_answers_in_its_seat(world, clock):
     await world.start(MemberCommand(host))
     clock.advance(1_000)
     await move(world, host, "đầu tiên")
+    feed = await world.open_feed(host)
     clock.advance(1_000)
     answer = await move(world, guest, "tiên sinh")
-    assert [(link.word, link.seat, link.name) for link in answer.state.chain][-2:] == [
+    # The bot's turn shows first, on the feed too; its word comes 1–2 s later.
+    assert answer.state.turn == 3 and answer.state.chain[-1].word == "tiên sinh"
+    shown = await feed.next()
+    assert shown.turn == 3 and shown.chain[-1].word == "tiên sinh"
+    clock.advance(999)
+    assert await world.settle() == 0 and await feed.quiet()
+    clock.advance(1_001)
+    assert await world.settle() == 1
+    played = await feed.next()
+    assert [(link.word, link.seat, link.name) for link in played.chain][-2:] == [
         ("tiên sinh", 2, "U2"), ("sinh viên", 3, "Bot (vừa)"),
     ]
-    assert answer.state.turn == 1
+    assert played.turn == 1 and played.deadline_ms > answer.state.deadline_ms
+    await feed.close()
 
 
 async def test_a_move_is_checked_in_b10s_order(world, clock):
@@ -290,8 +321,6 @@ def test_every_room_error_has_a_status_in_the_one_table():
 
 
 async def test_a_feed_outlives_a_store_that_fails_once(world):
-    from noitu.application.noitu.rooms.follow_room import FollowRoom
-
     host, guest = await join(world, 1, 2)
 
     class FlakyStore:
@@ -312,8 +341,7 @@ async def test_a_feed_outlives_a_store_that_fails_once(world):
 
     flaky = FlakyStore(world.store)
     world.rooms.store = flaky
-    follow = FollowRoom(world.rooms, world.views, world.feed, retry_s=0)
-    views = await follow(MemberCommand(guest))
+    views = await world.follow(MemberCommand(guest))
     assert (await anext(views)).status == "lobby"
     flaky.fail_next = True
     world.rooms.store = world.store  # the use cases write through the real store
@@ -343,3 +371,203 @@ async def test_a_change_written_is_answered_even_when_the_feed_cannot_publish(wo
     assert view.status == "playing"
     record = await world.store.get((await world.credentials.find(host)).room_key)
     assert record.room.playing
+
+
+# --- presence, the host and the feeds (B10 revised) ---------------------------------------
+
+MINUTE = 60_000
+
+
+async def test_three_rooms_whose_hosts_closed_the_page_do_not_lock_the_chat(world, clock):
+    # The lock: three rooms whose host closed the page answered too_many_rooms forever.
+    hosts = []
+    for card in (1, 2, 3):
+        (host,) = await join(world, 1, message_id=card)
+        feed = await world.open_feed(host)
+        await feed.close()  # the page closed
+        hosts.append(host)
+    with pytest.raises(TooManyRooms):
+        await join(world, 2, message_id=4)
+    clock.advance(RoomLimits().member_absent_ms)
+    assert await world.settle() == 3  # the hosts, away 10 minutes, have left
+    with pytest.raises(NoMember):
+        await world.start(MemberCommand(hosts[0]))
+    clock.advance(RoomLimits().idle_close_ms)
+    assert await world.settle() == 3  # the empty rooms close
+    assert await world.store.keys() == []
+    (newcomer,) = await join(world, 2, message_id=4)
+    assert (await world.credentials.find(newcomer)) is not None
+
+
+async def test_an_absent_host_passes_the_role_after_two_minutes_and_gets_it_back(world, clock):
+    host, guest = await join(world, 1, 2)
+    host_page = await world.open_feed(host)
+    guest_page = await world.open_feed(guest)
+    await host_page.close()  # the host closed the page
+    await world.pass_time(RoomLimits().host_absent_ms - 1)
+    assert await guest_page.quiet()
+    with pytest.raises(NotHost):
+        await world.add_bot(AddRoomBotCommand(guest, "easy"))
+    await world.pass_time(1)
+    passed = await guest_page.next()
+    assert passed.host == 2 and passed.you == 2
+    assert (await world.add_bot(AddRoomBotCommand(guest, "easy"))).bot == "easy"
+    with pytest.raises(NotHost):
+        await world.start(MemberCommand(host))
+    back = await world.open_feed(host)  # present and first in join order again
+    assert back.received[0].host == 1
+    latest = await guest_page.next()  # the changes came faster than it read: one view
+    assert latest.bot == "easy" and latest.host == 1
+    await back.close()
+    await guest_page.close()
+
+
+async def test_an_absent_host_keeps_the_role_while_a_game_runs(world, clock):
+    host, *others = await join(world, 1, 2, 3, 4, 5)
+    pages = [await world.open_feed(member) for member in others]
+    await world.start(MemberCommand(host))
+    # Nobody plays: seats 1 to 4 run out in turn (at 32, 64, 96 and 128 s); seat 5 wins.
+    await world.pass_time(RoomLimits().host_absent_ms + 1_000)
+    record = await world.store.get(await world.key_of(host))
+    assert record.room.playing and record.room.host == 1
+    await world.pass_time(8_000)
+    record = await world.store.get(await world.key_of(host))
+    assert not record.room.playing and record.room.host == 2  # in the lobby: it passes
+    for page in pages:
+        await page.close()
+
+
+async def test_a_member_away_ten_minutes_in_the_lobby_has_left(world, clock):
+    host, guest, third = await join(world, 1, 2, 3)
+    pages = [await world.open_feed(host), await world.open_feed(third)]
+    await world.pass_time(RoomLimits().member_absent_ms - 1)
+    assert await world.renew() == 2  # the open feeds keep holding
+    assert await pages[0].quiet()
+    await world.pass_time(1)
+    view = await pages[0].next()
+    assert [p.name for p in view.players] == ["U1", "U3"] and view.you == 1
+    with pytest.raises(NoMember):
+        await world.start(MemberCommand(guest))
+    for page in pages:
+        await page.close()
+
+
+async def test_nobody_leaves_for_being_away_while_a_game_runs(world, clock):
+    host, guest, _third = await join(world, 1, 2, 3)
+    pages = [await world.open_feed(host), await world.open_feed(guest)]
+    await world.pass_time(9 * MINUTE)
+    await world.start(MemberCommand(host))
+    words = iter(["đầu tiên", "tiên sinh", "sinh viên", "viên chức"])
+    for _ in range(4):  # seat 3 is away: its turns run out, it is out, never gone
+        record = await world.store.get(await world.key_of(host))
+        if not record.room.playing:
+            break
+        turn = record.room.game.turn
+        if turn in (1, 2):
+            clock.advance(1_000)
+            await move(world, (host, guest)[turn - 1], next(words))
+        else:
+            await world.pass_time(33_000)
+    record = await world.store.get(await world.key_of(host))
+    assert record.room.playing and [m.user_id for m in record.room.members] == [1, 2, 3]
+    assert record.room.game.player(3).out_reason is not None
+    for page in pages:
+        await page.close()
+
+
+async def test_joining_again_replaces_the_credential_and_the_old_feeds_close(world):
+    old, _ = await join(world, 1, 2)
+    first, second = await world.open_feed(old), await world.open_feed(old)
+    again = await world.join(JoinRoomCommand(world.token(1)))
+    for feed in (first, second):
+        assert await feed.next() == Replaced()
+        assert await feed.next() is None and feed.ended
+    with pytest.raises(NoMember):
+        await world.follow(MemberCommand(old))
+    fresh = await world.open_feed(again.member)
+    assert fresh.received[0].you == 1
+    await fresh.close()
+
+
+async def test_a_third_feed_on_one_credential_closes_the_oldest(world):
+    host, _guest = await join(world, 1, 2)
+    feeds = [await world.open_feed(host) for _ in range(3)]
+    assert await feeds[0].next() == Replaced()
+    assert await feeds[0].next() is None
+    record = await world.store.get(await world.key_of(host))
+    assert len(record.room.pages_of(1)) == 2
+    await world.start(MemberCommand(host))
+    for feed in feeds[1:]:
+        assert (await feed.next()).status == "playing"
+    for feed in feeds[1:]:
+        await feed.close()
+    record = await world.store.get(await world.key_of(host))
+    assert record.room.pages_of(1) == [] and not record.room.present(1)
+
+
+async def test_a_refused_word_is_answered_to_its_sender_only(world, clock):
+    host, guest = await join(world, 1, 2)
+    await world.start(MemberCommand(host))
+    watching, own = await world.open_feed(guest), await world.open_feed(host)
+    clock.advance(1_000)
+    refused = await move(world, host, "sinh viên")
+    assert not refused.result.accepted and refused.result.reason == "wrong_link"
+    assert await watching.quiet() and await own.quiet()
+    clock.advance(1_000)
+    with pytest.raises(BadRequest):
+        await move(world, host, "a " * 40)
+    assert await watching.quiet()
+    clock.advance(1_000)
+    accepted = await move(world, host, "đầu tiên")
+    assert accepted.result.accepted
+    assert (await watching.next()).chain[-1].word == "đầu tiên"
+    for feed in (watching, own):
+        await feed.close()
+
+
+async def test_a_feed_whose_hold_lapsed_takes_it_again(world, clock):
+    _host, guest = await join(world, 1, 2)
+    page = await world.open_feed(guest)
+    clock.advance(PAGE_HOLD_MS)  # this process renewed nothing (it was cut off)
+    await world.settle()
+    record = await world.store.get(await world.key_of(guest))
+    assert not record.room.present(2)
+    assert await world.renew() == 1
+    record = await world.store.get(await world.key_of(guest))
+    assert record.room.present(2)
+    await page.close()
+
+
+async def test_a_feed_of_a_process_that_went_away_stops_counting(world, clock):
+    host, _guest = await join(world, 1, 2)
+    opened_at = clock.now
+    await world.open_feed(host)
+    world.renew = RenewRoomPages(world.rooms, LivePages())  # nobody renews it any more
+    await world.pass_time(PAGE_HOLD_MS)
+    record = await world.store.get(await world.key_of(host))
+    assert not record.room.present(1)
+    assert record.room.member(1).absent_since_ms == opened_at + PAGE_HOLD_MS
+
+
+async def test_a_new_feed_that_cannot_take_its_hold_ends_and_its_page_reconnects(world):
+    host, _ = await join(world, 1, 2)
+    messages = await world.follow(MemberCommand(host))
+
+    class Crowded:
+        """The room store, its lock refused (a crowd of feeds waits for it)."""
+
+        def __init__(self, store):
+            self._store = store
+
+        def __getattr__(self, name):
+            return getattr(self._store, name)
+
+        def lock(self, key):
+            raise Busy()
+
+    world.rooms.store = Crowded(world.store)
+    with pytest.raises(Busy):
+        await anext(messages)
+    world.rooms.store = world.store
+    record = await world.store.get(await world.key_of(host))
+    assert record.room.pages == {} and len(world.pages) == 0

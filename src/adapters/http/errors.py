@@ -3,7 +3,9 @@
 Every error body is `{"error": <code>, "message": <Vietnamese sentence>}`; the codes are
 the use cases' (`GameError.code`), plus litestar's own refusals mapped to them. Every
 429 answer also carries `Retry-After`: in whole seconds (at least 1), when the limit
-frees up at the latest.
+frees up at the latest. Nối từ's API (solo and rooms, whose pages offer to try again)
+also says it in the body: `{"error", "message", "retry_after_ms"}` (`LimitBody`), through
+its routers' own handler, `limit_error_handler`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ log = structlog.get_logger("noitu.http")
 class ErrorBody(msgspec.Struct, frozen=True):
     error: str
     message: str
+
+
+class LimitBody(msgspec.Struct, frozen=True):
+    """A 429 of nối từ's API: the error, and in how many ms asking again may succeed
+    (the wait `Retry-After` rounds up to whole seconds)."""
+
+    error: str
+    message: str
+    retry_after_ms: int
 
 
 ERROR_STATUS: dict[str, int] = {
@@ -110,28 +121,42 @@ RETRY_AFTER_MS: dict[str, int] = {
 }
 
 
-def retry_after_s(error: GameError) -> int:
-    """The Retry-After of a 429: the use case's own wait, else the table's, in whole
-    seconds rounded up, at least 1."""
+def retry_after_ms(error: GameError) -> int:
+    """When a 429's limit frees up: the use case's own wait, else the table's (ms, at
+    least 1)."""
     wait_ms = error.retry_after_ms
     if wait_ms is None:
         wait_ms = RETRY_AFTER_MS.get(error.code, 1000)
-    return max(1, -(-wait_ms // 1000))
+    return max(1, wait_ms)
 
 
-def error_response(error: GameError) -> Response[ErrorBody]:
+def retry_after_s(error: GameError) -> int:
+    """The Retry-After of a 429: `retry_after_ms` in whole seconds rounded up, at least 1."""
+    return max(1, -(-retry_after_ms(error) // 1000))
+
+
+def error_response(error: GameError, *, wait_in_body: bool = False) -> Response[ErrorBody | LimitBody]:
     status = ERROR_STATUS[error.code]
-    headers = {RETRY_AFTER: str(retry_after_s(error))} if status == TOO_MANY_REQUESTS else None
-    return Response(
-        ErrorBody(error.code, error.message),
-        status_code=status,
-        headers=headers,
-        media_type=MediaType.JSON,
-    )
+    body: ErrorBody | LimitBody = ErrorBody(error.code, error.message)
+    headers = None
+    if status == TOO_MANY_REQUESTS:
+        headers = {RETRY_AFTER: str(retry_after_s(error))}
+        if wait_in_body:
+            body = LimitBody(error.code, error.message, retry_after_ms(error))
+    return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)
 
 
-def game_error_handler(_: Request, error: GameError) -> Response[ErrorBody]:
+def game_error_handler(_: Request, error: GameError) -> Response[ErrorBody | LimitBody]:
     return error_response(error)
+
+
+def limit_error_handler(_: Request, error: GameError) -> Response[ErrorBody | LimitBody]:
+    """Nối từ's API: a 429 also says in the body when to ask again."""
+    return error_response(error, wait_in_body=True)
+
+
+#: The exception handlers of nối từ's API routers.
+LIMIT_ERROR_HANDLERS = {GameError: limit_error_handler}
 
 
 def http_error_handler(request: Request, error: HTTPException) -> Response[ErrorBody]:
@@ -159,18 +184,26 @@ def internal_error_handler(request: Request, error: Exception) -> Response[Error
     return error_response(GameError())
 
 
-def error_responses(*errors: type[GameError]) -> dict[int, ResponseSpec]:
+def error_responses(
+    *errors: type[GameError], wait_in_body: bool = False
+) -> dict[int, ResponseSpec]:
     """The OpenAPI answers of a route that may raise `errors` (bad_request and internal
-    are always possible), one per status, with every code of that status as an example."""
+    are always possible), one per status, with every code of that status as an example;
+    with `wait_in_body` (nối từ's API), a 429's body is a `LimitBody`."""
     every = dict.fromkeys((*errors, BadRequest, GameError))
     specs: dict[int, ResponseSpec] = {}
     for error in every:
         status = ERROR_STATUS[error.code]
         named = [e for e in every if ERROR_STATUS[e.code] == status]
+        limited = wait_in_body and status == TOO_MANY_REQUESTS
         specs[status] = ResponseSpec(
-            data_container=ErrorBody,
+            data_container=LimitBody if limited else ErrorBody,
             description=" or ".join(e.code for e in named),
-            examples=[Example(value={"error": e.code, "message": e.default_message}) for e in named],
+            examples=[
+                Example(value={"error": e.code, "message": e.default_message}
+                        | ({"retry_after_ms": 1000} if limited else {}))
+                for e in named
+            ],
         )
     return specs
 
@@ -188,3 +221,9 @@ def declare_retry_after(schema: OpenAPI) -> None:
             answer = (operation.responses or {}).get(str(TOO_MANY_REQUESTS)) if operation else None
             if isinstance(answer, OpenAPIResponse):
                 answer.headers = {**(answer.headers or {}), RETRY_AFTER: header}
+    limit = ((schema.components.schemas if schema.components else None) or {}).get("LimitBody")
+    if limit is not None and limit.properties is not None:
+        limit.properties["retry_after_ms"] = Schema(
+            type=OpenAPIType.INTEGER, minimum=1,
+            description="Milliseconds to wait before asking again (Retry-After, unrounded)",
+        )

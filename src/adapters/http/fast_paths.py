@@ -26,6 +26,12 @@ bounds litestar and uvicorn to the versions these checks have passed on.
   mutable header view (a tenth of a move's CPU under load). `response_class` and
   `to_asgi_response` are public, but this relies on how litestar's data handler calls
   them (the keywords it passes), which is not.
+- `ClosingWebSocketsProtocol` subclasses uvicorn's WebSocket protocol (its
+  websockets-sansio one, `conn` its private `websockets` connection) to close that
+  connection's parser when the socket is gone: the parser is a generator that refers
+  back to its connection, and uvicorn leaves it suspended, so every closed WebSocket
+  (with its permessage-deflate zlib state, ~45 KB) stayed in memory until a full
+  garbage collection, which `noitu serve` makes rare (B10's feeds, issue 30).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from litestar.exceptions import ClientException, InternalServerException
 from litestar.routes import HTTPRoute
 from litestar.types import Empty, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 
 class ScopeHeaderRequest(Request[Any, Any, Any]):
@@ -208,3 +215,14 @@ class EncodedJson:
         headers = [_JSON, (b"content-length", b"%d" % len(body))] if body else []
         await send({"type": "http.response.start", "status": self.status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+class ClosingWebSocketsProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, letting go of its connection once the socket is gone
+    (`noitu serve` passes it as uvicorn's `ws`)."""
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        # websockets' sans-I/O connection parses with a generator that holds the
+        # connection; closing it breaks that cycle, so the memory goes now.
+        self.conn.parser.close()

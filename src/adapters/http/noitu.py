@@ -18,7 +18,7 @@ from litestar.params import Body, FromPath
 from litestar.response import Redirect
 
 from noitu.adapters.http.assets import PageAssets
-from noitu.adapters.http.errors import ErrorBody, error_responses
+from noitu.adapters.http.errors import LIMIT_ERROR_HANDLERS, ErrorBody, error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
@@ -67,7 +67,7 @@ def api_router(use_cases: NoituUseCases) -> Router:
         "/start",
         status_code=200,
         summary="Start a game from a signed game link",
-        responses=error_responses(BadToken, TokenExpired, RoomLink, TooFast, Busy),
+        responses=error_responses(BadToken, TokenExpired, RoomLink, TooFast, Busy, wait_in_body=True),
     )
     async def start(data: Annotated[StartGameCommand, JsonBody]) -> SessionView:
         return await use_cases.start_game()(data)
@@ -76,7 +76,7 @@ def api_router(use_cases: NoituUseCases) -> Router:
         "/move",
         status_code=200,
         summary="Play a word; the bot answers in the same request",
-        responses=error_responses(NoSession, GameOver, TooFast),
+        responses=error_responses(NoSession, GameOver, TooFast, wait_in_body=True),
     )
     async def move(data: Annotated[PlayMoveCommand, JsonBody]) -> PlayMoveResult:
         return await use_cases.play_move()(data)
@@ -105,6 +105,7 @@ def api_router(use_cases: NoituUseCases) -> Router:
         tags=["game"],
         request_max_body_size=MAX_BODY_BYTES,
         response_class=JsonAnswer,
+        exception_handlers=LIMIT_ERROR_HANDLERS,  # a 429 says when to ask again
     )
 
 

@@ -2,8 +2,10 @@
 `/games/noitu/api/room/`, and the live feed `GET /games/noitu/api/room/feed?member=…`,
 a WebSocket or, for a client that asks with `Accept: text/event-stream` (any plain
 GET), server-sent events. Every message of the feed is the member's full view: the
-first at once, then one after every change of the room. The credential travels in the
-query, never in the path (the request log records paths only).
+first at once, then one after every change of the room; a feed another took over (the
+member joined again, or opened a third page) ends with `{"replaced": true}`. The
+credential travels in the query, never in the path (the request log records paths
+only).
 
 A feed's views are pumped by one task into a small queue, so the connection can wait
 for the next view with a time-out (a keep-alive comment for event streams, a check that
@@ -27,7 +29,7 @@ from litestar.params import QueryParameter
 from litestar.response import ServerSentEvent
 from litestar.response.sse import ServerSentEventMessage
 
-from noitu.adapters.http.errors import ERROR_STATUS, error_responses
+from noitu.adapters.http.errors import ERROR_STATUS, LIMIT_ERROR_HANDLERS, error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.noitu import (
     MAX_BODY_BYTES,
@@ -36,7 +38,7 @@ from noitu.adapters.http.noitu import (
     tighten_schema,
 )
 from noitu.adapters.http.paths import NOITU_API_PATH
-from noitu.adapters.http.socket_feed import refuse, send_until_gone
+from noitu.adapters.http.socket_feed import let_go_of, refuse, send_until_gone
 from noitu.application.errors import GameError
 from noitu.application.noitu.errors import BadToken, TokenExpired, TooFast
 from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
@@ -61,7 +63,7 @@ from noitu.application.noitu.rooms.errors import (
     TooManyRooms,
     Watching,
 )
-from noitu.application.noitu.rooms.follow_room import FollowRoom
+from noitu.application.noitu.rooms.follow_room import FeedMessage, FollowRoom, Replaced
 from noitu.application.noitu.rooms.give_up_in_room import GiveUpInRoom
 from noitu.application.noitu.rooms.join_room import JoinRoom
 from noitu.application.noitu.rooms.leave_room import LeaveRoom
@@ -108,7 +110,7 @@ _encode = msgspec.json.Encoder().encode
 MEMBER_ERRORS = (NoMember, RoomGone, Busy)
 
 
-async def _pump(views: AsyncGenerator[RoomView, None], queue: asyncio.Queue[bytes | None]) -> None:
+async def _pump(views: AsyncGenerator[FeedMessage, None], queue: asyncio.Queue[bytes | None]) -> None:
     """Encode each view into the queue; a full queue drops its oldest view."""
     try:
         async for view in views:
@@ -126,7 +128,7 @@ async def _pump(views: AsyncGenerator[RoomView, None], queue: asyncio.Queue[byte
 
 
 @contextlib.asynccontextmanager
-async def pumped(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[asyncio.Queue[bytes | None]]:
+async def pumped(views: AsyncGenerator[FeedMessage, None]) -> AsyncIterator[asyncio.Queue[bytes | None]]:
     queue: asyncio.Queue[bytes | None] = asyncio.Queue(PUMP_QUEUE)
     task = asyncio.ensure_future(_pump(views, queue))
     try:
@@ -137,7 +139,7 @@ async def pumped(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[asyncio
             await task
 
 
-async def _event_stream(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[ServerSentEventMessage]:
+async def _event_stream(views: AsyncGenerator[FeedMessage, None]) -> AsyncIterator[ServerSentEventMessage]:
     async with pumped(views) as queue:
         while True:
             try:
@@ -151,7 +153,7 @@ async def _event_stream(views: AsyncGenerator[RoomView, None]) -> AsyncIterator[
 
 
 async def _send_all(
-    socket: WebSocket[Any, Any, State], views: AsyncGenerator[RoomView, None]
+    socket: WebSocket[Any, Any, State], views: AsyncGenerator[FeedMessage, None]
 ) -> None:
     async with pumped(views) as queue:
         while (body := await queue.get()) is not None:
@@ -164,7 +166,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="Join the room of a room card's link: a member credential and the view",
         responses=error_responses(BadToken, TokenExpired, NotARoomLink, TooFast, RoomFull,
-                          TooManyRooms, Busy),
+                                  TooManyRooms, Busy, wait_in_body=True),
     )
     async def join(data: Annotated[JoinRoomCommand, JsonBody]) -> JoinView:
         return await use_cases.group_join()(data)
@@ -174,7 +176,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="The host starts a game with the first 8 members",
         responses=error_responses(*MEMBER_ERRORS, NotHost, GameRunning, NotEnoughPlayers,
-                          TooFast),
+                                  TooFast, wait_in_body=True),
     )
     async def start(data: Annotated[MemberCommand, JsonBody]) -> RoomView:
         return await use_cases.group_start()(data)
@@ -193,7 +195,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         status_code=200,
         summary="Play a word on your turn",
         responses=error_responses(*MEMBER_ERRORS, NoGame, Watching, OutOfGame,
-                          NotYourTurn, TooFast),
+                                  NotYourTurn, TooFast, wait_in_body=True),
     )
     async def move(data: Annotated[RoomMoveCommand, JsonBody]) -> RoomMoveResult:
         return await use_cases.group_move()(data)
@@ -221,14 +223,19 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         summary="The live feed as server-sent events (a WebSocket at the same path too)",
         description=(
             "Every event's data is the member's full RoomView: the first at once, then one"
-            " after every change of the room. The same path upgrades to a WebSocket whose"
-            " text frames are the same views; a refused credential is one frame"
+            " after every change of the room (a refused word is no change: it is answered"
+            " to its sender only). A feed another took over — the member joined again, or"
+            " opened a third feed with one credential (at most 2 stay open) — gets one"
+            " last message {\"replaced\": true} and ends; the page stops there. The same"
+            " path upgrades to a WebSocket whose text frames are the same messages (closed"
+            " with 1000 after the last); a refused credential is one frame"
             " {error, message} and a close with 4000 + the error's HTTP status."
         ),
         media_type="text/event-stream",
         responses={
             200: ResponseSpec(
-                data_container=RoomView, description="text/event-stream of RoomView",
+                data_container=RoomView | Replaced,  # type: ignore[arg-type]
+                description="text/event-stream of RoomView, or one last Replaced",
                 media_type="text/event-stream", generate_examples=False,
             ),
             **error_responses(*MEMBER_ERRORS),
@@ -241,15 +248,18 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
 
     @websocket(FEED_PATH)
     async def feed_socket(socket: WebSocket[Any, Any, State]) -> None:
-        await socket.accept()
-        member = socket.query_params.get("member", "")
-        try:
-            views = await use_cases.group_feed()(MemberCommand(member))
-        except GameError as error:
-            frame = _encode(FeedError(error.code, error.message)).decode()
-            await refuse(socket, frame, 4000 + ERROR_STATUS[error.code])
-            return
-        await send_until_gone(socket, lambda: _send_all(socket, views), failed="room_feed_failed")
+        with let_go_of(socket):
+            await socket.accept()
+            member = socket.query_params.get("member", "")
+            try:
+                views = await use_cases.group_feed()(MemberCommand(member))
+            except GameError as error:
+                frame = _encode(FeedError(error.code, error.message)).decode()
+                await refuse(socket, frame, 4000 + ERROR_STATUS[error.code])
+                return
+            await send_until_gone(
+                socket, lambda: _send_all(socket, views), failed="room_feed_failed"
+            )
 
     return Router(
         path=ROOM_API_PATH,
@@ -257,6 +267,7 @@ def group_room_router(use_cases: RoomUseCases) -> Router:
         tags=["rooms"],
         request_max_body_size=MAX_BODY_BYTES,
         response_class=JsonAnswer,
+        exception_handlers=LIMIT_ERROR_HANDLERS,  # a 429 says when to ask again
     )
 
 
@@ -280,4 +291,12 @@ def tighten_group_rooms_schema(schema: OpenAPI) -> None:
             Schema(type=OpenAPIType.STRING, enum=[d.value for d in Difficulty]),
             Schema(type=OpenAPIType.NULL),
         ]
+    )
+    # A feed's last message when another took over: always exactly {"replaced": true}.
+    replaced = components["Replaced"]
+    replaced.properties = {"replaced": Schema(type=OpenAPIType.BOOLEAN, const=True)}
+    replaced.required = ["replaced"]
+    replaced.description = (
+        "The feed's last message: the member joined again elsewhere (a new credential)"
+        " or opened a third feed with this credential; the feed then closes"
     )

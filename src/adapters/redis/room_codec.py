@@ -10,7 +10,7 @@ from noitu.application.noitu.rooms.record import RoomRecord
 from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.room import Member, OutReason, Player, Room, RoomGame
+from noitu.domain.noitu.room import Member, OutReason, Page, Player, Room, RoomGame
 from noitu.domain.noitu.rules import TurnClock
 
 
@@ -18,6 +18,13 @@ class _MemberRecord(msgspec.Struct, array_like=True):
     user: int
     name: str
     bot: str  # "" for a person
+    absent: int | None = None  # since when no page of the member holds the feed
+
+
+class _PageRecord(msgspec.Struct, array_like=True):
+    id: str
+    user: int
+    until: int
 
 
 class _PlayerRecord(msgspec.Struct, array_like=True):
@@ -45,6 +52,8 @@ class _GameRecord(msgspec.Struct):
     ended: int
     winner: int
     steps: int
+    bot_word: str = ""  # the bot seat's word waiting for its pause to end
+    bot_due: int = 0
 
 
 class _RoomRecord(msgspec.Struct, omit_defaults=True):
@@ -57,7 +66,10 @@ class _RoomRecord(msgspec.Struct, omit_defaults=True):
     games: int = 0
     report: str = ""
     last_moves: dict[int, int] = {}
-    format: int = 1
+    host: int | None = None
+    pages: list[_PageRecord] = []
+    tags: dict[int, str] = {}  # per member, its credential's tag
+    format: int = 2
 
 
 def _level(text: str) -> Difficulty | None:
@@ -80,7 +92,8 @@ class RoomCodec:
             message=card.message_id or 0,
             topic=card.topic_id,
             active=record.last_active_ms,
-            members=[_MemberRecord(m.user_id, m.name, m.bot.value if m.bot else "")
+            members=[_MemberRecord(m.user_id, m.name, m.bot.value if m.bot else "",
+                                   m.absent_since_ms)
                      for m in room.members],
             game=None if game is None else _GameRecord(
                 players=[
@@ -91,17 +104,27 @@ class RoomCodec:
                 chain=[_LinkRecord(words[w], seat, points) for w, seat, points in game.links()],
                 turn=game.turn, deadline=game.deadline_ms, over=game.over,
                 ended=game.ended_ms, winner=game.winner, steps=game.steps,
+                bot_word=words[game.bot_word] if game.bot_word is not None else "",
+                bot_due=game.bot_due_ms,
             ),
             games=record.games,
             report=record.report.value,
             last_moves=dict(record.last_move_ms),
+            host=room.host_id,
+            pages=[_PageRecord(page_id, p.user_id, p.until_ms)
+                   for page_id, p in room.pages.items()],  # in order: the oldest first
+            tags=dict(record.credential_tags),
         )
         return self._encoder.encode(stored).decode()
 
     def decode(self, key: str, data: str, version: int) -> RoomRecord:
         try:
             stored = self._decoder.decode(data)
-            room = Room([Member(m.user, m.name, _level(m.bot)) for m in stored.members])
+            room = Room(
+                [Member(m.user, m.name, _level(m.bot), m.absent) for m in stored.members],
+                host_id=stored.host,
+                pages={p.id: Page(p.user, p.until) for p in stored.pages},
+            )
             if stored.game is not None:
                 room.game = self._game(stored.game)
             return RoomRecord(
@@ -113,21 +136,22 @@ class RoomCodec:
                 games=stored.games,
                 report=ReportState(stored.report),
                 last_move_ms=dict(stored.last_moves),
+                credential_tags=dict(stored.tags),
                 version=version,
             )
         except (msgspec.DecodeError, ValueError, KeyError) as error:
             raise SnapshotError(str(error)) from error
 
+    def _word(self, text: str) -> int:
+        found = self._lexicon.word_ids.get(text)
+        if found is None:
+            found = self._lexicon.resolve(text)
+        if found is None:
+            raise SnapshotError(f"the dictionary has no word {text!r}")
+        return found
+
     def _game(self, stored: _GameRecord) -> RoomGame:
-        ids = self._lexicon.word_ids
-        links = []
-        for link in stored.chain:
-            found = ids.get(link.word)
-            if found is None:
-                found = self._lexicon.resolve(link.word)
-            if found is None:
-                raise SnapshotError(f"the dictionary has no word {link.word!r}")
-            links.append((found, link.seat, link.points))
+        links = [(self._word(link.word), link.seat, link.points) for link in stored.chain]
         players = [
             Player(p.seat, p.user, p.name, _level(p.bot), p.score,
                    OutReason(p.out) if p.out else None, p.step)
@@ -137,4 +161,6 @@ class RoomCodec:
             self._lexicon, self._turn_clock, players, links, turn=stored.turn,
             deadline_ms=stored.deadline, over=stored.over, ended_ms=stored.ended,
             winner=stored.winner, steps=stored.steps,
+            bot_word=self._word(stored.bot_word) if stored.bot_word else None,
+            bot_due_ms=stored.bot_due,
         )

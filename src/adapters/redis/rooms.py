@@ -5,11 +5,11 @@ Keys, all under the link's prefix (`noitu:` by default):
 
 | Key | Type | Holds | Expires |
 |---|---|---|---|
-| `room:<card>` | hash | `v` version, `d` snapshot (JSON), `c` chat id | never: closed by the sweep |
-| `rooms` | set | every live room's card key (the 500 cap) | never |
-| `rooms:chat:<chat>` | set | the chat's live rooms (the 3 cap) | never |
-| `rooms:due` | sorted set | rooms with a game in play, scored by when the turn runs out | never |
-| `member:<credential>` | string | `<card>` TAB `<user id>` | `CREDENTIAL_TTL_MS` |
+| `room:<card>` | hash | `v` version, `d` snapshot (JSON), `c` chat id | `ROOM_TTL_MS` after its last write |
+| `rooms` | set | every live room's card key (the 500 cap) | empty (so gone) with no room |
+| `rooms:chat:<chat>` | set | the chat's live rooms (the 3 cap) | `ROOM_TTL_MS` after its rooms' last write |
+| `rooms:due` | sorted set | rooms scored by when something is next due in them | empty with no room |
+| `member:<credential>` | string | `<card>` TAB `<user id>` | `CREDENTIAL_TTL_MS`; deleted when the member leaves |
 | `seat:<card>:<user>` | string | the member's current credential | idem |
 | `card:<chat>:<message>` | hash | `t` topic, `made`, `last` (ms) | 30 days after the last Play |
 | `board:<chat>` | hash | user id -> JSON [name, games, wins, best] | never |
@@ -17,6 +17,12 @@ Keys, all under the link's prefix (`noitu:` by default):
 
 Every change of a room is published on the channel `room-feed` (the message is the
 card key); each instance listens once and wakes its local subscribers.
+
+A room closes (`remove`) once it has had no member and no game for 10 minutes; members
+leave by themselves after 10 minutes away (B10 revised), and their credentials go with
+them, so nothing of a room outlives it. The rooms' TTL is only the backstop for a store
+no instance looks after any more: a live room is written far more often (its feeds'
+holds are renewed every 20 s; without feeds its members leave within 10 minutes).
 """
 
 from __future__ import annotations
@@ -50,27 +56,44 @@ log = structlog.get_logger("noitu.redis")
 LOCK_TTL_MS = 5_000
 LOCK_WAIT_S = 2.0
 CREDENTIAL_TTL_MS = 30 * 24 * 3600 * 1000
+ROOM_TTL_MS = 3600 * 1000  # a room not written for an hour: no instance looks after it
 FEED_CHANNEL = "room-feed"
 
-# KEYS: room, rooms, chat rooms. ARGV: card key, snapshot, chat, max rooms, max per chat.
+# KEYS: room, rooms, chat rooms. ARGV: card key, snapshot, chat, max rooms, max per
+# chat, ttl ms. A chat's room whose key expired (no instance looked after it) does not
+# count against the chat's cap.
 _ADD = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[5]) then return 1 end
+if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[5]) then
+  local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[1] - 5)
+  for _, key in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+    if redis.call('EXISTS', prefix .. 'room:' .. key) == 0 then
+      redis.call('SREM', KEYS[3], key)
+      redis.call('SREM', KEYS[2], key)
+    end
+  end
+  if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[5]) then return 1 end
+end
 if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
 redis.call('HSET', KEYS[1], 'v', 1, 'd', ARGV[2], 'c', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[6]))
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[6]))
 return 0
 """
 
-# KEYS: room, due. ARGV: card key, expected version, snapshot, due ms ('' for none).
-# Returns the new version, 0 when the room is gone, -1 when another write came first.
+# KEYS: room, due, chat rooms. ARGV: card key, expected version, snapshot, due ms ('' for
+# none), ttl ms. Returns the new version, 0 when the room is gone, -1 when another
+# write came first.
 _SAVE = """
 local version = redis.call('HGET', KEYS[1], 'v')
 if not version then return 0 end
 if tonumber(version) ~= tonumber(ARGV[2]) then return -1 end
 local new = tonumber(version) + 1
 redis.call('HSET', KEYS[1], 'v', new, 'd', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]))
+redis.call('PEXPIRE', KEYS[3], tonumber(ARGV[5]))
 if ARGV[4] == '' then
   redis.call('ZREM', KEYS[2], ARGV[1])
 else
@@ -127,8 +150,10 @@ class RedisRoomStore:
     def __init__(
         self, link: RedisLink, lexicon: Lexicon, turn_clock: TurnClock, *,
         lock_ttl_ms: int = LOCK_TTL_MS, lock_wait_s: float = LOCK_WAIT_S,
+        room_ttl_ms: int = ROOM_TTL_MS,
     ) -> None:
         self._link = link
+        self._room_ttl_ms = room_ttl_ms
         self._redis = link.client
         self._p = link.prefix
         self._codec = RoomCodec(lexicon, turn_clock)
@@ -163,19 +188,19 @@ class RedisRoomStore:
         outcome = int(await self._link.run(self._add(
             keys=[self._room_key(record.key), self._rooms_key, self._chat_key(record.chat_id)],
             args=[record.key, self._codec.encode(record), record.chat_id, max_rooms,
-                  max_per_chat],
+                  max_per_chat, self._room_ttl_ms],
         )))
         if outcome == 0:
             record.version = 1
         return (AddRoom.ADDED, AddRoom.TOO_MANY_IN_CHAT, AddRoom.TOO_MANY)[outcome]
 
-    async def save(self, record: RoomRecord, settle_due_ms: int | None) -> None:
+    async def save(self, record: RoomRecord, due_ms: int | None) -> None:
         """Write a changed room back; refused (`Busy`) when someone else wrote it since
         it was read, so no update is lost. A room that is gone is not brought back."""
         result = int(await self._link.run(self._save(
-            keys=[self._room_key(record.key), self._due_key],
+            keys=[self._room_key(record.key), self._due_key, self._chat_key(record.chat_id)],
             args=[record.key, record.version, self._codec.encode(record),
-                  "" if settle_due_ms is None else settle_due_ms],
+                  "" if due_ms is None else due_ms, self._room_ttl_ms],
         )))
         if result < 0:
             log.warning("room_write_conflict", room=record.key, version=record.version)
@@ -185,6 +210,8 @@ class RedisRoomStore:
 
     async def remove(self, key: str) -> None:
         chat = await self._link.run(self._redis.hget(self._room_key(key), "c"))
+        if chat is None:  # the room's key expired: its chat is in the card key
+            chat = _chat_of(key)
         await self._link.run(self._remove(
             keys=[self._room_key(key), self._rooms_key, self._due_key,
                   self._chat_key(chat) if chat is not None else self._room_key(key)],
@@ -193,14 +220,25 @@ class RedisRoomStore:
 
     async def due(self, now_ms: int) -> list[str]:
         return list(await self._link.run(
-            self._redis.zrangebyscore(self._due_key, "-inf", f"({now_ms}")
+            self._redis.zrangebyscore(self._due_key, "-inf", now_ms)
         ))
+
+    async def next_due(self) -> int | None:
+        first = await self._link.run(self._redis.zrange(self._due_key, 0, 0, withscores=True))
+        return int(first[0][1]) if first else None
 
     async def keys(self) -> list[str]:
         return sorted(await self._link.run(self._redis.smembers(self._rooms_key)))
 
     async def count(self) -> int:
         return int(await self._link.run(self._redis.scard(self._rooms_key)))
+
+
+def _chat_of(key: str) -> str | None:
+    """The chat of a room's card key (`c:<chat>:<message>`, `GameMessage.key`)."""
+    kind, _, rest = key.partition(":")
+    chat, _, _ = rest.partition(":")
+    return chat if kind == "c" and chat else None
 
 
 class RedisMemberCredentials:

@@ -118,6 +118,7 @@ def descriptor_limit(soft: int, hard: int, max_connections: int) -> tuple[int, s
 def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
     from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
     from noitu.adapters.log_setup import configure_logging
     from noitu.entrypoints.app import create_app
@@ -182,6 +183,8 @@ def serve(args: argparse.Namespace) -> None:
         # The room WebSocket reads nothing from clients: uvicorn's 16 MiB per message
         # let 40 frames take 1.3 GB. A larger one closes the socket (1009).
         ws_max_size=settings.ws_max_message_bytes, ws_max_queue=4,
+        # A closed WebSocket's memory is freed at once, not at a rare full collection.
+        ws=ClosingWebSocketsProtocol,
         # uvicorn must not rewrite the peer from X-Forwarded-For: the arena's limits per
         # client address read that header themselves, and only from a proxy the operator
         # trusts (NOITU_TRUSTED_PROXY, adapters/http/client_address.py).

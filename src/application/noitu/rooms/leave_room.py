@@ -22,6 +22,7 @@ class LeaveRoom:
             if record.room.game is not None:
                 record.room.game.settle(now, self._bots)
             record.room.leave(user, now, self._bots)
+            record.forget(user)
             await self._rooms.credentials.revoke(MemberSeat(record.key, user))
             await work.commit()
             return self._views.of(record, user, now)

@@ -1,4 +1,5 @@
-"""PlayRoomMove: the word of the player on turn (B10's order of checks, then solo's)."""
+"""PlayRoomMove: the word of the player on turn (B10's order of checks, then solo's).
+A refused word is answered to its sender only: nothing goes out on the feed for it."""
 
 from __future__ import annotations
 
@@ -46,10 +47,10 @@ class PlayRoomMove:
                 raise TooFast(retry_after_ms=last + interval - now)
             record.last_move_ms[user] = now
             if typed_word_too_long(command.word):
-                await work.commit()
+                await work.commit(notify=settled)
                 raise BadRequest(WORD_TOO_LONG)
             move = game.play(player.seat, normalize(command.word), now, self._bots)
-            await work.commit()
+            await work.commit(notify=settled or move.accepted)
             state = self._views.of(record, user, now)
             words = game.lexicon.words
             rejection = move.rejection

@@ -32,14 +32,21 @@ class RoomStore(Protocol):
         the write are one atomic step."""
         ...
 
-    async def save(self, record: RoomRecord, settle_due_ms: int | None) -> None:
-        """Write a room back, with when its turn runs out (None: no game in play)."""
+    async def save(self, record: RoomRecord, due_ms: int | None) -> None:
+        """Write a room back, with the first time something happens to it by itself
+        (`RoomRecord.due_ms`; None: nothing will)."""
         ...
 
-    async def remove(self, key: str) -> None: ...
+    async def remove(self, key: str) -> None:
+        """The room closes: it and every trace of it in the store go."""
+        ...
 
     async def due(self, now_ms: int) -> list[str]:
-        """Rooms whose turn ran out by `now_ms`."""
+        """Rooms with something due at `now_ms` or before, the earliest first."""
+        ...
+
+    async def next_due(self) -> int | None:
+        """The earliest time any room has something due, or None."""
         ...
 
     async def keys(self) -> list[str]: ...

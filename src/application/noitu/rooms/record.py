@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 
 from noitu.application.noitu.session import GameMessage, ReportState
-from noitu.domain.noitu.room import Room
+from noitu.domain.noitu.room import Room, RoomLimits
+
+
+def credential_tag(credential: str) -> str:
+    """What a room keeps of a member's current credential: enough to tell a feed opened
+    with an older one (replaced by a new join), not enough to act as the member."""
+    return hashlib.blake2b(credential.encode(), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +52,8 @@ class RoomRecord:
     games: int = 0  # games started here; the report of the latest is `report`
     report: ReportState = ReportState.NONE
     last_move_ms: dict[int, int] = field(default_factory=dict)  # per member (300 ms)
+    #: Per member, the `credential_tag` of its current credential (from its last join).
+    credential_tags: dict[int, str] = field(default_factory=dict)
     version: int = 0  # of the stored copy this one was read from
 
     @property
@@ -52,11 +61,33 @@ class RoomRecord:
         return self.card.chat_id or 0
 
     def copy(self) -> RoomRecord:
-        return replace(self, room=self.room.copy(), last_move_ms=dict(self.last_move_ms))
+        return replace(
+            self, room=self.room.copy(), last_move_ms=dict(self.last_move_ms),
+            credential_tags=dict(self.credential_tags),
+        )
 
-    def settle_due_ms(self, grace_ms: int) -> int | None:
-        """When the turn being played runs out (deadline + grace), or None."""
-        game = self.room.game
-        if game is None or game.over:
-            return None
-        return game.deadline_ms + grace_ms
+    def forget(self, user_id: int) -> None:
+        """What the record keeps of a member who is gone."""
+        self.last_move_ms.pop(user_id, None)
+        self.credential_tags.pop(user_id, None)
+
+    def closable(self, now_ms: int, limits: RoomLimits) -> bool:
+        """No member and no game for `idle_close_ms` (the bot alone keeps no room open)."""
+        room = self.room
+        return (
+            not room.people and not room.playing
+            and now_ms - self.last_active_ms >= limits.idle_close_ms
+        )
+
+    def due_ms(self, now_ms: int, limits: RoomLimits) -> int | None:
+        """The first time after `now_ms` something happens to the room by itself: the bot
+        seat's word, a turn running out, a presence rule, the room closing; or None."""
+        room = self.room
+        times = []
+        if room.game is not None and (game_due := room.game.due_ms()) is not None:
+            times.append(game_due)
+        if (review := room.next_review_ms(now_ms, limits)) is not None:
+            times.append(review)
+        if not room.people and not room.playing:
+            times.append(self.last_active_ms + limits.idle_close_ms)
+        return min(times) if times else None

@@ -1,7 +1,9 @@
 """The one way a room use case changes a room: open it under its lock, change it,
-commit. A commit writes the room, tells the live feed, and when the write records a
-game's end (its report moves to "pending" in the same write) starts the after-game
-reporting: only the instance that wrote the ending reports it."""
+commit. A commit applies the presence rules (B10 revised: who left by being away, who
+hosts), writes the room with when it next has something due, revokes the credentials
+of members who left, tells the live feed when something the members see changed, and
+when the write records a game's end (its report moves to "pending" in the same write)
+starts the after-game reporting: only the instance that wrote the ending reports it."""
 
 from __future__ import annotations
 
@@ -39,8 +41,10 @@ class RoomWork:
     def room(self) -> Room:
         return self.record.room
 
-    async def commit(self) -> None:
-        await self._rooms.commit(self.record, self.now_ms)
+    async def commit(self, *, notify: bool = True) -> None:
+        """Write the room; `notify=False` when nothing the members see changed (a refused
+        word, a feed's hold), so no feed sends anything for it."""
+        await self._rooms.commit(self.record, self.now_ms, notify=notify)
 
     async def settled_player(
         self, bots: BotSeat, check: Callable[[RoomGame, int], Player]
@@ -59,6 +63,10 @@ class RoomWork:
             if settled:
                 await self.commit()
             raise
+
+    async def close(self) -> None:
+        """The room closes (no member and no game for a while): it leaves the store."""
+        await self._rooms.close(self.record)
 
 
 class Rooms:
@@ -111,18 +119,37 @@ class Rooms:
                 raise RoomGone()
             yield RoomWork(self, record, self._clock.now_ms(), user_id)
 
-    async def commit(self, record: RoomRecord, now_ms: int) -> None:
-        record.last_active_ms = now_ms
+    async def commit(self, record: RoomRecord, now_ms: int, *, notify: bool = True) -> None:
+        review = record.room.review(now_ms, self.limits)
+        for user_id in review.left:
+            record.forget(user_id)
+        notify = notify or review.changed
+        if notify:
+            record.last_active_ms = now_ms  # the last change the members saw
         ended = self._mark_ended(record)
-        await self.store.save(record, record.settle_due_ms(self.turn_clock.grace_ms))
+        await self.store.save(record, record.due_ms(now_ms, self.limits))
+        for user_id in review.left:
+            await self.credentials.revoke(MemberSeat(record.key, user_id))
+        if notify:
+            try:
+                await self._feed.publish(record.key)
+            except Busy:
+                # The change is written: the request succeeded. Feeds catch up at the
+                # next change, and a page that reconnects gets the full view.
+                pass
+        if ended and self._after_game is not None:
+            self._background.spawn(self._after_game(record.copy()))
+
+    async def close(self, record: RoomRecord) -> None:
+        """Remove a room with what is left of its members' credentials, and wake its
+        feeds (they end: the room is gone)."""
+        await self.store.remove(record.key)
+        for member in record.room.people:
+            await self.credentials.revoke(MemberSeat(record.key, member.user_id))
         try:
             await self._feed.publish(record.key)
         except Busy:
-            # The change is written: the request succeeded. Feeds catch up at the next
-            # change, and a page that reconnects gets the full view.
             pass
-        if ended and self._after_game is not None:
-            self._background.spawn(self._after_game(record.copy()))
 
     def _mark_ended(self, record: RoomRecord) -> bool:
         game = record.room.game
