@@ -27,7 +27,7 @@ from typing import Any
 
 from noitu.bench.group_rooms import room_tokens
 from noitu.bench.http_load import running_server
-from noitu.bench.machine import format_machine, load_average, machine, median, rss_mb, row
+from noitu.bench.machine import format_machine, load_average, machine, median, row, rss_mb
 
 ROOM = "/games/noitu/api/room"
 ROOM_SIZE = 30  # members per room in the spread phase (a room holds 32)
@@ -61,12 +61,12 @@ class Feed:
 
     async def _run(self) -> None:
         try:
-            if self._sse:
-                await self._events()
-            else:
-                await self._socket()
-        except Exception:  # noqa: BLE001 — a feed the server closed or refused
-            pass
+            # A feed the server closed or refused ends like one that ran out.
+            with contextlib.suppress(Exception):
+                if self._sse:
+                    await self._events()
+                else:
+                    await self._socket()
         finally:
             if not self.first.done():
                 self.first.set_result(None)
