@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -262,3 +264,10 @@ async def test_the_local_table_gives_the_record_of_local_games(little, clock) ->
     assert record is not None
     assert (record.best, record.place, record.new_record) == (first_score, 1, False)
     assert record.best_word == BestWordView("đầu óc", view.score)
+
+
+def test_the_page_waits_for_the_block_as_long_as_the_server_waits_for_the_table() -> None:
+    script = (Path(__file__).parents[2] / "assets" / "js" / "recordview.js").read_text("utf-8")
+    found = re.search(r"export const RECORD_WAIT_MS = (\d+);", script)
+    assert found is not None
+    assert int(found.group(1)) == int(RECORD_WAIT_S * 1000)
