@@ -13,6 +13,7 @@ import pytest
 from aiogram import Bot
 from litestar.testing import AsyncTestClient
 
+from noitu.adapters.telegram.high_scores import TelegramHighScores
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
@@ -90,6 +91,7 @@ async def make_game(clock: FakeClock, arena_probe: Any, little: Any) -> AsyncIte
 async def test_the_record_block_comes_from_telegrams_table(make_game: Any) -> None:
     telegram = ScoreTableSession(names={1: "An", 2: "Bình"})
     game = await make_game(telegram)
+    assert isinstance(game.container.high_scores(), TelegramHighScores)
     await game.won(2, "Bình", ("đầu óc",))
     view = await game.won(1, "An", ("đầu mối", "tình yêu"))
     assert view["score_reported"] == "ok"
@@ -131,6 +133,8 @@ async def test_telegram_failing_gives_no_block_and_the_result_stands(make_game: 
 
 async def test_local_play_keeps_its_own_record(make_game: Any) -> None:
     game = await make_game(None)
+    # One table takes local play's score reports and answers the record block.
+    assert game.container.high_scores() is game.container.score_reporter()
     first = await game.won(1, "An", ("đầu óc",))
     record = (await game.post("record", {"session": first["session"]})).json()["record"]
     assert (record["best"], record["place"], record["new_record"]) == (first["score"], 1, True)
