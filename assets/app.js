@@ -24,6 +24,8 @@
  *   js/start.js     the start screen
  *   js/play.js      the play screen: score, turn line, input, give-up button
  *   js/end.js       the end screen, the leaderboard note and its polling
+ *   js/record.js    the end screen's record block: best, place, top 3, best word
+ *   js/recordview.js  what an api/record answer means for the block (pure)
  *   js/telegram.js  TelegramGameProxy (games.js), for sharing the score
  *   js/game.js      the actions: start, move, give up, refresh, resume
  *   js/room.js      room mode: a group's room, driven by its live feed (see there)
@@ -69,6 +71,11 @@
  *     #score-report (data-state="<score_reported>"), #suggestions (<li> per word),
  *     #continue-button ("Tiếp tục ván mới", only on a replaced game),
  *     #play-again, #share-button, #end-chain (the whole chain again)
+ *     #record           the record block (hidden until asked, and when none came in
+ *                       3 s); data-state="loading|ready", data-new-record; inside:
+ *                       #record-new ("Kỷ lục mới!"), #record-best, #record-top (<li
+ *                       class="record-row"> per row, data-place, .record-you for the
+ *                       player), #record-word
  *   Anywhere:
  *     #network-error, #retry-button
  *
@@ -85,6 +92,7 @@ import {
   continueNewer, giveUpPressed, playAgain, refreshState, resume, sendMove, startGame
 } from "./js/game.js";
 import { disarmGiveUp, onTyping } from "./js/play.js";
+import { stopRecord } from "./js/record.js";
 import { openRoom } from "./js/room.js";
 import { currentScreen, onScreenChange, showLoading, showScreen } from "./js/screens.js";
 import { currentToken, readToken, restoreSession } from "./js/session.js";
@@ -102,6 +110,7 @@ function onLeave(name) {
   }
   if (name !== "end") {
     stopReportPolling();
+    stopRecord();
   }
 }
 

@@ -32,8 +32,8 @@ function apiUrl(route) {
   return url.toString();
 }
 
-// One request, no retry.
-export function postOnce(route, body) {
+// One request, no retry; `timeoutMs` shortens the kernel's timeout.
+export function postOnce(route, body, timeoutMs) {
   return fetchWithTimeout(apiUrl(route), {
     method: "POST",
     headers: { "Content-Type": "application/json", "Accept": "application/json" },
@@ -41,7 +41,7 @@ export function postOnce(route, body) {
     cache: "no-store",
     credentials: "same-origin",
     referrerPolicy: "no-referrer"
-  }).then((response) => response.text().then((text) => {
+  }, timeoutMs).then((response) => response.text().then((text) => {
     const data = parseJson(text);
     if (response.ok && data && typeof data === "object" && !data.error) {
       return data;

@@ -1,6 +1,7 @@
 /*
  * end.js — the end screen: the title and reason, the final score, the leaderboard
  * note (#score-report) with its polling while the server still reports "pending",
+ * the record block (record.js),
  * the suggestions after a loss, the whole chain again, and the share button. A game
  * that a newer start replaced says so, and offers "Tiếp tục ván mới" instead.
  *
@@ -10,6 +11,7 @@
 import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { postOnce } from "./api.js";
 import { renderChain, renderMeanings } from "./chain.js";
+import { showRecordFor } from "./record.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { currentSession, currentView, guard, updateView } from "./session.js";
 import { goToStart } from "./start.js";
@@ -51,6 +53,7 @@ export function renderEnd(view) {
   reasonBox.setAttribute("data-replaced", replaced ? "true" : "false");
   showFinalScore(view);
   renderReport(view.score_reported);
+  showRecordFor(view, replaced);
   renderSuggestions(view, replaced);
   renderChain("end", chainOf(view), view.session);
   updateShareButton();

@@ -55,6 +55,26 @@ export const REPORT_TEXT = Object.freeze({
   skipped: "Ván 0 điểm nên không ghi lên bảng xếp hạng."
 });
 
+// The end screen's record block (B12).
+export const RECORD_TEXT = Object.freeze({
+  loading: "Đang xem kỷ lục…",
+  newRecord: "Kỷ lục mới!",
+  notOnTable: "Bạn chưa có điểm trên bảng của tin nhắn này.",
+  someone: "Người chơi",
+  you: " (bạn)",
+  points: " điểm"
+});
+
+// "Kỷ lục của bạn: 120 điểm · hạng 2".
+export function recordBest(best, place) {
+  return "Kỷ lục của bạn: " + best + RECORD_TEXT.points + " · hạng " + place;
+}
+
+// "Từ hay nhất ván này: tình yêu (+34 điểm)".
+export function recordWord(word, points) {
+  return "Từ hay nhất ván này: " + word + " (+" + points + RECORD_TEXT.points + ")";
+}
+
 // The end reason of a dead end, when the view names the syllable nobody could follow.
 export function noWordAfter(syllable) {
   return "Không còn từ nào bắt đầu bằng “" + syllable + "” để nối.";

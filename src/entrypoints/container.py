@@ -48,8 +48,8 @@ from noitu.adapters.background import AsyncioBackground
 from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
+from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.logging_announcer import LoggingRoomAnnouncer
-from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_rooms import (
     InMemoryChatLeaderboard,
@@ -62,6 +62,7 @@ from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
+from noitu.adapters.time_limit import AsyncioTimeLimit
 from noitu.adapters.token_signer import (
     MIN_SECRET_BYTES,
     HmacTokenSigner,
@@ -128,6 +129,7 @@ from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
+from noitu.application.noitu.get_record import GetRecord
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove
@@ -571,12 +573,20 @@ class Container(containers.DeclarativeContainer):
         settings.provided.webhook_url,
         webhook_secret,
     )
-    # With a bot token, scores go to the chat's high-score table; else to the log.
+    # With a bot token, scores go to the chat's high-score table; else to the log and
+    # the server's own tables of local play, which the record block then reads (B12).
+    local_scores = providers.Singleton(LocalScoreTable)
     score_reporter = providers.Selector(
         settings.provided.score_reports,
-        log=providers.Singleton(LoggingScoreReporter),
+        log=local_scores,
         telegram=providers.Singleton(telegram.make_score_reporter, telegram_bot),
     )
+    high_scores = providers.Selector(
+        settings.provided.score_reports,
+        log=local_scores,
+        telegram=providers.Singleton(telegram.make_high_scores, telegram_bot),
+    )
+    time_limit = providers.Singleton(AsyncioTimeLimit)
 
     # --- nối từ's use cases -----------------------------------------------------------
     sessions = providers.Singleton(Sessions, session_repository, score_reporter, background, clock)
@@ -599,6 +609,7 @@ class Container(containers.DeclarativeContainer):
     )
     get_state = providers.Singleton(GetState, sessions, views)
     give_up = providers.Singleton(GiveUp, sessions, views)
+    get_record = providers.Singleton(GetRecord, sessions, high_scores, time_limit)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------

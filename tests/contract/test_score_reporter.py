@@ -1,4 +1,4 @@
-"""The ScoreReporter port: one contract, both adapters (the log of local play, and
+"""The ScoreReporter port: one contract, both adapters (the log and the local record of local play, and
 Telegram's setGameScore through a recording Bot API session)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import structlog.testing
 from aiogram import Bot
 
-from noitu.adapters.logging_reporter import LoggingScoreReporter
+from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.session import GameMessage, ReportState
 from support.telegram import RecordingSession
@@ -37,7 +37,7 @@ def reporter_and_seen(request) -> tuple[Any, Callable[[], list[tuple[int, int, s
             (e["user_id"], e["score"], e["game_message"])
             for e in capture.entries if e["event"] == "score"
         ]
-        return LoggingScoreReporter(), seen
+        return LocalScoreTable(), seen
     session = RecordingSession()
     seen = lambda: [
         (c["user_id"], c["score"], message_key(c)) for c in session.named("setGameScore")

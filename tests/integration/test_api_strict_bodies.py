@@ -28,7 +28,7 @@ async def test_a_wrong_type_in_any_body_is_refused_and_changes_nothing(harness: 
         {"session": session, "word": None},
     ):
         await refused(await harness.post("move", wrong))
-    for route in ("state", "give-up"):
+    for route in ("state", "give-up", "record"):
         for wrong in ({"session": True}, {"session": None}, {"session": [session]}, [session]):
             await refused(await harness.post(route, wrong))
     now = (await harness.post("state", {"session": session})).json()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import structlog
 
-API_ROUTES = ("start", "move", "state", "give-up")
+API_ROUTES = ("start", "move", "state", "give-up", "record")
 DEPTH = 2_000
 
 BODIES: dict[str, bytes] = {

@@ -35,6 +35,7 @@ from noitu.application.noitu.errors import (
     TokenExpired,
     TooFast,
 )
+from noitu.application.noitu.get_record import GetRecord, RecordAnswer
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
 from noitu.application.noitu.play_move import PlayMove, PlayMoveResult
@@ -58,6 +59,7 @@ class NoituUseCases(Protocol):
     play_move: Callable[[], PlayMove]
     get_state: Callable[[], GetState]
     give_up: Callable[[], GiveUp]
+    get_record: Callable[[], GetRecord]
 
 
 def api_router(use_cases: NoituUseCases) -> Router:
@@ -99,9 +101,22 @@ def api_router(use_cases: NoituUseCases) -> Router:
     async def give_up(data: Annotated[SessionCommand, JsonBody]) -> SessionView:
         return await use_cases.give_up()(data)
 
+    @post(
+        "/record",
+        status_code=200,
+        summary="The end screen's record block (B12): the player's best and place on "
+        "this game message, its top 3, a new record, this game's best word",
+        description="`pending` while the game goes on or its score is being reported "
+        "(ask again); `unavailable` when the table failed or took over 3 s (no block); "
+        "`ready` with the block.",
+        responses=error_responses(NoSession),
+    )
+    async def record(data: Annotated[SessionCommand, JsonBody]) -> RecordAnswer:
+        return await use_cases.get_record()(data)
+
     return Router(
         path=NOITU_API_PATH,
-        route_handlers=[start, move, state, give_up],
+        route_handlers=[start, move, state, give_up, record],
         tags=["game"],
         request_max_body_size=MAX_BODY_BYTES,
         response_class=JsonAnswer,

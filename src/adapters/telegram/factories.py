@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from aiogram import Bot, Dispatcher
     from litestar.handlers import HTTPRouteHandler
 
+    from noitu.adapters.telegram.high_scores import TelegramHighScores
     from noitu.adapters.telegram.links import GameLinks
     from noitu.adapters.telegram.reporter import TelegramScoreReporter
     from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
@@ -90,3 +91,10 @@ def webhook_secret_of(bot_token: str) -> str:
     from noitu.adapters.telegram.webhook import webhook_secret
 
     return webhook_secret(bot_token)
+
+
+def make_high_scores(bot: Bot) -> TelegramHighScores:
+    from noitu.adapters.telegram.high_scores import TelegramHighScores
+    from noitu.application.noitu.get_record import RECORD_WAIT_S
+
+    return TelegramHighScores(bot, RECORD_WAIT_S)

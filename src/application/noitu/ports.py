@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Protocol
 
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
@@ -90,4 +91,26 @@ class StartRateLimiter(Protocol):
 class ScoreReporter(Protocol):
     async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
         """Put a score on the game message's high-score table: OK or FAILED."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class HighScore:
+    """One row of a game message's high-score table (Telegram's GameHighScore)."""
+
+    position: int  # 1 for the best
+    user_id: int
+    name: str  # "" when the table does not know it
+    score: int
+
+
+class HighScoresUnavailable(Exception):
+    """The table could not be read (Telegram down, refused, or not answering)."""
+
+
+class HighScores(Protocol):
+    async def table(self, user_id: int, message: GameMessage) -> list[HighScore]:
+        """Rows of the game message's table, by position: at least the top 3 and the
+        user's own row when the user has one (Telegram's getGameHighScores gives those
+        and the user's neighbours). Raises HighScoresUnavailable."""
         ...
