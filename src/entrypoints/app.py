@@ -49,6 +49,7 @@ from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
+from noitu.entrypoints.words import words_lifespan
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
@@ -297,6 +298,8 @@ def create_app(container: Container) -> Litestar:
         routes.append(group_room_router(container))
         schema_parts += [tighten_schema, tighten_group_rooms_schema]
         lifespans.append(_noitu_lifespan(container))
+    if settings.game_enabled or settings.telegram_enabled:
+        lifespans.append(words_lifespan(container))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
         routes += arena_bot_routers(container)

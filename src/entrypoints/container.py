@@ -146,11 +146,16 @@ from noitu.application.noitu.settle_expired import SettleExpired
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionViews
+from noitu.application.noitu.words.change_words import ChangeWords
+from noitu.application.noitu.words.follow_additions import FollowAdditions
+from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
 from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from saq import Queue
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -160,6 +165,8 @@ if TYPE_CHECKING:
     from noitu.adapters.arena.redis_room_board import RedisRoomBoard
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
+    from noitu.adapters.noitu_words.redis import RedisAdditions
+    from noitu.adapters.noitu_words.sqlite import SqliteAdditions
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
@@ -323,6 +330,18 @@ def redis_group_cards(link: RedisLink, keep_ms: int) -> RedisRoomCards:
     from noitu.adapters.redis.rooms import RedisRoomCards
 
     return RedisRoomCards(link, keep_ms)
+
+
+def sqlite_additions(data_dir: Path) -> SqliteAdditions:
+    from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+
+    return SqliteAdditions.in_data_dir(data_dir)
+
+
+def redis_additions(link: RedisLink) -> RedisAdditions:
+    from noitu.adapters.noitu_words.redis import RedisAdditions
+
+    return RedisAdditions(link)
 
 
 def redis_group_leaderboard(link: RedisLink) -> RedisChatLeaderboard:
@@ -598,6 +617,18 @@ class Container(containers.DeclarativeContainer):
     get_state = providers.Singleton(GetState, sessions, views)
     give_up = providers.Singleton(GiveUp, sessions, views)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
+
+    # --- the words the players bring (spec B11) ---------------------------------------
+    # The operators' additions: a SQLite file in NOITU_DATA_DIR, or Redis with
+    # NOITU_STORE=redis (shared by every instance); applied over the Lexicon in place.
+    additions_store = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(sqlite_additions, settings.provided.data_dir),
+        redis=providers.Singleton(redis_additions, redis),
+    )
+    word_overlay = providers.Singleton(Overlay, lexicon)
+    follow_additions = providers.Singleton(FollowAdditions, additions_store, word_overlay, bot_index)
+    change_words = providers.Singleton(ChangeWords, additions_store, follow_additions, clock)
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)
