@@ -82,7 +82,7 @@ async def test_two_instances_play_an_addition_after_one_poll(new_store) -> None:
         lexicon = lexicon_from_lines(LITTLE.splitlines())
         stores.append(new_store())
         instances.append(FollowAdditions(stores[-1], Overlay(lexicon), bot_index_of(lexicon)))
-    first, second = instances
+    second = instances[1]
     await stores[0].append(change("tình bạn"))
     for follow in instances:
         assert await follow() == 1
