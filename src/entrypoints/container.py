@@ -59,6 +59,7 @@ from noitu.adapters.memory_rooms import (
 )
 from noitu.adapters.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu_words.memory import InMemoryRefusals
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
@@ -147,7 +148,12 @@ from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionViews
 from noitu.application.noitu.words.change_words import ChangeWords
+from noitu.application.noitu.words.file_report import FileReport
 from noitu.application.noitu.words.follow_additions import FollowAdditions
+from noitu.application.noitu.words.pending_words import PendingWords
+from noitu.application.noitu.words.reject_words import RejectWords
+from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
+from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
 from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
 from noitu.domain.noitu.room import BotSeat, RoomLimits
@@ -165,8 +171,8 @@ if TYPE_CHECKING:
     from noitu.adapters.arena.redis_room_board import RedisRoomBoard
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
-    from noitu.adapters.noitu_words.redis import RedisAdditions
-    from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+    from noitu.adapters.noitu_words.redis import RedisAdditions, RedisRefusals, RedisReports
+    from noitu.adapters.noitu_words.sqlite import SqliteAdditions, SqliteReports
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
@@ -342,6 +348,24 @@ def redis_additions(link: RedisLink) -> RedisAdditions:
     from noitu.adapters.noitu_words.redis import RedisAdditions
 
     return RedisAdditions(link)
+
+
+def sqlite_reports(data_dir: Path) -> SqliteReports:
+    from noitu.adapters.noitu_words.sqlite import SqliteReports
+
+    return SqliteReports.in_data_dir(data_dir)
+
+
+def redis_reports(link: RedisLink) -> RedisReports:
+    from noitu.adapters.noitu_words.redis import RedisReports
+
+    return RedisReports(link)
+
+
+def redis_refusals(link: RedisLink) -> RedisRefusals:
+    from noitu.adapters.noitu_words.redis import RedisRefusals
+
+    return RedisRefusals(link)
 
 
 def redis_group_leaderboard(link: RedisLink) -> RedisChatLeaderboard:
@@ -628,7 +652,26 @@ class Container(containers.DeclarativeContainer):
     )
     word_overlay = providers.Singleton(Overlay, lexicon)
     follow_additions = providers.Singleton(FollowAdditions, additions_store, word_overlay, bot_index)
-    change_words = providers.Singleton(ChangeWords, additions_store, follow_additions, clock)
+    reports_store = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(sqlite_reports, settings.provided.data_dir),
+        redis=providers.Singleton(redis_reports, redis),
+    )
+    word_refusals = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRefusals),
+        redis=providers.Singleton(redis_refusals, redis),
+    )
+    change_words = providers.Singleton(
+        ChangeWords, additions_store, reports_store, follow_additions, clock
+    )
+    reject_words = providers.Singleton(RejectWords, reports_store)
+    pending_words = providers.Singleton(PendingWords, reports_store)
+    review_chat = providers.Object(None)
+    file_report = providers.Singleton(
+        FileReport, reports_store, word_overlay, review_chat, background, clock
+    )
+    report_refused_word = providers.Singleton(ReportRefusedWord, sessions, file_report)
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)
@@ -677,7 +720,12 @@ class Container(containers.DeclarativeContainer):
         StartRoomGame, group_rooms, group_views, lexicon, group_bots, start_limiter, limits
     )
     group_add_bot = providers.Singleton(AddRoomBot, group_rooms, group_views)
-    group_move = providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots)
+    group_move = providers.Singleton(
+        RememberRoomRefusals,
+        providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots),
+        word_refusals,
+    )
+    report_room_word = providers.Singleton(ReportRoomWord, group_rooms, word_refusals, file_report)
     group_give_up = providers.Singleton(GiveUpInRoom, group_rooms, group_views, group_bots)
     group_leave = providers.Singleton(LeaveGroupRoom, group_rooms, group_views, group_bots)
     group_feed = providers.Singleton(FollowRoom, group_rooms, group_views, group_feed_channel)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.ports import AdditionsStore
+from noitu.application.noitu.words.report_ports import ReportsStore
 from noitu.application.ports import Clock
 from noitu.domain.noitu.additions import ADDED_TIER, Action, Unfit, WordChange, unfit
 from noitu.domain.noitu.rules import typed_word_too_long
@@ -29,10 +30,14 @@ class WordOutcome:
 
 class ChangeWords:
     """Keep each fit word's change in the store, then bring this instance's overlay up
-    to date, so the answer says what the game now plays."""
+    to date, so the answer says what the game now plays. An added word is no longer
+    pending (nor rejected)."""
 
-    def __init__(self, store: AdditionsStore, follow: FollowAdditions, clock: Clock) -> None:
+    def __init__(
+        self, store: AdditionsStore, reports: ReportsStore, follow: FollowAdditions, clock: Clock
+    ) -> None:
         self._store = store
+        self._reports = reports
         self._follow = follow
         self._clock = clock
 
@@ -53,6 +58,8 @@ class ChangeWords:
                 change = WordChange(word, command.action, command.tier, self._clock.now_ms())
                 await self._store.append(change)
                 await self._follow()
+            if command.action is Action.ADD:
+                await self._reports.settle(word, rejected=False)
             found = lexicon.resolve(word)
             canonical = None if found is None else lexicon.words[found]
             outcomes.append(WordOutcome(word, changed, canonical=canonical))
