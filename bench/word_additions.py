@@ -22,7 +22,6 @@ from pathlib import Path
 
 from noitu.adapters.dictionary_file import load_lexicon
 from noitu.adapters.noitu_words.sqlite import SqliteAdditions
-from noitu.application.noitu.words.change_words import ChangeWords, WordsCommand
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.ports import AdditionsStore
 from noitu.bench.machine import median, quantiles_us
@@ -35,11 +34,6 @@ from noitu.domain.noitu.rules import TurnClock
 from noitu.entrypoints.words import FOLLOW_EVERY_S
 
 T0 = 1_000_000
-
-
-class WallClock:
-    def now_ms(self) -> int:
-        return time.time_ns() // 1_000_000
 
 
 def new_words(lexicon: Lexicon, count: int, seed: int) -> list[str]:
@@ -115,27 +109,26 @@ def time_moves(additions: int, games: int, moves: int) -> dict[str, float]:
 
 
 async def time_reach(make_store, trials: int) -> dict[str, float]:
-    """From an addition on instance A to instance B accepting the word."""
-    lexicon_a, index_a = loaded()
-    lexicon_b, index_b = loaded()
-    follow_a = FollowAdditions(make_store(), Overlay(lexicon_a), index_a)
-    follow_b = FollowAdditions(make_store(), Overlay(lexicon_b), index_b)
-    change = ChangeWords(make_store(), follow_a, WallClock())
+    """From an addition kept in the store (what `noitu words add` or the admin chat's
+    button writes) to another instance, polling every FOLLOW_EVERY_S, accepting it."""
+    lexicon, index = loaded()
+    follow = FollowAdditions(make_store(), Overlay(lexicon), index)
+    writer = make_store()
 
     async def poll_forever() -> None:
         while True:
             await asyncio.sleep(FOLLOW_EVERY_S)
-            await follow_b()
+            await follow()
 
     poller = asyncio.get_running_loop().create_task(poll_forever())
     rng = random.Random(3)
     reach = []
     try:
-        for word in new_words(lexicon_a, trials, seed=3):
+        for word in new_words(lexicon, trials, seed=3):
             await asyncio.sleep(rng.uniform(0, FOLLOW_EVERY_S))
+            await writer.append(WordChange(word, Action.ADD, ADDED_TIER, T0))
             start = time.perf_counter()
-            await change(WordsCommand((word,), Action.ADD))
-            while lexicon_b.resolve(word) is None:
+            while lexicon.resolve(word) is None:
                 await asyncio.sleep(0.002)
             reach.append(time.perf_counter() - start)
     finally:
