@@ -63,6 +63,7 @@ from noitu.adapters.noitu_words.memory import InMemoryRefusals
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
+from noitu.adapters.telegram.words_bot import WordsBot
 from noitu.adapters.token_signer import (
     MIN_SECRET_BYTES,
     HmacTokenSigner,
@@ -150,6 +151,7 @@ from noitu.application.noitu.view import SessionViews
 from noitu.application.noitu.words.change_words import ChangeWords
 from noitu.application.noitu.words.file_report import FileReport
 from noitu.application.noitu.words.follow_additions import FollowAdditions
+from noitu.application.noitu.words.look_up_word import LookUpWord
 from noitu.application.noitu.words.pending_words import PendingWords
 from noitu.application.noitu.words.reject_words import RejectWords
 from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
@@ -667,11 +669,28 @@ class Container(containers.DeclarativeContainer):
     )
     reject_words = providers.Singleton(RejectWords, reports_store)
     pending_words = providers.Singleton(PendingWords, reports_store)
-    review_chat = providers.Object(None)
+    # With a bot and NOITU_ADMIN_CHAT, each newly reported word goes to that chat.
+    review_chat = providers.Selector(
+        providers.Callable(
+            lambda s: "telegram" if s.telegram_enabled and s.admin_chat is not None else "none",
+            settings,
+        ),
+        telegram=providers.Singleton(
+            telegram.make_review_chat, telegram_bot, settings.provided.admin_chat
+        ),
+        none=providers.Object(None),
+    )
+    look_up_word = providers.Singleton(LookUpWord, word_overlay)
     file_report = providers.Singleton(
         FileReport, reports_store, word_overlay, review_chat, background, clock
     )
     report_refused_word = providers.Singleton(ReportRefusedWord, sessions, file_report)
+    # /baotu, /tu and the review buttons join the bot's handlers.
+    words_bot = providers.Singleton(
+        WordsBot, file_report, look_up_word, change_words, reject_words,
+        settings.provided.admin_chat,
+    )
+    telegram_dispatcher.add_kwargs(words=words_bot)
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
     from noitu.adapters.telegram.runner import TelegramRunner
     from noitu.adapters.telegram.webhook import SeenUpdates
+    from noitu.adapters.telegram.words import TelegramReviewChat
+    from noitu.adapters.telegram.words_bot import WordsBot
     from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
     from noitu.application.ports import Clock
 
@@ -45,15 +47,27 @@ def make_dispatcher(
     cards: RoomCards | None = None,
     leaderboard: ChatLeaderboard | None = None,
     clock: Clock | None = None,
+    words: WordsBot | None = None,
 ) -> Dispatcher:
-    """The Dispatcher with the /noitu handlers (and the rooms' with their ports)."""
+    """The Dispatcher with the /noitu handlers (and the rooms' with their ports; and
+    /baotu, /tu and the review buttons with the words' use cases)."""
     from aiogram import Dispatcher
 
-    from noitu.adapters.telegram.handlers import noitu_router
+    from noitu.adapters.telegram.handlers import _say, noitu_router
 
     dispatcher = Dispatcher()
     dispatcher.include_router(noitu_router(links, cards, leaderboard, clock))
+    if words is not None:
+        from noitu.adapters.telegram.words import words_router
+
+        dispatcher.include_router(words_router(words, _say))
     return dispatcher
+
+
+def make_review_chat(bot: Bot, chat_id: int) -> TelegramReviewChat:
+    from noitu.adapters.telegram.words import TelegramReviewChat
+
+    return TelegramReviewChat(bot, chat_id)
 
 
 def make_room_announcer(bot: Bot) -> TelegramRoomAnnouncer:
