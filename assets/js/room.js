@@ -36,6 +36,7 @@ import { deviceNow, secondsLeft } from "/kernel/js/clock.js";
 import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { post, postOnce } from "./api.js";
 import { openFeed } from "./feed.js";
+import { hideReport, offerReport } from "./report.js";
 import {
   gameKey, leaveNeedsConfirm, resultModel, statusLine, turnCue, turnInfo
 } from "./roomview.js";
@@ -497,6 +498,12 @@ function sendWord() {
       showReject("");
     } else {
       showReject(answer.result.message);
+    }
+    if (answer.result.reason === "not_in_dictionary") {
+      const reporter = member;
+      offerReport("room-", word, (refused) => postOnce("room/report-word", { member: reporter, word: refused }));
+    } else {
+      hideReport("room-");
     }
   });
 }

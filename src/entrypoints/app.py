@@ -41,7 +41,11 @@ from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
-from noitu.adapters.http.noitu_words import tighten_words_schema, words_api_router
+from noitu.adapters.http.noitu_words import (
+    tighten_words_schema,
+    words_api_router,
+    words_page_router,
+)
 from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.pages import kernel_router
 from noitu.adapters.http.paths import SCHEMA_PATH
@@ -297,7 +301,7 @@ def create_app(container: Container) -> Litestar:
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
-        routes.append(words_api_router(container))
+        routes += [words_api_router(container), words_page_router(container)]
         schema_parts.append(tighten_words_schema)
         schema_parts += [tighten_schema, tighten_group_rooms_schema]
         lifespans.append(_noitu_lifespan(container))

@@ -153,6 +153,7 @@ from noitu.application.noitu.words.file_report import FileReport
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.look_up_word import LookUpWord
 from noitu.application.noitu.words.pending_words import PendingWords
+from noitu.application.noitu.words.recent_additions import RecentAdditions
 from noitu.application.noitu.words.reject_words import RejectWords
 from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
 from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
@@ -681,6 +682,7 @@ class Container(containers.DeclarativeContainer):
         none=providers.Object(None),
     )
     look_up_word = providers.Singleton(LookUpWord, word_overlay)
+    recent_additions = providers.Singleton(RecentAdditions, word_overlay)
     file_report = providers.Singleton(
         FileReport, reports_store, word_overlay, review_chat, background, clock
     )

@@ -88,3 +88,22 @@ async def test_a_room_member_reports_the_word_they_were_refused(harness):
     assert [(p.word, p.reporters) for p in pending] == [("đầu gối", 1)]
     gone = await post(harness, "report-word", {"member": "f" * 32, "word": "đầu gối"})
     assert (gone.status_code, gone.json()["error"]) == (404, "no_member")
+
+
+async def test_the_words_page_lists_additions_newest_first_as_plain_text(harness):
+    empty = await harness.client.get("/games/noitu/words")
+    assert empty.status_code == 200 and "Chưa có từ nào được thêm." in empty.text
+    change = harness.container.change_words()
+    await change(WordsCommand(("tình bạn",), Action.ADD))
+    harness.clock.advance(86_400_000)
+    await change(WordsCommand(("bạn bè",), Action.ADD))
+    await change(WordsCommand(("đầu gối",), Action.ADD))
+    await change(WordsCommand(("đầu gối",), Action.REMOVE))
+    page = await harness.client.get("/games/noitu/words")
+    assert page.status_code == 200
+    assert page.headers["content-security-policy"].startswith("default-src 'self'")
+    assert page.headers["content-type"].startswith("text/html")
+    assert "<script" not in page.text and "style=" not in page.text
+    assert page.text.index("bạn bè") < page.text.index("tình bạn")
+    assert "đầu gối" not in page.text
+    assert '<time datetime="2027-01-16">16/01/2027</time>' in page.text
