@@ -151,3 +151,27 @@ def test_removal_mid_game_keeps_the_chain_and_stops_new_moves():
     assert back.accepted
     assert lexicon.words[back.bot_word] == "viên chức"
     assert game.status is Status.PLAYING
+
+
+async def test_two_polls_at_once_apply_each_change_once():
+    """The server's poll and an operator's button may follow the store at the same time."""
+    import asyncio
+
+    from noitu.adapters.noitu_words.memory import InMemoryAdditions
+    from noitu.application.noitu.words.follow_additions import FollowAdditions
+
+    class SlowStore(InMemoryAdditions):
+        async def changes_since(self, version: int, limit: int) -> list[WordChange]:
+            await asyncio.sleep(0.01)
+            return await super().changes_since(version, limit)
+
+    store = SlowStore()
+    lexicon = fresh()
+    follow = FollowAdditions(store, Overlay(lexicon), BotIndex(lexicon))
+    await store.append(WordChange("tình bạn", Action.ADD, ADDED_TIER, T0))
+    await store.append(WordChange("bạn bè", Action.ADD, ADDED_TIER, T0))
+    await asyncio.gather(follow(), follow())
+    assert follow.overlay.version == 2
+    await store.append(WordChange("bè phái", Action.ADD, ADDED_TIER, T0))
+    await follow()
+    assert lexicon.resolve("bè phái") is not None
