@@ -122,7 +122,7 @@ class RoomCodec:
         ids = self._lexicon.word_ids
         links = []
         for link in stored.chain:
-            found = ids.get(link.word, self._lexicon.retired.get(link.word))
+            found = ids.get(link.word)
             if found is None:
                 found = self._lexicon.resolve(link.word)
             if found is None:
