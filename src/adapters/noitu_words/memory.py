@@ -24,7 +24,7 @@ class _Pending:
     def __init__(self, first_ms: int) -> None:
         self.first_ms = first_ms
         self.last_ms = first_ms
-        self.reporters: set[int] = set()
+        self.reporters: dict[int, int | None] = {}  # user -> the chat of their report
         self.message_id: int | None = None
         self.shown_ms = 0
 
@@ -61,7 +61,7 @@ class InMemoryReports:
                 if oldest is not None:
                     del self._pending[oldest]
         item.last_ms = report.at_ms
-        item.reporters.add(report.user_id)
+        item.reporters[report.user_id] = report.chat_id
         return Receipt(Filed.PENDING, self._view(report.word, item), new)
 
     async def pending(self) -> list[PendingWord]:

@@ -43,7 +43,7 @@ class RedisAdditions:
 
 # KEYS: the user's daily count, the rejected set, the pending zset (scored by arrival)
 # ARGV: word, user, now, cap, max pending, key prefix of a word's hash and reporters,
-#       the daily count's time to live (s)
+#       the daily count's time to live (s), the report's chat ("" when none)
 # Answers {-1} past the cap, {0} for a rejected word, else {1, new, reporters, first,
 # last, message id or -1, shown}.
 FILE_SCRIPT = """
@@ -64,7 +64,7 @@ if redis.call('ZSCORE', KEYS[3], word) == false then
   redis.call('DEL', users)
 end
 redis.call('HSET', hash, 'last', ARGV[3])
-redis.call('SADD', users, ARGV[2])
+redis.call('HSET', users, ARGV[2], ARGV[8])
 if new == 1 and redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[5]) then
   local start = 0
   while true do
@@ -72,7 +72,7 @@ if new == 1 and redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[5]) then
     if #batch == 0 then break end
     local dropped = false
     for _, other in ipairs(batch) do
-      if other ~= word and redis.call('SCARD', ARGV[6] .. 'reporters:' .. other) <= 1 then
+      if other ~= word and redis.call('HLEN', ARGV[6] .. 'reporters:' .. other) <= 1 then
         redis.call('ZREM', KEYS[3], other)
         redis.call('DEL', ARGV[6] .. 'report:' .. other, ARGV[6] .. 'reporters:' .. other)
         dropped = true
@@ -84,7 +84,7 @@ if new == 1 and redis.call('ZCARD', KEYS[3]) > tonumber(ARGV[5]) then
   end
 end
 local fields = redis.call('HMGET', hash, 'first', 'last', 'message', 'shown')
-return {1, new, redis.call('SCARD', users), tonumber(fields[1]), tonumber(fields[2]),
+return {1, new, redis.call('HLEN', users), tonumber(fields[1]), tonumber(fields[2]),
         tonumber(fields[3] or '-1'), tonumber(fields[4] or '0')}
 """
 
@@ -105,7 +105,8 @@ class RedisReports:
             self._file(
                 keys=[self._daily(report.user_id, day), self._rejected, self._pending],
                 args=[report.word, report.user_id, report.at_ms, daily_cap, max_pending,
-                      self._base, 2 * DAY_MS // 1000],
+                      self._base, 2 * DAY_MS // 1000,
+                      "" if report.chat_id is None else report.chat_id],
             )
         )
         if answer[0] == -1:
@@ -123,7 +124,7 @@ class RedisReports:
         client = self._link.client
         async with client.pipeline(transaction=False) as pipe:
             pipe.hmget(f"{self._base}report:{word}", "first", "last", "message", "shown")
-            pipe.scard(f"{self._base}reporters:{word}")
+            pipe.hlen(f"{self._base}reporters:{word}")
             (first, last, message, shown), reporters = await self._link.run(pipe.execute())
         if first is None:
             return None

@@ -35,6 +35,8 @@ SCHEMA = (
     """CREATE TABLE IF NOT EXISTS word_reporters (
         word TEXT NOT NULL,
         user_id INTEGER NOT NULL,
+        chat_id INTEGER,
+        at_ms INTEGER NOT NULL,
         PRIMARY KEY (word, user_id)
     )""",
     "CREATE TABLE IF NOT EXISTS rejected_words (word TEXT PRIMARY KEY)",
@@ -154,8 +156,10 @@ class SqliteReports(_SqliteFile):
             (word, report.at_ms, report.at_ms),
         )
         db.execute(
-            "INSERT OR IGNORE INTO word_reporters (word, user_id) VALUES (?, ?)",
-            (word, report.user_id),
+            "INSERT INTO word_reporters (word, user_id, chat_id, at_ms) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (word, user_id) DO UPDATE SET chat_id = excluded.chat_id,"
+            " at_ms = excluded.at_ms",
+            (word, report.user_id, report.chat_id, report.at_ms),
         )
         if new:
             (count,) = db.execute("SELECT COUNT(*) FROM pending_words").fetchone()
