@@ -5,8 +5,9 @@
  * why it cannot be a word). Solo and rooms share it: each passes its own box ids and
  * its own way of posting the report.
  *
- * Owns: #<prefix>report (the box, hidden when there is nothing to offer),
- *       #<prefix>report-button and #<prefix>report-message inside it.
+ * Owns: #<prefix>word-report (the box, hidden when there is nothing to offer),
+ *       #<prefix>word-report-button and #<prefix>word-report-message inside it
+ *       (solo: prefix ""; rooms: "room-").
  */
 
 import { $ } from "/kernel/js/dom.js";
@@ -25,9 +26,9 @@ function normalized(word) {
 
 // `send(word)` posts the report and resolves to the server's answer ({message}).
 export function offerReport(prefix, word, send) {
-  const box = $(prefix + "report");
-  const button = $(prefix + "report-button");
-  const message = $(prefix + "report-message");
+  const box = $(prefix + "word-report");
+  const button = $(prefix + "word-report-button");
+  const message = $(prefix + "word-report-message");
   const key = normalized(word);
   box.hidden = false;
   message.textContent = "";
@@ -58,7 +59,7 @@ export function offerReport(prefix, word, send) {
 }
 
 export function hideReport(prefix) {
-  const box = $(prefix + "report");
+  const box = $(prefix + "word-report");
   box.hidden = true;
-  $(prefix + "report-message").textContent = "";
+  $(prefix + "word-report-message").textContent = "";
 }

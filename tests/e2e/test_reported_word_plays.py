@@ -46,11 +46,11 @@ def test_a_player_reports_a_word_the_operator_adds_and_the_player_plays_it(
 
     game.send("trà sữa")
     expect(game.by_id("reject-message")).to_have_attribute("data-reason", "not_in_dictionary")
-    report = game.by_id("report-button")
+    report = game.by_id("word-report-button")
     expect(report).to_be_visible()
     expect(report).to_have_text("Báo thiếu từ")
     report.click()
-    expect(game.by_id("report-message")).to_have_text(
+    expect(game.by_id("word-report-message")).to_have_text(
         "Cảm ơn bạn! Từ «trà sữa» đã được gửi để xem xét."
     )
     expect(report).to_be_hidden()
@@ -74,7 +74,7 @@ def test_a_player_reports_a_word_the_operator_adds_and_the_player_plays_it(
         assert time.monotonic() - added_at < REACH_S, "the added word did not play within 5 s"
         time.sleep(0.5)
     game.expect_bot("sữa chua")
-    expect(game.by_id("report")).to_be_hidden()
+    expect(game.by_id("word-report")).to_be_hidden()
 
     game.page.goto(f"{server.base}/games/noitu/words")
     expect(game.page.locator('[data-testid="added-words"] li').first).to_contain_text("trà sữa")
