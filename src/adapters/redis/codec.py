@@ -202,7 +202,7 @@ class SessionCodec:
             raise SnapshotError(f"session {session_id}: {error}") from error
 
     def _word(self, text: str) -> int:
-        found = self._lexicon.id_of_any(text)  # a word removed mid-game still decodes
+        found = self._lexicon.word_ids.get(text)
         if found is None:
             found = self._lexicon.resolve(text)
         if found is None:

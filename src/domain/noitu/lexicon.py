@@ -61,7 +61,8 @@ class Lexicon:
         "open_opening_candidates",
     )
     # Filled as the game goes, never stored: one Word per word id that was played; and
-    # the words the live overlay took out (spec B11), still known to chains under way.
+    # the words the live overlay took out (spec B11), still in `word_ids` for the chains
+    # under way.
     CACHES = ("_played", "retired")
 
     def __init__(self, entries: Iterable[DictionaryEntry], metadata: Mapping[str, str] | None = None):
@@ -166,7 +167,8 @@ class Lexicon:
         return len(self.words)
 
     def __contains__(self, word: object) -> bool:
-        return word in self.word_ids
+        """Whether a canonical word is playable (known, and not removed by the overlay)."""
+        return word in self.word_ids and word not in self.retired
 
     def word(self, word_id: int) -> Word:
         """The Word of an id; one object per word, shared by every chain that holds it."""
@@ -178,27 +180,31 @@ class Lexicon:
         return found
 
     def resolve(self, typed: str) -> int | None:
-        """The id of the word a normalized spelling stands for (spec B3), or None."""
+        """The id of the playable word a normalized spelling stands for (spec B3), or
+        None."""
         found = self.word_ids.get(typed)
+        retired = self.retired
         if found is not None:
-            return found
-        canonical = resolve_spelling(typed, self.word_ids.__contains__)
+            return None if retired and typed in retired else found
+        canonical = resolve_spelling(
+            typed, self.__contains__ if retired else self.word_ids.__contains__
+        )
         return None if canonical is None else self.word_ids[canonical]
 
     # --- the live overlay (spec B11): words added and removed while the server runs ----
     #
     # Ids never change: an added word gets the next id (or its old id back), a removed
-    # word keeps its id and its row (chains under way still show it) and leaves only the
-    # indexes a new move or a bot reads. Each change costs the work of one first
-    # syllable's word list, so a move costs the same with 0 or 10,000 additions.
+    # word keeps its id, its row and its place in `word_ids` (chains under way, and the
+    # stores' codecs, still name it) and leaves only the indexes a new move or a bot
+    # reads; `retired` says which. Each change costs the work of one first syllable's
+    # word list, so a move costs the same with 0 or 10,000 additions.
 
     def id_of_any(self, word: str) -> int | None:
         """The id of a canonical word, playable or removed (what a stored chain names)."""
-        found = self.word_ids.get(word)
-        return self.retired.get(word) if found is None else found
+        return self.word_ids.get(word)
 
     def is_live(self, word_id: int) -> bool:
-        return self.words[word_id] in self.word_ids
+        return self.words[word_id] not in self.retired
 
     def add_word(self, word: str, tier: int, meanings: tuple[Meaning, ...] = ()) -> int:
         """Make a normalized, filtered word playable; its id. A spelling variant of a
@@ -209,10 +215,10 @@ class Lexicon:
         word_id = self.retired.pop(word, None)
         if word_id is None:
             word_id = self._new_row(word, tier, meanings)
+            self.word_ids[word] = word_id
         else:
             self.tiers[word_id] = tier
             self._played.pop(word_id, None)
-        self.word_ids[word] = word_id
         first = self.first[word_id]
         words = self.words
         self.starting_with[first] = tuple(
@@ -230,7 +236,6 @@ class Lexicon:
         if word_id is None:
             return None
         canonical = self.words[word_id]
-        del self.word_ids[canonical]
         self.retired[canonical] = word_id
         first = self.first[word_id]
         self.starting_with[first] = tuple(w for w in self.starting_with[first] if w != word_id)

@@ -45,7 +45,7 @@ def nearest_words(overlay: Overlay, word: str, limit: int = NEAREST_WORDS) -> li
     """The dictionary's words nearest a reported one: its spelling variants that are
     words, then the words sharing its first syllable (common first)."""
     lexicon = overlay.lexicon
-    found = [v for v in word_variants(word) if v in lexicon.word_ids]
+    found = [v for v in word_variants(word) if v in lexicon]
     syllable = lexicon.syllable_id(word.split(" ")[0])
     if syllable is not None:
         tiers = lexicon.tiers
