@@ -63,7 +63,6 @@ from noitu.adapters.noitu_words.memory import InMemoryRefusals
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
-from noitu.adapters.telegram.words_bot import WordsBot
 from noitu.adapters.token_signer import (
     MIN_SECRET_BYTES,
     HmacTokenSigner,
@@ -689,7 +688,7 @@ class Container(containers.DeclarativeContainer):
     report_refused_word = providers.Singleton(ReportRefusedWord, sessions, file_report)
     # /baotu, /tu and the review buttons join the bot's handlers.
     words_bot = providers.Singleton(
-        WordsBot, file_report, look_up_word, change_words, reject_words,
+        telegram.make_words_bot, file_report, look_up_word, change_words, reject_words,
         settings.provided.admin_chat,
     )
     telegram_dispatcher.add_kwargs(words=words_bot)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from noitu.adapters.telegram.words import TelegramReviewChat
     from noitu.adapters.telegram.words_bot import WordsBot
     from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
+    from noitu.application.noitu.words.change_words import ChangeWords
+    from noitu.application.noitu.words.file_report import FileReport
+    from noitu.application.noitu.words.look_up_word import LookUpWord
+    from noitu.application.noitu.words.reject_words import RejectWords
     from noitu.application.ports import Clock
 
 
@@ -62,6 +66,18 @@ def make_dispatcher(
 
         dispatcher.include_router(words_router(words, _say))
     return dispatcher
+
+
+def make_words_bot(
+    file_report: FileReport,
+    look_up: LookUpWord,
+    change_words: ChangeWords,
+    reject_words: RejectWords,
+    admin_chat: int | None,
+) -> WordsBot:
+    from noitu.adapters.telegram.words_bot import WordsBot
+
+    return WordsBot(file_report, look_up, change_words, reject_words, admin_chat)
 
 
 def make_review_chat(bot: Bot, chat_id: int) -> TelegramReviewChat:
