@@ -186,3 +186,13 @@ def test_a_removed_word_still_names_its_id_for_the_stores_codecs():
     assert lexicon.resolve("tiên sinh") is None
     assert "tiên sinh" not in lexicon
     assert not lexicon.is_live(word_id)
+
+
+def test_suggestions_see_added_words_and_not_removed_ones():
+    lexicon = fresh()
+    overlay = Overlay(lexicon)
+    game = Game.start(lexicon, TurnClock(), Difficulty.EASY, random.Random(1), T0)
+    add(overlay, "đầu gối", tier=1)  # tier 1 and no reply after it: the first suggestion
+    remove(overlay, "đầu bếp")
+    game.give_up(T0 + 1_000)
+    assert [lexicon.words[w] for w in game.suggestions] == ["đầu gối", "đầu tiên", "đầu óc"]
