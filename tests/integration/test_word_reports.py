@@ -3,6 +3,7 @@ operator's addition playing in the game under way."""
 
 from __future__ import annotations
 
+from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.application.noitu.words.change_words import WordsCommand
 from noitu.domain.noitu.additions import Action
 from noitu.domain.noitu.reports import DAILY_REPORTS
@@ -72,10 +73,23 @@ async def test_the_daily_cap_answers_too_many_reports(harness):
             assert int(response.headers["retry-after"]) > 0
 
 
-async def test_a_room_member_reports_the_word_they_were_refused(harness):
-    from test_api_rooms import joined, post
+ROOM = "/games/noitu/api/room"
 
-    host, guest = await joined(harness, 1, 2)
+
+async def post(harness, route: str, body: dict):
+    return await harness.client.post(f"{ROOM}/{route}", json=body)
+
+
+async def join(harness, user: int) -> str:
+    ticket = Ticket(user, f"Người {user}", GameMessage(chat_id=-100, message_id=7),
+                    harness.clock.now // 1000 + 3600, room=True)
+    answer = await post(harness, "join", {"token": harness.container.token_signer().issue(ticket)})
+    assert answer.status_code == 200, answer.text
+    return answer.json()["member"]
+
+
+async def test_a_room_member_reports_the_word_they_were_refused(harness):
+    host, guest = await join(harness, 1), await join(harness, 2)
     await post(harness, "start", {"member": host})
     harness.clock.advance(1_000)
     refused = (await post(harness, "move", {"member": host, "word": "đầu gối"})).json()
