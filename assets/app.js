@@ -31,6 +31,7 @@
  *   js/room.js      room mode: a group's room, driven by its live feed (see there)
  *   js/roomview.js  what a room's view means for this page (pure)
  *   js/feed.js      the room's live feed: reconnecting, and the feed's endings
+ *   js/report.js    "Báo thiếu từ" after a word the dictionary lacks (solo and rooms)
  *
  * The syntax stays within what every browser with module scripts understands
  * (no optional chaining, no ??).
@@ -59,6 +60,8 @@
  *     #current-syllable the syllable to answer
  *     #word-input, #send-button
  *     #reject-message   the server's message for a refused word
+ *     #word-report      after a not_in_dictionary refusal: #word-report-button ("Báo
+ *                       thiếu từ") and #word-report-message (the server's answer)
  *     #give-up-button   needs two taps (data-armed="true" after the first)
  *     #chain            <li> per word, newest first, with data-by="bot|player",
  *                       data-word, .chain-word, .chain-points (the player's),

@@ -19,5 +19,7 @@ imports `server_cpu` only when NOITU_BENCH_CPU=1).
 - `arena_cluster`: B9's capacity and start latency on such a cluster (`noitu bench
   arena-cluster`); `arena_rooms` (a script) is its embedded counterpart.
 
-`plot.py` and `redis_cost.py` are scripts (run them with the venv's python).
+`plot.py`, `redis_cost.py` and `word_additions.py` (the words the players bring: the
+cost of an addition, moves with 10,000 added words, the reach across instances) are
+scripts (run them with the venv's python).
 """

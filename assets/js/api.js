@@ -20,7 +20,9 @@ const KNOWN_ERRORS = new Set([
   // room mode
   "no_member", "room_gone", "no_game", "watching", "out_of_game", "not_your_turn",
   "room_full", "not_host", "not_enough_players", "game_running", "too_many_rooms",
-  "not_a_room_link", "room_link"
+  "not_a_room_link", "room_link",
+  // reports of missing words (B11)
+  "too_many_reports", "word_not_refused"
 ]);
 
 const known = (code) => KNOWN_ERRORS.has(code);

@@ -16,6 +16,7 @@ import { renderChain } from "./chain.js";
 import { stopTicking } from "./clock.js";
 import { isBusy, isThinking, markBusy, setBusy } from "./controls.js";
 import { renderEnd } from "./end.js";
+import { hideReport, offerReport } from "./report.js";
 import {
   armGiveUp, clearInput, clearReject, disarmGiveUp, focusInput, isGiveUpArmed,
   renderPlay, showReject, showScore, typedWord
@@ -170,6 +171,12 @@ export function sendMove() {
     if (!result || !view) {
       showNetworkError(new ApiError("network", "bad_answer", "", 0), refreshState);
       return;
+    }
+    if (result.reason === "not_in_dictionary") {
+      const session = currentSession();
+      offerReport("", word, (refused) => post("report-word", { session: session, word: refused }));
+    } else {
+      hideReport("");
     }
     if (result.accepted) {
       clearReject();

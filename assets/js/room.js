@@ -22,6 +22,7 @@
  *   #room-host      the host's controls: #room-bot-level (a choice applies at once), #room-start
  *   #room-score, #room-countdown (whole seconds), #room-countdown-bar (--frac), #room-current
  *   #room-word-input, #room-send, #room-reject (a refused word, under the input),
+ *   #room-word-report (after a not_in_dictionary refusal: "Báo thiếu từ", js/report.js),
  *   #room-give-up (two taps), #room-leave (two taps during a game: data-armed="true")
  *   #room-chain     <li> per word of the game in play, newest first: data-word, data-seat, .chain-who
  *   #room-recap     the last game's words (#room-old-chain), folded, in the lobby
@@ -36,6 +37,7 @@ import { deviceNow, secondsLeft } from "/kernel/js/clock.js";
 import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { post, postOnce } from "./api.js";
 import { openFeed } from "./feed.js";
+import { hideReport, offerReport } from "./report.js";
 import {
   gameKey, leaveNeedsConfirm, resultModel, statusLine, turnCue, turnInfo
 } from "./roomview.js";
@@ -497,6 +499,12 @@ function sendWord() {
       showReject("");
     } else {
       showReject(answer.result.message);
+    }
+    if (answer.result.reason === "not_in_dictionary") {
+      const reporter = member;
+      offerReport("room-", word, (refused) => postOnce("room/report-word", { member: reporter, word: refused }));
+    } else {
+      hideReport("room-");
     }
   });
 }

@@ -67,6 +67,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
     last_move_ms: int
     report: ReportState
     replaced_by: str
+    refused: str
     version: int
 
     @classmethod
@@ -101,6 +102,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             last_move_ms=session.last_move_ms,
             report=session.report,
             replaced_by=session.replaced_by,
+            refused=session.refused,
             version=session.version,
         )
 
@@ -132,6 +134,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             last_move_ms=self.last_move_ms,
             report=self.report,
             replaced_by=self.replaced_by,
+            refused=self.refused,
             version=self.version,
         )
 

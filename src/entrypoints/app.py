@@ -42,6 +42,11 @@ from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
 from noitu.adapters.http.noitu import noitu_routers, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
+from noitu.adapters.http.noitu_words import (
+    tighten_words_schema,
+    words_api_router,
+    words_page_router,
+)
 from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.pages import kernel_router
 from noitu.adapters.http.paths import SCHEMA_PATH
@@ -51,6 +56,7 @@ from noitu.application.errors import Busy, GameError
 from noitu.application.noitu.rooms.pages import RENEW_EVERY_MS
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
+from noitu.entrypoints.words import words_lifespan
 
 SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
@@ -319,8 +325,12 @@ def create_app(container: Container) -> Litestar:
         assets = PageAssets.from_package(turn_seconds=turn_seconds)
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
+        routes += [words_api_router(container), words_page_router(container)]
+        schema_parts.append(tighten_words_schema)
         schema_parts += [tighten_schema, tighten_group_rooms_schema]
         lifespans.append(_noitu_lifespan(container))
+    if settings.game_enabled or settings.telegram_enabled:
+        lifespans.append(words_lifespan(container))
     if settings.arena_enabled:
         routes += arena_page_routers(ArenaAssets.from_package())
         routes += arena_bot_routers(container)

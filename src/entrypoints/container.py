@@ -59,6 +59,7 @@ from noitu.adapters.memory_rooms import (
 )
 from noitu.adapters.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu_words.memory import InMemoryRefusals
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
@@ -150,11 +151,23 @@ from noitu.application.noitu.settle_expired import SettleExpired
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionViews
+from noitu.application.noitu.words.change_words import ChangeWords
+from noitu.application.noitu.words.file_report import FileReport
+from noitu.application.noitu.words.follow_additions import FollowAdditions
+from noitu.application.noitu.words.look_up_word import LookUpWord
+from noitu.application.noitu.words.pending_words import PendingWords
+from noitu.application.noitu.words.recent_additions import RecentAdditions
+from noitu.application.noitu.words.reject_words import RejectWords
+from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
+from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
+from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
 from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from saq import Queue
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -164,6 +177,8 @@ if TYPE_CHECKING:
     from noitu.adapters.arena.redis_room_board import RedisRoomBoard
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
+    from noitu.adapters.noitu_words.redis import RedisAdditions, RedisRefusals, RedisReports
+    from noitu.adapters.noitu_words.sqlite import SqliteAdditions, SqliteReports
     from noitu.adapters.redis.client import RedisLink
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
@@ -327,6 +342,36 @@ def redis_group_cards(link: RedisLink, keep_ms: int) -> RedisRoomCards:
     from noitu.adapters.redis.rooms import RedisRoomCards
 
     return RedisRoomCards(link, keep_ms)
+
+
+def sqlite_additions(data_dir: Path) -> SqliteAdditions:
+    from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+
+    return SqliteAdditions.in_data_dir(data_dir)
+
+
+def redis_additions(link: RedisLink) -> RedisAdditions:
+    from noitu.adapters.noitu_words.redis import RedisAdditions
+
+    return RedisAdditions(link)
+
+
+def sqlite_reports(data_dir: Path) -> SqliteReports:
+    from noitu.adapters.noitu_words.sqlite import SqliteReports
+
+    return SqliteReports.in_data_dir(data_dir)
+
+
+def redis_reports(link: RedisLink) -> RedisReports:
+    from noitu.adapters.noitu_words.redis import RedisReports
+
+    return RedisReports(link)
+
+
+def redis_refusals(link: RedisLink) -> RedisRefusals:
+    from noitu.adapters.noitu_words.redis import RedisRefusals
+
+    return RedisRefusals(link)
 
 
 def redis_group_leaderboard(link: RedisLink) -> RedisChatLeaderboard:
@@ -612,6 +657,55 @@ class Container(containers.DeclarativeContainer):
     get_record = providers.Singleton(GetRecord, sessions, high_scores, time_limit)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
 
+    # --- the words the players bring (spec B11) ---------------------------------------
+    # The operators' additions: a SQLite file in NOITU_DATA_DIR, or Redis with
+    # NOITU_STORE=redis (shared by every instance); applied over the Lexicon in place.
+    additions_store = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(sqlite_additions, settings.provided.data_dir),
+        redis=providers.Singleton(redis_additions, redis),
+    )
+    word_overlay = providers.Singleton(Overlay, lexicon)
+    follow_additions = providers.Singleton(FollowAdditions, additions_store, word_overlay, bot_index)
+    reports_store = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(sqlite_reports, settings.provided.data_dir),
+        redis=providers.Singleton(redis_reports, redis),
+    )
+    word_refusals = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryRefusals),
+        redis=providers.Singleton(redis_refusals, redis),
+    )
+    change_words = providers.Singleton(
+        ChangeWords, additions_store, reports_store, follow_additions, clock
+    )
+    reject_words = providers.Singleton(RejectWords, reports_store)
+    pending_words = providers.Singleton(PendingWords, reports_store)
+    # With a bot and NOITU_ADMIN_CHAT, each newly reported word goes to that chat.
+    review_chat = providers.Selector(
+        providers.Callable(
+            lambda s: "telegram" if s.telegram_enabled and s.admin_chat is not None else "none",
+            settings,
+        ),
+        telegram=providers.Singleton(
+            telegram.make_review_chat, telegram_bot, settings.provided.admin_chat
+        ),
+        none=providers.Object(None),
+    )
+    look_up_word = providers.Singleton(LookUpWord, word_overlay)
+    recent_additions = providers.Singleton(RecentAdditions, word_overlay)
+    file_report = providers.Singleton(
+        FileReport, reports_store, word_overlay, review_chat, background, clock
+    )
+    report_refused_word = providers.Singleton(ReportRefusedWord, sessions, file_report)
+    # /baotu, /tu and the review buttons join the bot's handlers.
+    words_bot = providers.Singleton(
+        telegram.make_words_bot, file_report, look_up_word, change_words, reject_words,
+        settings.provided.admin_chat,
+    )
+    telegram_dispatcher.add_kwargs(words=words_bot)
+
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)
     group_store = providers.Selector(
@@ -659,7 +753,12 @@ class Container(containers.DeclarativeContainer):
         StartRoomGame, group_rooms, group_views, lexicon, group_bots, start_limiter, limits
     )
     group_add_bot = providers.Singleton(AddRoomBot, group_rooms, group_views)
-    group_move = providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots)
+    group_move = providers.Singleton(
+        RememberRoomRefusals,
+        providers.Singleton(PlayRoomMove, group_rooms, group_views, group_bots),
+        word_refusals,
+    )
+    report_room_word = providers.Singleton(ReportRoomWord, group_rooms, word_refusals, file_report)
     group_give_up = providers.Singleton(GiveUpInRoom, group_rooms, group_views, group_bots)
     group_leave = providers.Singleton(LeaveGroupRoom, group_rooms, group_views, group_bots)
     group_pages = providers.Singleton(LivePages)  # the feeds this process serves

@@ -73,6 +73,9 @@ class Settings:
     telegram_api_base: str = ""
     store: str = "memory"
     redis_url: str = ""
+    # The operators' Telegram chat (NOITU_ADMIN_CHAT, its numeric id): each newly
+    # reported word is posted there for review (spec B11); None: no review chat.
+    admin_chat: int | None = None
     max_sessions: int = SessionLimits().max_playing
     cache_dir: Path | None = None  # where built Lexicons are kept; None: nowhere
     # The arena's data directory (uploaded bots, artefacts, replays; spec B4) and its
@@ -378,6 +381,14 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["modules"] = tuple(m.strip().lower() for m in modules)
 
     values["dictionary"] = env.get("NOITU_DICTIONARY", "").strip()
+    raw_admin = env.get("NOITU_ADMIN_CHAT", "").strip()
+    if raw_admin:
+        if re.fullmatch(r"-?[1-9][0-9]{0,15}", raw_admin):
+            values["admin_chat"] = int(raw_admin)
+        else:
+            problems.append(
+                f"NOITU_ADMIN_CHAT={raw_admin!r}: expected a Telegram chat id, such as -1001234567890"
+            )
     default_turn, default_grace = TurnClock().turn_ms / 1000, TurnClock().grace_ms / 1000
     turn = _seconds_to_ms(
         "NOITU_TURN_SECONDS", env.get("NOITU_TURN_SECONDS", f"{default_turn:g}"), 1, problems

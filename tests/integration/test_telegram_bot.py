@@ -26,8 +26,10 @@ from noitu.adapters.telegram.runner import TelegramRunner
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
     GAME_DISABLED,
+    LOOKUP_COMMAND_DESCRIPTION,
     NO_GAME_MESSAGE,
     NO_GAMES_IN_CHANNELS,
+    REPORT_COMMAND_DESCRIPTION,
     ROOM_COMMAND_DESCRIPTION,
     SEND_FAILED,
     TOP_COMMAND_DESCRIPTION,
@@ -395,6 +397,8 @@ async def test_polling_takes_updates_and_stops_cleanly(bot: Bot, session: Record
             {"command": "noitu", "description": COMMAND_DESCRIPTION},
             {"command": "noituphong", "description": ROOM_COMMAND_DESCRIPTION},
             {"command": "noitutop", "description": TOP_COMMAND_DESCRIPTION},
+            {"command": "baotu", "description": REPORT_COMMAND_DESCRIPTION},
+            {"command": "tu", "description": LOOKUP_COMMAND_DESCRIPTION},
         ]}
     ]
     assert session.named("deleteWebhook") == [{"drop_pending_updates": False}]

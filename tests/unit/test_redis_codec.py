@@ -99,3 +99,20 @@ def test_the_written_records_have_the_read_records_fields() -> None:
         read, write = getattr(codec_module, name), getattr(codec_module, name + "Out")
         assert shape(read) == shape(write)
         assert read.__struct_config__.omit_defaults == write.__struct_config__.omit_defaults
+
+
+def test_a_chain_holding_a_word_removed_since_still_decodes() -> None:
+    """B11: removing a word stops new moves only; a game stored on Redis keeps it."""
+    from noitu.adapters.dictionary_file import lexicon_from_lines
+    from noitu.domain.noitu.additions import Action, Overlay, WordChange
+    from support.dictionaries import LITTLE
+
+    lexicon = lexicon_from_lines(LITTLE.splitlines(), "little")
+    session = played_session(lexicon)
+    codec = SessionCodec(lexicon, TurnClock(), kept_chains=0)
+    data = codec.encode(session)
+    removed = [link.word.text for link in session.game.chain.links][-1]
+    assert Overlay(lexicon).apply(WordChange(removed, Action.REMOVE, 4, T0))
+    decoded = codec.decode(session.id, data, session.version)
+    same_state(decoded, session)
+    assert decoded.refused == "đầu gối"

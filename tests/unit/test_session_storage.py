@@ -50,6 +50,7 @@ def played_session(lexicon: Lexicon, *, inline: bool = False) -> Session:
         last_move_ms=T0 + 500,
         report=ReportState.NONE,
         replaced_by="",
+        refused="đầu gối",
         version=3,
     )
 

@@ -99,3 +99,11 @@ def test_the_arena_files_stay_in_the_data_directory_unless_the_database_is_asked
         load_settings({"NOITU_ARENA_FILES": "s3"})
     (problem,) = caught.value.problems
     assert "NOITU_ARENA_FILES" in problem and "directory, database" in problem
+
+
+def test_the_admin_chat_is_a_chat_id():
+    assert load_settings({}).admin_chat is None
+    assert load_settings({"NOITU_ADMIN_CHAT": " -1001234567890 "}).admin_chat == -1001234567890
+    with pytest.raises(SettingsError) as refused:
+        load_settings({"NOITU_ADMIN_CHAT": "@operators"})
+    assert "NOITU_ADMIN_CHAT" in refused.value.problems[0]

@@ -65,6 +65,9 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_rooms": 409,
     "not_a_room_link": 400,
     "room_link": 400,
+    # the words the players bring (B11)
+    "too_many_reports": 429,
+    "word_not_refused": 409,
     # the arena's uploaded bots
     "bad_owner_key": 400,
     "unsupported_file": 400,

@@ -66,6 +66,7 @@ class _SessionRecord(msgspec.Struct, omit_defaults=True):
     last_move: int = 0
     report: str = ""
     replaced_by: str = ""
+    refused: str = ""
     format: int = 1
 
 
@@ -154,6 +155,7 @@ class SessionCodec:
             last_move=session.last_move_ms,
             report=session.report.value,
             replaced_by=session.replaced_by,
+            refused=session.refused,
         )
         return self._encoder.encode(record)
 
@@ -193,6 +195,7 @@ class SessionCodec:
                 last_move_ms=record.last_move,
                 report=ReportState(record.report),
                 replaced_by=record.replaced_by,
+                refused=record.refused,
                 version=version,
             )
         except (msgspec.DecodeError, ValueError, KeyError) as error:

@@ -18,7 +18,13 @@ if TYPE_CHECKING:
     from noitu.adapters.telegram.rooms import TelegramRoomAnnouncer
     from noitu.adapters.telegram.runner import TelegramRunner
     from noitu.adapters.telegram.webhook import SeenUpdates
+    from noitu.adapters.telegram.words import TelegramReviewChat
+    from noitu.adapters.telegram.words_bot import WordsBot
     from noitu.application.noitu.rooms.ports import ChatLeaderboard, RoomCards
+    from noitu.application.noitu.words.change_words import ChangeWords
+    from noitu.application.noitu.words.file_report import FileReport
+    from noitu.application.noitu.words.look_up_word import LookUpWord
+    from noitu.application.noitu.words.reject_words import RejectWords
     from noitu.application.ports import Clock
 
 
@@ -46,15 +52,39 @@ def make_dispatcher(
     cards: RoomCards | None = None,
     leaderboard: ChatLeaderboard | None = None,
     clock: Clock | None = None,
+    words: WordsBot | None = None,
 ) -> Dispatcher:
-    """The Dispatcher with the /noitu handlers (and the rooms' with their ports)."""
+    """The Dispatcher with the /noitu handlers (and the rooms' with their ports; and
+    /baotu, /tu and the review buttons with the words' use cases)."""
     from aiogram import Dispatcher
 
-    from noitu.adapters.telegram.handlers import noitu_router
+    from noitu.adapters.telegram.handlers import _say, noitu_router
 
     dispatcher = Dispatcher()
     dispatcher.include_router(noitu_router(links, cards, leaderboard, clock))
+    if words is not None:
+        from noitu.adapters.telegram.words import words_router
+
+        dispatcher.include_router(words_router(words, _say))
     return dispatcher
+
+
+def make_words_bot(
+    file_report: FileReport,
+    look_up: LookUpWord,
+    change_words: ChangeWords,
+    reject_words: RejectWords,
+    admin_chat: int | None,
+) -> WordsBot:
+    from noitu.adapters.telegram.words_bot import WordsBot
+
+    return WordsBot(file_report, look_up, change_words, reject_words, admin_chat)
+
+
+def make_review_chat(bot: Bot, chat_id: int) -> TelegramReviewChat:
+    from noitu.adapters.telegram.words import TelegramReviewChat
+
+    return TelegramReviewChat(bot, chat_id)
 
 
 def make_room_announcer(bot: Bot) -> TelegramRoomAnnouncer:

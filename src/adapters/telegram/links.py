@@ -12,6 +12,8 @@ from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS, TOKEN_LIFETIME_
 GAME_SHORT_NAME = "noitu"
 ROOM_COMMAND = "noituphong"  # a room card (spec B10)
 TOP_COMMAND = "noitutop"  # the chat's leaderboard
+REPORT_COMMAND = "baotu"  # /baotu <từ>: report a missing word (spec B11)
+LOOKUP_COMMAND = "tu"  # /tu <từ>: is a word in the game (spec B11)
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,18 @@ from aiogram import Bot, Dispatcher
 from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
-from noitu.adapters.telegram.links import GAME_SHORT_NAME, ROOM_COMMAND, TOP_COMMAND
+from noitu.adapters.telegram.links import (
+    GAME_SHORT_NAME,
+    LOOKUP_COMMAND,
+    REPORT_COMMAND,
+    ROOM_COMMAND,
+    TOP_COMMAND,
+)
 from noitu.adapters.telegram.retry import describe, retry_delay
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
+    LOOKUP_COMMAND_DESCRIPTION,
+    REPORT_COMMAND_DESCRIPTION,
     ROOM_COMMAND_DESCRIPTION,
     TOP_COMMAND_DESCRIPTION,
 )
@@ -118,6 +126,8 @@ class TelegramRunner:
             BotCommand(command=GAME_SHORT_NAME, description=COMMAND_DESCRIPTION),
             BotCommand(command=ROOM_COMMAND, description=ROOM_COMMAND_DESCRIPTION),
             BotCommand(command=TOP_COMMAND, description=TOP_COMMAND_DESCRIPTION),
+            BotCommand(command=REPORT_COMMAND, description=REPORT_COMMAND_DESCRIPTION),
+            BotCommand(command=LOOKUP_COMMAND, description=LOOKUP_COMMAND_DESCRIPTION),
         ]
         if await self._keep_trying("set_my_commands", lambda: self.bot.set_my_commands(commands)):
             log.info("set_my_commands_done")

@@ -31,3 +31,23 @@ __all__ = [
     "NO_GAME_MESSAGE",
     "SEND_FAILED",
 ]
+
+# The words the players bring (spec B11).
+REPORT_COMMAND_DESCRIPTION = "Báo một từ còn thiếu"
+LOOKUP_COMMAND_DESCRIPTION = "Xem một từ có trong trò chơi không"
+REPORT_USAGE = "Gõ /baotu rồi đến từ còn thiếu, ví dụ: /baotu trà sữa"
+LOOKUP_USAGE = "Gõ /tu rồi đến từ cần xem, ví dụ: /tu trà sữa"
+WORD_IN_GAME = "«{word}» có trong trò chơi."
+VARIANT_IN_GAME = "«{asked}» có trong trò chơi, viết là «{word}»."
+ADDED_ON = " Từ này đã được thêm ngày {date}."
+WORD_NOT_IN_GAME = "«{word}» chưa có trong trò chơi. Gửi /baotu {word} để báo thiếu từ nhé!"
+REVIEW_TITLE = "Từ được báo thiếu: «{word}»"
+REVIEW_COUNT = "Số người báo: {count}"
+REVIEW_NEAREST = "Từ gần nhất: {words}"
+REVIEW_NO_NEAREST = "Từ gần nhất: (không có)"
+REVIEW_ADD = "Thêm"
+REVIEW_SKIP = "Bỏ qua"
+REVIEW_ADDED_BY = "Đã thêm bởi {name}."
+REVIEW_SKIPPED_BY = "Đã bỏ qua bởi {name}."
+REVIEW_ADMINS_ONLY = "Chỉ quản trị viên của nhóm này mới bấm được."
+REVIEW_DONE = "Xong!"

@@ -74,9 +74,10 @@ class PlayMove:
         work.commit()
         if typed_word_too_long(command.word):
             return BadRequest(WORD_TOO_LONG)
-        outcome = game.play(
-            normalize(command.word), now, self._opponents[game.difficulty], self._rng
-        )
+        typed = normalize(command.word)
+        outcome = game.play(typed, now, self._opponents[game.difficulty], self._rng)
+        if outcome.rejection is Rejection.NOT_IN_DICTIONARY:
+            session.refused = typed
         return work, outcome.rejection, outcome.player_word, outcome.bot_word
 
     def _answer(

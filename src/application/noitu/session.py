@@ -65,6 +65,9 @@ class Session:
     # The session whose start ended this one (a start on the same game message, or one
     # that pushed it over the per-user cap): the page offers to go on there.
     replaced_by: str = ""
+    # The word of the last `not_in_dictionary` refusal (normalized): the only word this
+    # session may report as missing (spec B11).
+    refused: str = ""
     version: int = 0  # of the stored copy this one was read from (stores compare it)
 
     def copy(self) -> Session:
@@ -81,6 +84,7 @@ class Session:
             self.last_move_ms,
             self.report,
             self.replaced_by,
+            self.refused,
             self.version,
         )
 

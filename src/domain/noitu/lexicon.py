@@ -60,8 +60,10 @@ class Lexicon:
         "common_opening_candidates",
         "open_opening_candidates",
     )
-    # Filled as the game goes, never stored: one Word per word id that was played.
-    CACHES = ("_played",)
+    # Filled as the game goes, never stored: one Word per word id that was played; and
+    # the words the live overlay took out (spec B11), still in `word_ids` for the chains
+    # under way.
+    CACHES = ("_played", "retired")
 
     def __init__(self, entries: Iterable[DictionaryEntry], metadata: Mapping[str, str] | None = None):
         merged = merge_families(entries)
@@ -101,6 +103,8 @@ class Lexicon:
         self.common_out_degree: list[int] = common_degree
         self.open_opening_candidates: tuple[int, ...] = self._open_openings()
         self._played: dict[int, Word] = {}
+        # word -> id of a word the overlay removed: no longer playable, still decodable
+        self.retired: dict[str, int] = {}
 
     def _open_openings(self) -> tuple[int, ...]:
         """The common opening candidates whose last syllable starts ≥ 20 common words and
@@ -145,6 +149,7 @@ class Lexicon:
         for name in cls.SNAPSHOT_FIELDS:
             setattr(lexicon, name, fields[name])
         lexicon._played = {}
+        lexicon.retired = {}
         return lexicon
 
     def fields(self) -> dict[str, Any]:
@@ -162,7 +167,8 @@ class Lexicon:
         return len(self.words)
 
     def __contains__(self, word: object) -> bool:
-        return word in self.word_ids
+        """Whether a canonical word is playable (known, and not removed by the overlay)."""
+        return word in self.word_ids and word not in self.retired
 
     def word(self, word_id: int) -> Word:
         """The Word of an id; one object per word, shared by every chain that holds it."""
@@ -174,9 +180,92 @@ class Lexicon:
         return found
 
     def resolve(self, typed: str) -> int | None:
-        """The id of the word a normalized spelling stands for (spec B3), or None."""
+        """The id of the playable word a normalized spelling stands for (spec B3), or
+        None."""
         found = self.word_ids.get(typed)
+        retired = self.retired
         if found is not None:
-            return found
-        canonical = resolve_spelling(typed, self.word_ids.__contains__)
+            return None if retired and typed in retired else found
+        canonical = resolve_spelling(
+            typed, self.__contains__ if retired else self.word_ids.__contains__
+        )
         return None if canonical is None else self.word_ids[canonical]
+
+    # --- the live overlay (spec B11): words added and removed while the server runs ----
+    #
+    # Ids never change: an added word gets the next id (or its old id back), a removed
+    # word keeps its id, its row and its place in `word_ids` (chains under way, and the
+    # stores' codecs, still name it) and leaves only the indexes a new move or a bot
+    # reads; `retired` says which. Each change costs the work of one first syllable's
+    # word list, so a move costs the same with 0 or 10,000 additions.
+
+    def id_of_any(self, word: str) -> int | None:
+        """The id of a canonical word, playable or removed (what a stored chain names)."""
+        return self.word_ids.get(word)
+
+    def is_live(self, word_id: int) -> bool:
+        return self.words[word_id] not in self.retired
+
+    def add_word(self, word: str, tier: int, meanings: tuple[Meaning, ...] = ()) -> int:
+        """Make a normalized, filtered word playable; its id. A spelling variant of a
+        playable word (B3) joins that word's family: nothing changes."""
+        known = self.resolve(word)
+        if known is not None:
+            return known
+        word_id = self.retired.pop(word, None)
+        if word_id is None:
+            word_id = self._new_row(word, tier, meanings)
+            self.word_ids[word] = word_id
+        else:
+            self.tiers[word_id] = tier
+            self._played.pop(word_id, None)
+        first = self.first[word_id]
+        words = self.words
+        self.starting_with[first] = tuple(
+            sorted((*self.starting_with[first], word_id), key=words.__getitem__)
+        )
+        self.out_degree[first] += 1
+        if tier <= COMMON_TIER:
+            self.common_out_degree[first] += 1
+        return word_id
+
+    def remove_word(self, word: str) -> int | None:
+        """Take a word (any spelling of it) out of new moves; its id, or None when it is
+        not playable. Chains that hold it keep it."""
+        word_id = self.resolve(word)
+        if word_id is None:
+            return None
+        canonical = self.words[word_id]
+        self.retired[canonical] = word_id
+        first = self.first[word_id]
+        self.starting_with[first] = tuple(w for w in self.starting_with[first] if w != word_id)
+        self.out_degree[first] -= 1
+        if self.tiers[word_id] <= COMMON_TIER:
+            self.common_out_degree[first] -= 1
+        for name in ("opening_candidates", "common_opening_candidates", "open_opening_candidates"):
+            found = getattr(self, name)
+            if word_id in found:
+                setattr(self, name, tuple(w for w in found if w != word_id))
+        return word_id
+
+    def _new_row(self, word: str, tier: int, meanings: tuple[Meaning, ...]) -> int:
+        word_id = len(self.words)
+        self.words.append(word)
+        self.tiers.append(tier)
+        self.meanings.append(meanings[:MAX_MEANINGS])
+        head, _, tail = word.partition(" ")
+        self.first.append(self._syllable(head))
+        self.last.append(self._syllable(tail.rpartition(" ")[2]))
+        self.syllable_counts.append(tail.count(" ") + 2)
+        return word_id
+
+    def _syllable(self, syllable: str) -> int:
+        key = syllable_key(syllable)
+        found = self.syllable_ids.get(key)
+        if found is None:
+            found = self.syllable_ids[key] = len(self.syllable_names)
+            self.syllable_names.append(key)
+            self.starting_with.append(())
+            self.out_degree.append(0)
+            self.common_out_degree.append(0)
+        return found

@@ -1,11 +1,12 @@
-"""The `noitu` command: `serve` and `token` (nối từ), `arena` (the bot arena: a match,
+"""The `noitu` command: `serve` and `token` (nối từ), `words` (the words players
+report), `arena` (the bot arena: a match,
 a bot's self-check), `bench` (the benchmarks, from noitu.bench)."""
 
 from __future__ import annotations
 
 import argparse
 
-from noitu.entrypoints.cli import arena, noitu
+from noitu.entrypoints.cli import arena, noitu, words
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     noitu.add_arguments(commands)
+    words.add_arguments(commands)
     arena.add_arguments(commands)
     # The benchmarks live in bench/ (installed as noitu.bench); each imports its heavy
     # parts only when it runs.

@@ -66,6 +66,15 @@ class BotIndex:
 
     def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
+        self._build()
+
+    def refresh(self) -> None:
+        """Rebuild every index in place after the Lexicon's live overlay changed (spec
+        B11): the policies holding this index see the new words at once."""
+        self._build()
+
+    def _build(self) -> None:
+        lexicon = self.lexicon
         count = len(lexicon.syllable_names)
         edge_ids: dict[tuple[int, int], int] = {}
         edge_of: list[int] = []
@@ -73,7 +82,10 @@ class BotIndex:
         edge_last: list[int] = []
         edge_size: list[int] = []
         edges_from: list[list[int]] = [[] for _ in range(count)]
-        for first, last in zip(lexicon.first, lexicon.last):
+        # A word the live overlay removed keeps an edge (chains under way hold it) but
+        # is not counted in it; an edge with no playable word is no move.
+        retired = set(lexicon.retired.values())
+        for word_id, (first, last) in enumerate(zip(lexicon.first, lexicon.last)):
             edge = edge_ids.get((first, last))
             if edge is None:
                 edge = edge_ids[(first, last)] = len(edge_last)
@@ -82,7 +94,10 @@ class BotIndex:
                 edge_size.append(0)
                 edges_from[first].append(edge)
             edge_of.append(edge)
-            edge_size[edge] += 1
+            if word_id not in retired:
+                edge_size[edge] += 1
+        if retired:
+            edges_from = [[e for e in edges if edge_size[e]] for edges in edges_from]
         self.edge_of = edge_of
         self.edge_first = edge_first
         self.edge_last = edge_last
@@ -91,6 +106,8 @@ class BotIndex:
         into: list[list[int]] = [[] for _ in range(count)]
         loops = [0] * count  # words that start and end on the same syllable
         for edge, (first, last) in enumerate(zip(edge_first, edge_last)):
+            if not edge_size[edge]:
+                continue
             into[last].append(edge)
             if first == last:
                 loops[first] = edge_size[edge]

@@ -1,0 +1,1 @@
+"""The additions store of the words the players bring (spec B11): memory, SQLite, Redis."""
