@@ -719,18 +719,17 @@ class Container(containers.DeclarativeContainer):
     # them, so the CLI's rebuild can name them too.
     ladder_roster = providers.Object(BuiltinBots)
     rank_bot = providers.Singleton(RankBot, arena_repository, ladder_members, ladder_standings)
+    ladder_history = ladder_stores.provided.history
     unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
+    ladder_listing = ladder_stores.provided.listing
     resume_bot = providers.Singleton(ResumeBot, arena_repository, ladder_members)
     show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
-    list_ladder = providers.Singleton(
-        ListLadder, ladder_members, ladder_standings, ladder_roster, arena_repository
-    )
+    list_ladder = providers.Singleton(ListLadder, ladder_listing, ladder_roster)
     ladder_bot = providers.Singleton(
-        LadderBotOf, ladder_members, ladder_standings, ladder_results, ladder_roster,
-        arena_repository,
+        LadderBotOf, ladder_listing, ladder_history, ladder_roster, arena_repository
     )
     ladder_matches = providers.Singleton(
-        LadderMatches, arena_repository, arena_repository, ladder_results
+        LadderMatches, arena_repository, arena_repository, ladder_results, ladder_listing
     )
     # Each bot's history (B8): its matches and figures, built-ins by their names.
     bot_matches = providers.Singleton(

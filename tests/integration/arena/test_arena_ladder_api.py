@@ -82,7 +82,7 @@ def error(answer: Any) -> tuple[int, str]:
 
 async def test_the_table_starts_with_the_builtins_at_the_first_rating(arena: Arena):
     rows = await arena.table()
-    assert [row["botId"] for row in rows] == list(BuiltinBots.names())
+    assert [row["botId"] for row in rows] == list(reversed(BuiltinBots.names()))  # strongest first
     assert [row["rank"] for row in rows] == [1, 2, 3]
     assert {row["botId"]: row["language"] for row in rows} == {
         "random": "python", "tactical": "python", "strong": "cpp",
@@ -92,7 +92,7 @@ async def test_the_table_starts_with_the_builtins_at_the_first_rating(arena: Are
         "rank", "botId", "name", "language", "builtin", "mu", "sigma", "ordinal", "games",
         "wins", "draws", "losses", "lastGameMs", "suspended",
     }
-    assert first["builtin"] and first["name"] == "random" and first["mu"] == pytest.approx(25)
+    assert first["builtin"] and first["name"] == "strong" and first["mu"] == pytest.approx(25)
     assert (first["games"], first["lastGameMs"], first["suspended"]) == (0, None, False)
 
 

@@ -53,7 +53,7 @@ class RankBot:
         known = await self._members.get(bot.id)
         if known is not None:
             return RankedBot.of(known)
-        played = (await self._standings.load()).of(bot.id).games
+        played = (await self._standings.load((bot.id,))).of(bot.id).games
         member = Member(
             bot=bot.id, owner=bot.owner, created_ms=bot.created_ms,
             placement_step=FIRST_PLACEMENT_STEP if played == 0 else None,
