@@ -718,7 +718,6 @@ class Container(containers.DeclarativeContainer):
     # The built-ins' names are the class's (static): no builder or probe is needed to list
     # them, so the CLI's rebuild can name them too.
     ladder_roster = providers.Object(BuiltinBots)
-    rank_bot = providers.Singleton(RankBot, arena_repository, ladder_members, ladder_standings)
     ladder_history = ladder_stores.provided.history
     unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
     ladder_listing = ladder_stores.provided.listing
@@ -759,6 +758,10 @@ class Container(containers.DeclarativeContainer):
         redis=providers.Singleton(redis_address_limiter, redis, settings.provided.address_limits),
     )
     admission = providers.Singleton(Admission, address_limiter, clock)
+    # Ranking counts toward the address's uploads (B10).
+    rank_bot = providers.Singleton(
+        RankBot, arena_repository, ladder_members, ladder_standings, admission
+    )
     build_queue = providers.Singleton(BuildQueue, providers.Callable(build_slots), clock)
 
     # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------

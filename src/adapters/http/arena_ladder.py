@@ -3,7 +3,8 @@
 Thin: each handler reads the path and the owner key, calls one use case and maps its
 result to the JSON views below (camelCase); errors go through the one table in
 `errors`. Ranking, unranking and resuming are the owner's (the `X-Owner-Key` header, as
-for the bot routes); the table is anyone's.
+for the bot routes); ranking counts toward the client address's uploads (B10). The
+table is anyone's.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 import msgspec
-from litestar import Router, delete, get, post, put
+from litestar import Request, Router, delete, get, post, put
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
 from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import FromPath, Parameter
@@ -26,9 +27,11 @@ from noitu.adapters.http.arena_bots import (
     require_owner_key,
     seat_view,
 )
+from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.errors import (
+    AddressTooManyUploads,
     BadOwnerKey,
     BadRequest,
     BotNotBuilt,
@@ -165,6 +168,7 @@ class ArenaLadderUseCases(Protocol):
     fit)."""
 
     rank_bot: Callable[[], RankBot]
+    client_addresses: Callable[[], ClientAddresses]
     unrank_bot: Callable[[], UnrankBot]
     resume_bot: Callable[[], ResumeBot]
     list_ladder: Callable[[], ListLadder]
@@ -247,13 +251,21 @@ def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
     @put(
         "/bots/{bot_id:str}",
         summary="Rank one's built bot: it becomes public and joins the ladder",
-        description="At most 3 ranked bots per owner. Ranking a ranked bot changes nothing.",
+        description=(
+            "At most 3 ranked bots per owner. Ranking a ranked bot changes nothing. "
+            "Ranking counts toward the client address's uploads a minute."
+        ),
         responses=error_responses(
-            BadOwnerKey, NotOwner, BotNotFound, BotNotBuilt, TooManyRanked, Busy
+            BadOwnerKey, NotOwner, BotNotFound, BotNotBuilt, TooManyRanked,
+            AddressTooManyUploads, Busy,
         ),
     )
-    async def rank(bot_id: FromPath[str], owner_key: OwnerKey = None) -> RankedView:
-        return ranked_view(await use_cases.rank_bot()(RankBotCommand(bot_id, owner_key)))
+    async def rank(
+        request: Request, bot_id: FromPath[str], owner_key: OwnerKey = None
+    ) -> RankedView:
+        address = use_cases.client_addresses().of(request)
+        command = RankBotCommand(bot_id, owner_key, address)
+        return ranked_view(await use_cases.rank_bot()(command))
 
     @delete(
         "/bots/{bot_id:str}",
