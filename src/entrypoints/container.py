@@ -87,6 +87,7 @@ from noitu.application.arena.ladder.record_ladder_result import RecordLadderResu
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.ladder.stage import RoomStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
@@ -719,7 +720,6 @@ class Container(containers.DeclarativeContainer):
     # them, so the CLI's rebuild can name them too.
     ladder_roster = providers.Object(BuiltinBots)
     ladder_history = ladder_stores.provided.history
-    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
     ladder_listing = ladder_stores.provided.listing
     resume_bot = providers.Singleton(ResumeBot, arena_repository, ladder_members)
     show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
@@ -964,6 +964,15 @@ class Container(containers.DeclarativeContainer):
         host_match,
         slots=providers.Callable(worker_slots),
     )
+    # Where the ladder's matches are played. One machine: rooms of this process; several
+    # (B9): rooms on the board, their matches jobs for the workers.
+    ladder_stage = providers.Selector(
+        job_queue_kind,
+        local=providers.Singleton(RoomStage, room_host, start_match, id_source),
+        saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
+    )
+    # Unranking ends the bot's ladder matches that wait where the stage keeps them.
+    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members, ladder_stage)
     # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
     play_ladder = providers.Singleton(
         PlayLadder,
@@ -978,11 +987,5 @@ class Container(containers.DeclarativeContainer):
         arena_timer,
         id_source,
         on_error=providers.Object(ladder_pass_failed),
-        # One machine: rooms of this process (the default stage); several (B9): rooms
-        # on the board, their matches jobs for the workers.
-        stage=providers.Selector(
-            job_queue_kind,
-            local=providers.Object(None),
-            saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
-        ),
+        stage=ladder_stage,
     )
