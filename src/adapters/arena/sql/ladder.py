@@ -357,10 +357,23 @@ class SqlLadderListing:
         self._made: dict[tuple[str, ...], _TableStatements] = {}
 
     @staticmethod
-    def _uploads() -> Any:
-        """The ranked uploads that still exist, with their names and standings, in
-        the table's order (the index's)."""
+    def _in_order(members: Any) -> list[Any]:
+        """The table's order of the ranked bots (the index's)."""
+        return [
+            members.c.ordinal.desc(), members.c.games.desc(), members.c.created_ms,
+            members.c.seq,
+        ]
+
+    @staticmethod
+    def _uploads(chosen: Any = None) -> Any:
+        """The ranked uploads that still exist (all, or the `chosen` subquery's seqs),
+        with their names and standings, in the table's order."""
         members, standing = ladder_members, ladder_standings
+        joined = members.join(bots, bots.c.id == members.c.bot).outerjoin(
+            standing, standing.c.bot == members.c.bot
+        )
+        if chosen is not None:
+            joined = chosen.join(joined, members.c.seq == chosen.c.seq)
         return (
             select(
                 members.c.seq.label("seq"), members.c.bot, members.c.owner,
@@ -370,15 +383,8 @@ class SqlLadderListing:
                 standing.c.mu, standing.c.sigma, standing.c.wins, standing.c.draws,
                 standing.c.losses, standing.c.last_game_ms,
             )
-            .select_from(
-                members.join(bots, bots.c.id == members.c.bot).outerjoin(
-                    standing, standing.c.bot == members.c.bot
-                )
-            )
-            .order_by(
-                members.c.ordinal.desc(), members.c.games.desc(), members.c.created_ms,
-                members.c.seq,
-            )
+            .select_from(joined)
+            .order_by(*SqlLadderListing._in_order(members))
         )
 
     @staticmethod
@@ -442,11 +448,21 @@ class SqlLadderListing:
             keys = [
                 bindparam(name, type_=kind) for name, kind in zip(_KEY_NAMES, kinds, strict=True)
             ]
-            uploads = self._uploads()
+            members = ladder_members
+            # The page's ranked bots: their seqs skipped and taken through the index
+            # alone (it holds the bot, for the check that it still exists), then joined.
+            chosen = (
+                select(members.c.seq)
+                .select_from(members.join(bots, bots.c.id == members.c.bot))
+                .order_by(*self._in_order(members))
+                .limit(bindparam("take"))
+                .offset(bindparam("skip"))
+                .subquery("chosen")
+            )
             made = self._made[key] = _TableStatements(
                 founders=self._founders(key) if key else None,
-                uploads=uploads.limit(bindparam("take")).offset(bindparam("skip")),
-                one=uploads.order_by(None).where(ladder_members.c.bot == bindparam("bot")),
+                uploads=self._uploads(chosen),
+                one=self._uploads().order_by(None).where(members.c.bot == bindparam("bot")),
                 ahead=select(self._ahead(*keys)),
             )
         return made

@@ -233,6 +233,7 @@ Index(
     ladder_members.c.games.desc(),
     ladder_members.c.created_ms,
     ladder_members.c.seq,
+    ladder_members.c.bot,  # the page's walk and a rank's count read the index alone
 )
 
 ladder_results = Table(

@@ -86,7 +86,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_arena_ladder_members_table_order",
         "arena_ladder_members",
-        [sa.text("ordinal DESC"), sa.text("games DESC"), "created_ms", "seq"],
+        [sa.text("ordinal DESC"), sa.text("games DESC"), "created_ms", "seq", "bot"],
     )
     _fold_what_is_stored()
 
