@@ -3,7 +3,8 @@
 long `/healthz` waits while clients read bots' pages.
 
     .venv/bin/python bench/arena_ladder_reads.py [--results 50000] [--ranked 5000]
-                                                 [--players 40] [--requests 300] [--json]
+                                                 [--players 40] [--requests 300]
+                                                 [--runs 3] [--json]
 
 The arena's SQLite database (the embedded default) is seeded directly (`seed_ladder`):
 `--ranked` uploaded bots, each of its own owner and ranked (the sybil table of issue 30:
@@ -14,13 +15,16 @@ keeps them (folded by the ladder's own rules, as `noitu arena ladder rebuild` fo
 them). The server then runs as the README starts it (MODULES=arena), its ladder driver
 off (NOITU_ARENA_LADDER=0: nothing but the reads runs).
 
-Measured, one request at a time after 20 of warm-up, `--requests` each: the table's
-first page and its last (`GET /arena/api/ladder`, 100 rows a page), a ranked bot's page and a built-in's
-(`GET /arena/api/ladder/bots/{id}`: its row and its newest page of ratings), the ladder's
-matches (`GET /arena/api/ladder/matches`, all of them and one bot's), and a second page
-of each. Then four clients read bots' pages back to back while a fifth asks `/healthz`
-every 50 ms: the health check's p50 / p99 / max. Printed with the machine's core count
-and load average.
+Measured, one request at a time after 20 of warm-up, `--requests` each (the wall time
+of each, and the server process's CPU time per request, which other work on the
+machine does not inflate as much): the table's
+first page and its last (`GET /arena/api/ladder`, 100 rows a page), a ranked bot's page
+and a built-in's (`GET /arena/api/ladder/bots/{id}`: its row and its newest page of
+ratings; a ranked bot's older page too), the ladder's matches (`GET
+/arena/api/ladder/matches`, all of them and one bot's) and a second page of each. Then four clients read bots' pages back to back while a fifth asks `/healthz`
+every 50 ms: the health check's p50 / p99 / max. All of it `--runs` times on the same
+server; printed are the medians over the runs of each figure, with the machine's core
+count and load average.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ from noitu.adapters.arena.sql.models import (
     owners,
 )
 from noitu.bench.http_load import running_server
-from noitu.bench.machine import format_machine, machine, median, percentile
+from noitu.bench.machine import cpu_seconds, format_machine, machine, median, percentile
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.ladder.rating import FIRST_RATING
 from noitu.domain.arena.ladder.results import LadderResult
@@ -241,19 +245,23 @@ def _figures(samples_s: list[float]) -> dict[str, float]:
     }
 
 
-def _timed(client: httpx.Client, path: str, requests: int) -> dict[str, Any]:
+def _timed(client: httpx.Client, path: str, requests: int, server: int) -> dict[str, Any]:
+    """Wall time of each request, and the server process's CPU time per request (all
+    its threads: what the route costs, whatever else shares the machine)."""
     for _ in range(WARM_UP):
         answer = client.get(path)
         if answer.status_code != 200:
             raise RuntimeError(f"{path}: {answer.status_code} {answer.text[:200]}")
     samples = []
     size = 0
+    cpu_before = cpu_seconds(server)
     for _ in range(requests):
         began = time.perf_counter()
         answer = client.get(path)
         samples.append(time.perf_counter() - began)
         size = len(answer.content)
-    return {"path": path, "bytes": size, **_figures(samples)}
+    cpu_ms = (cpu_seconds(server) - cpu_before) * 1000 / requests
+    return {"path": path, "bytes": size, **_figures(samples), "cpu_ms": round(cpu_ms, 2)}
 
 
 async def _health_while_reading(base: str, paths: list[str], seconds: float) -> dict[str, Any]:
@@ -293,7 +301,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         env = {
             "MODULES": "arena", "NOITU_DATA_DIR": str(data_dir), "NOITU_ARENA_LADDER": "0",
         }
-        with running_server("s" * 32, env) as (_server, port):
+        with running_server("s" * 32, env) as (server, port):
             base = f"http://127.0.0.1:{port}"
             player, builtin = seeded.players[0], "strong"
             with httpx.Client(base_url=base, timeout=60) as client:
@@ -318,22 +326,47 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 }
                 # A second page only where the first is full (a small ladder has none).
                 routes = {name: path for name, path in routes.items() if "=None" not in path}
-                measured = {
-                    name: _timed(client, path, args.requests) for name, path in routes.items()
-                }
                 rows = len(client.get(f"{API}/ladder").json()["rows"])
                 points = len(first["ratings"])
-            pages = [f"{API}/ladder/bots/{bot}" for bot in seeded.players[:READERS]]
-            health = asyncio.run(_health_while_reading(base, pages, args.health_seconds))
+                pages = [f"{API}/ladder/bots/{bot}" for bot in seeded.players[:READERS]]
+                runs = []
+                for _ in range(args.runs):
+                    measured = {
+                        name: _timed(client, path, args.requests, server.pid)
+                        for name, path in routes.items()
+                    }
+                    health = asyncio.run(_health_while_reading(base, pages, args.health_seconds))
+                    runs.append({"routes": measured, "while_reading": health})
     return {
         "results": seeded.results,
         "ranked": len(seeded.ranked),
         "table_rows": rows,
         "points_a_page": points,
         "seed_s": round(seed_s, 1),
-        "routes": measured,
-        "while_reading": health,
+        "runs": runs,
+        "routes": {
+            name: {
+                "path": runs[0]["routes"][name]["path"],
+                "bytes": runs[0]["routes"][name]["bytes"],
+                **_medians([run["routes"][name] for run in runs]),
+            }
+            for name in runs[0]["routes"]
+        },
+        "while_reading": {
+            "readers": READERS,
+            "reads": sum(run["while_reading"]["reads"] for run in runs),
+            "healthz": _medians([run["while_reading"]["healthz"] for run in runs]),
+        },
         "machine": machine(),
+    }
+
+
+def _medians(figures: list[dict[str, Any]]) -> dict[str, float]:
+    """The median over runs of each figure (p50, p99, max; CPU a request)."""
+    return {
+        key: round(median([one[key] for one in figures]), 2)
+        for key in ("p50_ms", "p99_ms", "max_ms", "cpu_ms")
+        if key in figures[0]
     }
 
 
@@ -341,17 +374,18 @@ def format_report(report: dict[str, Any]) -> str:
     head = (
         f"ladder: {report['results']:,} results, {report['ranked']:,} ranked bots "
         f"({report['table_rows']:,} rows a table page), {report['points_a_page']} "
-        f"ratings a page; seeded in {report['seed_s']} s"
+        f"ratings a page; seeded in {report['seed_s']} s; medians of "
+        f"{len(report['runs'])} runs"
     )
     lines = [
         head,
         "",
-        f"{'route':<28} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'bytes':>9}",
+        f"{'route':<28} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'CPU ms':>8} {'bytes':>9}",
     ]
     for name, figures in report["routes"].items():
         lines.append(
             f"{name:<28} {figures['p50_ms']:>8} {figures['p99_ms']:>8} {figures['max_ms']:>8} "
-            f"{figures['bytes']:>9,}"
+            f"{figures['cpu_ms']:>8} {figures['bytes']:>9,}"
         )
     health = report["while_reading"]
     waits = health["healthz"]
@@ -374,6 +408,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=40)
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--health-seconds", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     report = run(args)
