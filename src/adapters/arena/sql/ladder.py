@@ -9,10 +9,11 @@ opening pairings at once cannot both take it. Reads of several tables (the stand
 the key they are folded through) run in one snapshot: REPEATABLE READ on PostgreSQL,
 SQLite's own transactions.
 
-A rated result is stored by the standings' write, with the standings and the points it
-moves, under the lock of `arena_ladder_state`'s one row; the reads of the table and of
-a bot's rating over time are a fixed number of statements whatever the number of rows
-(one for the table: the ranked bots joined to their names and standings), never a fold.
+A rated result is stored by the standings' write, with the standings, the points and
+the members' place keys it moves, under the lock of `arena_ladder_state`'s one row; the
+reads of the table and of a bot's rating over time are a fixed number of statements
+whatever the number of rows (two for a page of the table, through the index of its
+order on the members' rows), never a fold.
 
 `SqlLadder` makes the stores over one engine; on SQLite they share one asyncio lock
 for their writers, as the arena's repository does, so one process's writers queue here
@@ -260,28 +261,24 @@ class SqlLadderStandings:
         points = [_point_row(point) for point in folded.points]
         for start in range(0, len(points), _BATCH):
             await connection.execute(insert(ladder_points), points[start : start + _BATCH])
-        named = dict.fromkeys(point.bot for point in folded.points)
-        rows = [_standing_row(bot, folded.standings.of(bot)) for bot in named]
+        changed = {point.bot: folded.standings.of(point.bot) for point in folded.points}
         # The ranked bots' place keys follow their standings.
         if since is None:
             await connection.execute(
                 update(ladder_members).values(ordinal=FIRST_RATING.ordinal, games=0)
             )
-        if rows:
-            await connection.execute(
-                update(ladder_members)
-                .where(ladder_members.c.bot == bindparam("named"))
-                .values(ordinal=bindparam("new_ordinal"), games=bindparam("new_games")),
-                [
-                    {
-                        "named": bot, "new_ordinal": folded.standings.of(bot).rating.ordinal,
-                        "new_games": folded.standings.of(bot).games,
-                    }
-                    for bot in named
-                ],
-            )
-        if not rows:
+        if not changed:
             return
+        await connection.execute(
+            update(ladder_members)
+            .where(ladder_members.c.bot == bindparam("named"))
+            .values(ordinal=bindparam("new_ordinal"), games=bindparam("new_games")),
+            [
+                {"named": bot, "new_ordinal": standing.rating.ordinal, "new_games": standing.games}
+                for bot, standing in changed.items()
+            ],
+        )
+        rows = [_standing_row(bot, standing) for bot, standing in changed.items()]
         if since is None:
             for start in range(0, len(rows), _BATCH):
                 await connection.execute(insert(ladder_standings), rows[start : start + _BATCH])
