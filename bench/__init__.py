@@ -18,6 +18,9 @@ imports `server_cpu` only when NOITU_BENCH_CPU=1).
 - `cluster`: the arena's several-machine processes on one machine (`noitu bench cluster`).
 - `arena_cluster`: B9's capacity and start latency on such a cluster (`noitu bench
   arena-cluster`); `arena_rooms` (a script) is its embedded counterpart.
+- `arena_ladder_reads` (a script): the ladder's read routes on a ladder of 50,000
+  results and 5,000 ranked bots seeded directly, and `/healthz` while bots' pages are
+  read (issue 30).
 
 `plot.py`, `redis_cost.py` and `word_additions.py` (the words the players bring: the
 cost of an addition, moves with 10,000 added words, the reach across instances) are

@@ -49,7 +49,8 @@ from noitu.adapters.http.noitu_words import (
 )
 from noitu.adapters.http.openapi import SchemaPart, complete_openapi
 from noitu.adapters.http.pages import kernel_router
-from noitu.adapters.http.paths import SCHEMA_PATH
+from noitu.adapters.http.paths import ARENA_API_PATH, SCHEMA_PATH
+from noitu.adapters.http.strict_query import declare_strict_query, strict_query
 from noitu.application.arena.ladder.play_ladder import PlayLadderCommand
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy, GameError
@@ -312,6 +313,7 @@ def create_app(container: Container) -> Litestar:
     lifespans: list[Lifespan] = [_resources(container)]
     # What each mounted part adds to the OpenAPI document (see http/openapi.py).
     schema_parts: list[SchemaPart] = []
+    before_request = None
     if settings.telegram_enabled:
         telegram_lifespans, telegram_routes = _telegram(container, settings)
         lifespans += telegram_lifespans
@@ -337,7 +339,11 @@ def create_app(container: Container) -> Litestar:
         lifespans.append(_arena_lifespan(container, settings))
         routes += arena_room_routers(container)
         routes += arena_ladder_routers(container)
-        schema_parts += [tighten_bots_schema, tighten_rooms_schema, tighten_ladder_schema]
+        schema_parts += [
+            tighten_bots_schema, tighten_rooms_schema, tighten_ladder_schema,
+            declare_strict_query(ARENA_API_PATH),
+        ]
+        before_request = strict_query(ARENA_API_PATH)
         routes.append(room_socket_router(container))
         lifespans.append(_rooms_lifespan(container, settings))
     _log_startup(settings)
@@ -345,6 +351,8 @@ def create_app(container: Container) -> Litestar:
     app = Litestar(
         route_handlers=routes,
         lifespan=lifespans,
+        # The arena API's GET routes refuse query parameters they do not declare.
+        before_request=before_request,
         before_send=[response_headers(settings.access_log)],
         request_class=GameRequest,
         exception_handlers={

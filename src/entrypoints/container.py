@@ -89,6 +89,7 @@ from noitu.application.arena.ladder.record_ladder_result import RecordLadderResu
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.ladder.stage import RoomStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
@@ -845,19 +846,16 @@ class Container(containers.DeclarativeContainer):
     # The built-ins' names are the class's (static): no builder or probe is needed to list
     # them, so the CLI's rebuild can name them too.
     ladder_roster = providers.Object(BuiltinBots)
-    rank_bot = providers.Singleton(RankBot, arena_repository, ladder_members, ladder_standings)
-    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members)
+    ladder_history = ladder_stores.provided.history
+    ladder_listing = ladder_stores.provided.listing
     resume_bot = providers.Singleton(ResumeBot, arena_repository, ladder_members)
     show_ladder = providers.Singleton(ShowLadder, ladder_members, ladder_standings, ladder_roster)
-    list_ladder = providers.Singleton(
-        ListLadder, ladder_members, ladder_standings, ladder_roster, arena_repository
-    )
+    list_ladder = providers.Singleton(ListLadder, ladder_listing, ladder_roster)
     ladder_bot = providers.Singleton(
-        LadderBotOf, ladder_members, ladder_standings, ladder_results, ladder_roster,
-        arena_repository,
+        LadderBotOf, ladder_listing, ladder_history, ladder_roster, arena_repository
     )
     ladder_matches = providers.Singleton(
-        LadderMatches, arena_repository, arena_repository, ladder_results
+        LadderMatches, arena_repository, arena_repository, ladder_results, ladder_listing
     )
     # Each bot's history (B8): its matches and figures, built-ins by their names.
     bot_matches = providers.Singleton(
@@ -887,6 +885,10 @@ class Container(containers.DeclarativeContainer):
         redis=providers.Singleton(redis_address_limiter, redis, settings.provided.address_limits),
     )
     admission = providers.Singleton(Admission, address_limiter, clock)
+    # Ranking counts toward the address's uploads (B10).
+    rank_bot = providers.Singleton(
+        RankBot, arena_repository, ladder_members, ladder_standings, admission
+    )
     build_queue = providers.Singleton(BuildQueue, providers.Callable(build_slots), clock)
 
     # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------
@@ -1090,6 +1092,15 @@ class Container(containers.DeclarativeContainer):
         matches=providers.Callable(match_slots, settings),
         builds=providers.Callable(worker_slots),
     )
+    # Where the ladder's matches are played. One machine: rooms of this process; several
+    # (B9): rooms on the board, their matches jobs for the workers.
+    ladder_stage = providers.Selector(
+        job_queue_kind,
+        local=providers.Singleton(RoomStage, room_host, start_match, id_source),
+        saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
+    )
+    # Unranking ends the bot's ladder matches that wait where the stage keeps them.
+    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members, ladder_stage)
     # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
     play_ladder = providers.Singleton(
         PlayLadder,
@@ -1104,11 +1115,5 @@ class Container(containers.DeclarativeContainer):
         arena_timer,
         id_source,
         on_error=providers.Object(ladder_pass_failed),
-        # One machine: rooms of this process (the default stage); several (B9): rooms
-        # on the board, their matches jobs for the workers.
-        stage=providers.Selector(
-            job_queue_kind,
-            local=providers.Object(None),
-            saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
-        ),
+        stage=ladder_stage,
     )

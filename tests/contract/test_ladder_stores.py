@@ -1,7 +1,9 @@
 """The ladder's ports (spec B8), as every store must keep them: results in their order
-and told once, standings written by compare-and-set, the ranked bots' cap checked in the
-same write, a bot in one live pairing at a time, one lease holder — on the in-memory
-stores the unit tests use and the SQL stores on SQLite and PostgreSQL.
+and told once, stored with the standings and points they move by compare-and-set,
+each bot's points read newest first a page at a time and as of a past result, the
+ranked bots' cap checked in the same write, a bot in one live pairing at a time, one
+lease holder — on the in-memory stores the unit tests use and the SQL stores on SQLite
+and PostgreSQL.
 
 `open_stores` opens the stores as a server would at start-up; each call is another
 instance (in memory, the one process's stores again), so the races below are between
@@ -11,8 +13,10 @@ instances, as they would be between servers sharing the database.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -21,13 +25,20 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from noitu.adapters.arena.sql import migrations
 from noitu.adapters.arena.sql.engine import create_engine
 from noitu.adapters.arena.sql.ladder import SqlLadder
+from noitu.adapters.arena.sql.repository import SqlArenaRepository
+from noitu.application.arena.ladder.history import fold_in
+from noitu.application.arena.ladder.ports import Written
 from noitu.domain.arena.board import Side
-from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.members import Member, founding_members
 from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
 from noitu.domain.arena.ladder.results import LadderResult
-from noitu.domain.arena.ladder.standings import Standings
+from noitu.domain.arena.ladder.standings import Standings, history_from
+from noitu.domain.arena.ladder.table import ladder_table, table_row
+from support.arena_databases import make_bot
 from support.ladder import (
+    MemoryBots,
     MemoryLease,
+    MemoryListing,
     MemoryMembers,
     MemoryPairings,
     MemoryResults,
@@ -44,6 +55,9 @@ class LadderStores:
     members: Any
     pairings: Any
     lease: Any
+    history: Any
+    listing: Any
+    bots: Any  # the arena's catalogue (`add_bot`), whose names the table shows
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgresql"])
@@ -56,9 +70,11 @@ async def open_stores(
     database: str, request: pytest.FixtureRequest, engines: list[AsyncEngine]
 ) -> Callable[[], Awaitable[LadderStores]]:
     if database == "memory":
+        results, members, bots = MemoryResults(), MemoryMembers(), MemoryBots()
+        standings = MemoryStandings(results)
         shared = LadderStores(
-            MemoryResults(), MemoryStandings(), MemoryMembers(), MemoryPairings(),
-            MemoryLease(),
+            results, standings, members, MemoryPairings(), MemoryLease(), standings,
+            MemoryListing(members, standings, bots), bots,
         )
 
         async def the_same() -> LadderStores:
@@ -73,7 +89,8 @@ async def open_stores(
         await migrations.upgrade(engine)
         ladder = SqlLadder(engine)
         return LadderStores(
-            ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.lease
+            ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.lease,
+            ladder.history, ladder.listing, SqlArenaRepository(engine),
         )
 
     return open_
@@ -88,9 +105,16 @@ def result(match_id: str, at: int, p1: str = "x", p2: str = "y") -> LadderResult
     return LadderResult(match_id, "pair", p1, p2, Side.P1, at)
 
 
+async def store(stores: LadderStores, one: LadderResult) -> Written:
+    """Add `one` after everything stored (a live ladder's usual write)."""
+    current = await stores.standings.load([one.p1, one.p2])
+    folded = current.fold([one])
+    return await stores.standings.replace(folded, expected=current.through, adding=one)
+
+
 async def test_results_come_back_in_end_time_then_match_id_order(stores):
-    for one in (result("0000000C", 20), result("0000000B", 10), result("0000000A", 10)):
-        assert await stores.results.append(one)
+    for one in (result("0000000A", 10), result("0000000B", 10), result("0000000C", 20)):
+        assert await store(stores, one) is Written.WRITTEN
     assert [r.match_id for r in await stores.results.after(None)] == [
         "0000000A", "0000000B", "0000000C",
     ]
@@ -100,8 +124,8 @@ async def test_results_come_back_in_end_time_then_match_id_order(stores):
 
 async def test_rated_says_which_matches_are_stored(stores):
     assert await stores.results.rated(["0000000A"]) == set()
-    assert await stores.results.append(result("0000000A", 10))
-    assert await stores.results.append(result("0000000B", 11))
+    await store(stores, result("0000000A", 10))
+    await store(stores, result("0000000B", 11))
     assert await stores.results.rated(["0000000A", "0000000C", "0000000B"]) == {
         "0000000A", "0000000B",
     }
@@ -109,20 +133,191 @@ async def test_rated_says_which_matches_are_stored(stores):
 
 
 async def test_a_result_is_stored_once(stores):
-    assert await stores.results.append(result("0000000A", 10))
-    assert not await stores.results.append(result("0000000A", 99, "y", "x"))
-    (kept,) = await stores.results.after(None)
-    assert kept == result("0000000A", 10)
+    assert await store(stores, result("0000000A", 10)) is Written.WRITTEN
+    kept = await stores.standings.load()
+    again = kept.fold([result("0000000A", 99, "y", "x")])
+    assert await stores.standings.replace(
+        again, expected=kept.through, adding=result("0000000A", 99, "y", "x")
+    ) is Written.KNOWN
+    assert await stores.results.after(None) == [result("0000000A", 10)]
+    assert await stores.standings.load() == kept
 
 
 async def test_standings_are_replaced_only_from_what_the_writer_read(stores):
-    first = Standings().after(result("0000000A", 10))
-    assert await stores.standings.replace(first, expected=None)
-    second = first.after(result("0000000B", 20))
-    assert not await stores.standings.replace(second, expected=None)  # stale writer
-    assert await stores.standings.load() == first
-    assert await stores.standings.replace(second, expected=first.through)
-    assert await stores.standings.load() == second
+    first = Standings().fold([result("0000000A", 10)])
+    assert await stores.standings.replace(first, expected=None) is Written.WRITTEN
+    second = first.standings.fold([result("0000000B", 20)])
+    assert await stores.standings.replace(second, expected=None) is Written.MOVED  # stale
+    assert await stores.standings.load() == first.standings
+    written = await stores.standings.replace(second, expected=first.standings.through)
+    assert written is Written.WRITTEN
+    assert await stores.standings.load() == second.standings
+
+
+async def test_standings_load_of_some_bots_and_through(stores):
+    folded = history_from([result("0000000A", 10, "a", "b"), result("0000000B", 20, "b", "c")])
+    await stores.standings.replace(folded, expected=None)
+    some = await stores.standings.load(["a", "nobody"])
+    assert dict(some.by_bot) == {"a": folded.standings.of("a")}
+    assert some.through == result("0000000B", 20).key
+    none = await stores.standings.load(())
+    assert dict(none.by_bot) == {} and none.through == some.through
+
+
+async def test_points_newest_first_a_page_at_a_time(stores):
+    history = [result(f"000000{n:02X}", n * 10, "a", f"o{n % 3}") for n in range(1, 8)]
+    folded = history_from(history)
+    await stores.standings.replace(folded, expected=None)
+    mine = [point for point in folded.points if point.bot == "a"]
+    assert await stores.history.points("a", None, 100) == mine[::-1]
+    first = await stores.history.points("a", None, 3)
+    assert first == mine[:-4:-1]
+    older = await stores.history.points("a", first[-1].key, 3)
+    assert older == mine[-4:-7:-1]
+    assert await stores.history.points("a", mine[0].key, 3) == []
+    assert await stores.history.points("o1", None, 100) == [
+        point for point in reversed(folded.points) if point.bot == "o1"
+    ]
+    assert await stores.history.points("nobody", None, 10) == []
+
+
+async def test_standings_as_they_were_before_a_result(stores):
+    history = [
+        result("0000000A", 10, "a", "b"), result("0000000B", 20, "b", "c"),
+        result("0000000C", 30, "a", "c"),
+    ]
+    await stores.standings.replace(history_from(history), expected=None)
+    before = await stores.standings.load_before(result("0000000C", 30).key, ["a", "c", "d"])
+    assert before == history_from(history[:2]).standings.__class__(
+        MappingProxyType({
+            "a": history_from(history[:1]).standings.of("a"),
+            "c": history_from(history[:2]).standings.of("c"),
+        }),
+        result("0000000B", 20).key,
+    )
+    earliest = await stores.standings.load_before(result("00000001", 5).key, ["a"])
+    assert dict(earliest.by_bot) == {} and earliest.through is None
+
+
+async def test_a_late_result_replaces_the_points_after_where_its_fold_starts(stores):
+    history = [result("0000000A", 10, "a", "b"), result("0000000C", 30, "a", "c")]
+    await stores.standings.replace(history_from(history), expected=None)
+    late = result("0000000B", 20, "c", "b")
+    base = await stores.standings.load_before(late.key, ["a", "b", "c"])
+    folded = base.fold([late, history[1]])
+    assert folded.since == history[0].key
+    written = await stores.standings.replace(folded, expected=history[1].key, adding=late)
+    assert written is Written.WRITTEN
+    whole = history_from([*history, late])
+    assert await stores.standings.load() == whole.standings
+    for bot in ("a", "b", "c"):
+        assert await stores.history.points(bot, None, 10) == [
+            point for point in reversed(whole.points) if point.bot == bot
+        ]
+
+
+async def test_a_rebuild_writes_every_point_and_standing_again(stores):
+    await stores.standings.replace(
+        history_from([result("0000000A", 10, "a", "gone")]), expected=None
+    )
+    rebuilt = history_from([result("0000000B", 20, "a", "b")])
+    written = await stores.standings.replace(rebuilt, expected=result("0000000A", 10).key)
+    assert written is Written.WRITTEN
+    assert await stores.standings.load() == rebuilt.standings  # "gone" is gone
+    assert await stores.history.points("gone", None, 10) == []
+    assert len(await stores.history.points("a", None, 10)) == 1
+
+
+BUILTINS = ("random", "tactical", "strong")
+
+
+async def test_the_table_is_paged_and_ordered_as_the_domain_orders_it(stores):
+    rng = random.Random(11)
+    owners = [f"{n:064x}" for n in range(1, 6)]
+    uploads = []
+    for n in range(14):
+        # a few bots made in the same ms, so the order of ranking settles their tie
+        record = make_bot(owner=owners[n % 5], created_ms=1_000 + n // 3, id=f"{n:016x}")
+        if n != 13:  # the last one is deleted: ranked, with no record, off the table
+            await stores.bots.add_bot(record)
+        await stores.members.rank(
+            Member(record.id, record.owner, record.created_ms, suspended=n == 4),
+            max_per_owner=3,
+        )
+        uploads.append(record.id)
+    # Results that leave exact ties: bots beating a fresh opponent each end equal.
+    history, n = [], 0
+    for bot in [*uploads[:6], "strong", "tactical"]:
+        n += 1
+        history.append(result(f"{n:08X}", n, bot, f"fresh{n}"))
+    for _ in range(12):
+        n += 1
+        history.append(result(f"{n:08X}", n, *rng.sample([*uploads, *BUILTINS], 2)))
+    await stores.standings.replace(history_from(history), expected=None)
+    members = [*founding_members(BUILTINS)]
+    members += [m for m in await stores.members.members() if m.bot != uploads[13]]
+    expected = ladder_table(members, await stores.standings.load())
+    whole = await stores.listing.page(BUILTINS, 0, 100)
+    assert [(e.rank, e.member.bot) for e in whole] == [(r.rank, r.bot) for r in expected]
+    assert [table_row(e.rank, e.member, e.standing) for e in whole] == list(expected)
+    assert {e.member.bot: e.name for e in whole if not e.member.builtin} == {
+        bot: "Bot Việt Nam số 1" for bot in uploads[:13]
+    }
+    assert [e.member.bot for e in await stores.listing.page(BUILTINS, 3, 4)] == [
+        r.bot for r in expected[3:7]
+    ]
+    assert await stores.listing.page(BUILTINS, len(expected), 10) == []
+    for row in expected:
+        placed = await stores.listing.place(row.bot, BUILTINS)
+        assert table_row(placed.rank, placed.member, placed.standing) == row
+    assert await stores.listing.place(uploads[13], BUILTINS) is None
+    assert await stores.listing.existing([uploads[0], uploads[13], "nobody"]) == {uploads[0]}
+
+
+async def test_the_tables_order_follows_every_write_of_the_standings(stores):
+    """The store may keep the order's keys apart from the standings: they follow the
+    live fold, a late result, a bot ranked again, a rebuild."""
+    bots = []
+    for n in range(4):
+        record = make_bot(owner=f"{n + 1:064x}", created_ms=1_000 + n, id=f"{n:016x}")
+        await stores.bots.add_bot(record)
+        bots.append(record.id)
+    for bot in bots[:3]:
+        await stores.members.rank(Member(bot, f"{int(bot, 16) + 1:064x}", 1_000), max_per_owner=3)
+
+    async def shown() -> list[str]:
+        return [entry.member.bot for entry in await stores.listing.page(BUILTINS, 0, 50)]
+
+    async def expected() -> list[str]:
+        members = [*founding_members(BUILTINS), *await stores.members.members()]
+        return [row.bot for row in ladder_table(members, await stores.standings.load())]
+
+    history = [result(f"0000000{n}", n * 10, bots[n % 4], BUILTINS[n % 3]) for n in range(1, 7)]
+    for one in history[:-2]:
+        assert await fold_in(stores.results, stores.standings, one)
+    assert await shown() == await expected()
+    late = result("00000009", 15, bots[2], "strong")  # between the first two
+    assert await fold_in(stores.results, stores.standings, late)
+    assert await shown() == await expected()
+    await stores.members.rank(Member(bots[3], f"{4:064x}", 1_003), max_per_owner=3)
+    assert await stores.members.unrank(bots[0])
+    assert await stores.members.rank(Member(bots[0], f"{1:064x}", 1_000), max_per_owner=3)
+    for one in history[-2:]:
+        assert await fold_in(stores.results, stores.standings, one)
+    assert await shown() == await expected()
+    current = await stores.standings.load(())
+    rebuilt = history_from([*history[2:], late])  # as if the first two were gone
+    assert await stores.standings.replace(rebuilt, expected=current.through) is Written.WRITTEN
+    assert await shown() == await expected()
+    for bot in await expected():
+        placed = await stores.listing.place(bot, BUILTINS)
+        assert placed.member.bot == bot and (await shown())[placed.rank - 1] == bot
+
+
+async def test_an_empty_ladder_lists_the_builtins_strongest_first(stores):
+    table = await stores.listing.page(BUILTINS, 0, 10)
+    assert [(e.rank, e.member.bot) for e in table] == [(1, "strong"), (2, "tactical"), (3, "random")]
+    assert all(e.member.builtin and e.standing.games == 0 for e in table)
 
 
 async def test_members_the_cap_per_owner_is_checked_in_the_same_write(stores):
@@ -214,10 +409,19 @@ async def test_standings_keep_floats_exactly_and_the_key(stores):
     standings = Standings()
     for n in range(1, 6):
         standings = standings.after(result(f"0000000{n}", n * 10, p1=f"b{n % 2}", p2="c"))
-    assert await stores.standings.replace(standings, expected=None)
+    folded = history_from(
+        result(f"0000000{n}", n * 10, p1=f"b{n % 2}", p2="c") for n in range(1, 6)
+    )
+    assert folded.standings == standings
+    assert await stores.standings.replace(folded, expected=None) is Written.WRITTEN
     loaded = await stores.standings.load()
     assert loaded == standings and loaded.through == result("00000005", 50).key
-    assert await stores.standings.replace(Standings(), expected=standings.through)
+    points = await stores.history.points("c", None, 10)
+    assert [point.standing for point in points] == [
+        point.standing for point in reversed(folded.points) if point.bot == "c"
+    ]
+    empty = Standings().fold([])
+    assert await stores.standings.replace(empty, expected=standings.through) is Written.WRITTEN
     assert await stores.standings.load() == Standings()
 
 
@@ -226,17 +430,24 @@ async def test_standings_keep_floats_exactly_and_the_key(stores):
 
 async def test_two_instances_writing_standings_at_once_one_wins(open_stores):
     instances = [await open_stores() for _ in range(4)]
-    base = Standings().after(result("0000000A", 10))
-    assert await instances[0].standings.replace(base, expected=None)
+    base = Standings().fold([result("0000000A", 10)])
+    assert await instances[0].standings.replace(base, expected=None) is Written.WRITTEN
     attempts = [
-        base.after(result(f"0000001{n}", 20 + n, p1=f"w{n}")) for n in range(len(instances))
+        base.standings.fold([result(f"0000001{n}", 20 + n, p1=f"w{n}")])
+        for n in range(len(instances))
     ]
     won = await asyncio.gather(*(
-        one.standings.replace(standings, expected=base.through)
-        for one, standings in zip(instances, attempts, strict=True)
+        one.standings.replace(folded, expected=base.standings.through, adding=folded_result)
+        for one, folded, folded_result in zip(
+            instances, attempts,
+            [result(f"0000001{n}", 20 + n, p1=f"w{n}") for n in range(len(instances))],
+            strict=True,
+        )
     ))
-    assert sum(won) == 1
-    assert await instances[0].standings.load() == attempts[won.index(True)]
+    assert sorted(won, key=str) == sorted([Written.WRITTEN] + [Written.MOVED] * 3, key=str)
+    winner = won.index(Written.WRITTEN)
+    assert await instances[0].standings.load() == attempts[winner].standings
+    assert len(await instances[0].results.after(None)) == 1  # the losers stored nothing
 
 
 async def test_an_owner_ranking_from_several_instances_at_once_stays_under_the_cap(open_stores):
@@ -268,13 +479,14 @@ async def test_the_lease_asked_for_at_once_has_one_holder(open_stores):
     assert sum(taken) == 1
 
 
-async def test_results_appended_at_once_are_stored_once(open_stores):
+async def test_a_result_told_by_several_instances_at_once_is_stored_once(open_stores):
     instances = [await open_stores() for _ in range(4)]
-    stored = await asyncio.gather(*(
-        one.results.append(result("0000000A", 10 + n)) for n, one in enumerate(instances)
+    told = await asyncio.gather(*(
+        fold_in(one.results, one.standings, result("0000000A", 10)) for one in instances
     ))
-    assert sum(stored) == 1
+    assert sum(folded is not None for folded in told) == 1
     assert len(await instances[0].results.after(None)) == 1
+    assert (await instances[0].standings.load()).of("x").games == 1
 
 
 async def test_a_pairing_keeps_the_instance_playing_it(stores):

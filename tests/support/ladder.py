@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from types import MappingProxyType
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.application.arena.ladder.play_ladder import PlayLadder, PlayLadderCommand
-from noitu.application.arena.ladder.ports import BuiltinRoster, LadderBots
+from noitu.application.arena.ladder.ports import (
+    BuiltinRoster,
+    LadderBots,
+    TableEntry,
+    Written,
+)
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadder
 from noitu.application.arena.ladder.record_ladder_result import (
@@ -33,10 +39,11 @@ from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.ports import Clock
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
-from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.members import Member, founding_members
 from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.ladder.results import LadderResult, ResultKey
-from noitu.domain.arena.ladder.standings import Standing, Standings
+from noitu.domain.arena.ladder.standings import Folded, Standing, StandingPoint, Standings
+from noitu.domain.arena.ladder.table import ladder_table
 from noitu.domain.arena.match import EndReason, Failure, Result
 from support.fakes import FakeClock
 
@@ -44,12 +51,6 @@ from support.fakes import FakeClock
 class MemoryResults:
     def __init__(self) -> None:
         self.by_match: dict[str, LadderResult] = {}
-
-    async def append(self, result: LadderResult) -> bool:
-        if result.match_id in self.by_match:
-            return False
-        self.by_match[result.match_id] = result
-        return True
 
     async def after(self, key: ResultKey | None) -> list[LadderResult]:
         ordered = sorted(self.by_match.values(), key=lambda result: result.key)
@@ -60,19 +61,54 @@ class MemoryResults:
 
 
 class MemoryStandings:
-    def __init__(self) -> None:
+    """The standings and every bot's points; a result is added to `results` by the
+    write that folds it in, as the SQL store does."""
+
+    def __init__(self, results: MemoryResults | None = None) -> None:
+        self.results = results or MemoryResults()
         self.stored = Standings()
+        #: Every point, in the history's order.
+        self.kept: list[StandingPoint] = []
         self.writes = 0
 
-    async def load(self) -> Standings:
-        return self.stored
+    async def load(self, bots: Collection[str] | None = None) -> Standings:
+        if bots is None:
+            return self.stored
+        chosen = {bot: self.stored.by_bot[bot] for bot in bots if bot in self.stored.by_bot}
+        return Standings(MappingProxyType(chosen), self.stored.through)
 
-    async def replace(self, standings: Standings, *, expected: ResultKey | None) -> bool:
+    async def load_before(self, key: ResultKey, bots: Collection[str]) -> Standings:
+        earlier = [point for point in self.kept if point.key < key]
+        by_bot = {point.bot: point.standing for point in earlier if point.bot in bots}
+        return Standings(MappingProxyType(by_bot), earlier[-1].key if earlier else None)
+
+    async def replace(
+        self, folded: Folded, *, expected: ResultKey | None, adding: LadderResult | None = None
+    ) -> Written:
+        if adding is not None and adding.match_id in self.results.by_match:
+            return Written.KNOWN
         if self.stored.through != expected:
-            return False
-        self.stored = standings
+            return Written.MOVED
+        if adding is not None:
+            self.results.by_match[adding.match_id] = adding
+        since = folded.since
+        kept = [] if since is None else [point for point in self.kept if point.key <= since]
+        self.kept = kept + list(folded.points)
+        by_bot = {} if since is None else dict(self.stored.by_bot)
+        for point in folded.points:
+            by_bot[point.bot] = folded.standings.of(point.bot)
+        self.stored = Standings(MappingProxyType(by_bot), folded.standings.through)
         self.writes += 1
-        return True
+        return Written.WRITTEN
+
+    async def points(
+        self, bot: str, before: ResultKey | None, limit: int
+    ) -> list[StandingPoint]:
+        mine = [
+            point for point in reversed(self.kept)
+            if point.bot == bot and (before is None or point.key < before)
+        ]
+        return mine[:limit]
 
 
 class MemoryMembers:
@@ -185,6 +221,10 @@ class MemoryBots:
         self.by_id[bot_id] = record
         return record
 
+    async def add_bot(self, bot: BotRecord) -> bool:
+        self.by_id[bot.id] = bot
+        return True
+
     async def get_bot(self, bot_id: str) -> BotRecord | None:
         return self.by_id.get(bot_id)
 
@@ -194,6 +234,42 @@ class MemoryBots:
             return False
         self.by_id[bot_id] = replace(known, public=public)
         return True
+
+
+class MemoryListing:
+    """The table's reads over the members, standings and bots in memory, ordered by
+    the domain's `ladder_table` itself."""
+
+    def __init__(
+        self, members: MemoryMembers, standings: MemoryStandings, bots: MemoryBots
+    ) -> None:
+        self._members = members
+        self._standings = standings
+        self._bots = bots
+
+    async def _table(self, builtins: Sequence[str]) -> list[TableEntry]:
+        ranked = [m for m in await self._members.members() if m.bot in self._bots.by_id]
+        members = {m.bot: m for m in (*founding_members(builtins), *ranked)}
+        standings = await self._standings.load()
+        entries = []
+        for row in ladder_table(members.values(), standings):
+            member = members[row.bot]
+            record = self._bots.by_id.get(row.bot)
+            entries.append(TableEntry(
+                row.rank, member, standings.of(row.bot),
+                None if member.builtin else record.name,  # type: ignore[union-attr]
+                None if member.builtin else record.language,  # type: ignore[union-attr]
+            ))
+        return entries
+
+    async def page(self, builtins: Sequence[str], after: int, limit: int) -> list[TableEntry]:
+        return [entry for entry in await self._table(builtins) if entry.rank > after][:limit]
+
+    async def place(self, bot: str, builtins: Sequence[str]) -> TableEntry | None:
+        return next((e for e in await self._table(builtins) if e.member.bot == bot), None)
+
+    async def existing(self, bots: Collection[str]) -> set[str]:
+        return {bot for bot in bots if bot in self._bots.by_id}
 
 
 class BuiltinNames:
@@ -233,7 +309,9 @@ class Ladder:
         self.clock = FakeClock()
         self.rng = random.Random(seed)
         self.bots, self.members = MemoryBots(), MemoryMembers()
-        self.results, self.standings = MemoryResults(), MemoryStandings()
+        self.results = MemoryResults()
+        self.standings = MemoryStandings(self.results)
+        self.listing = MemoryListing(self.members, self.standings, self.bots)
         self.pairings, self.lease, self.roster = MemoryPairings(), MemoryLease(), BuiltinNames()
         self.rank = RankBot(self.bots, self.members, self.standings)
         self.unrank = UnrankBot(self.bots, self.members)

@@ -3,7 +3,8 @@
 Thin: each handler reads the path and the owner key, calls one use case and maps its
 result to the JSON views below (camelCase); errors go through the one table in
 `errors`. Ranking, unranking and resuming are the owner's (the `X-Owner-Key` header, as
-for the bot routes); the table is anyone's.
+for the bot routes); ranking counts toward the client address's uploads (B10). The
+table is anyone's.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 import msgspec
-from litestar import Router, delete, get, post, put
-from litestar.openapi.spec import OpenAPI
+from litestar import Request, Router, delete, get, post, put
+from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
+from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import FromPath, Parameter
 
 from noitu.adapters.http.arena_bots import (
+    MATCH_CURSOR_PATTERN,
     MAX_BODY_BYTES,
     OwnerKey,
     SeatShownView,
@@ -24,9 +27,11 @@ from noitu.adapters.http.arena_bots import (
     require_owner_key,
     seat_view,
 )
+from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.errors import (
+    AddressTooManyUploads,
     BadOwnerKey,
     BadRequest,
     BotNotBuilt,
@@ -34,13 +39,22 @@ from noitu.application.arena.errors import (
     NotOwner,
 )
 from noitu.application.arena.ladder.errors import NotRanked, TooManyRanked
-from noitu.application.arena.ladder.ladder_bot import LadderBotOf, LadderBotQuery
+from noitu.application.arena.ladder.ladder_bot import (
+    RATINGS_PAGE_SIZE,
+    LadderBotOf,
+    LadderBotQuery,
+)
 from noitu.application.arena.ladder.ladder_matches import (
     LadderMatch,
     LadderMatches,
     LadderMatchesQuery,
 )
-from noitu.application.arena.ladder.list_ladder import ListedBot, ListLadder
+from noitu.application.arena.ladder.list_ladder import (
+    MAX_AFTER,
+    TABLE_PAGE_SIZE,
+    ListedBot,
+    ListLadder,
+)
 from noitu.application.arena.ladder.rank_bot import RankBot, RankBotCommand, RankedBot
 from noitu.application.arena.ladder.resume_bot import ResumeBot, ResumeBotCommand
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
@@ -68,6 +82,8 @@ class LadderRowView(msgspec.Struct, frozen=True, rename="camel"):
 
 class LadderView(msgspec.Struct, frozen=True):
     rows: list[LadderRowView]
+    #: Pass it as `after` for the next page (the last rank shown); null on the last page.
+    next: int | None
 
 
 class RankedView(msgspec.Struct, frozen=True, rename="camel"):
@@ -95,8 +111,11 @@ class RatingPointView(msgspec.Struct, frozen=True):
 class LadderBotView(msgspec.Struct, frozen=True):
     #: The bot's row of the table; null once it left the table (unranked).
     row: LadderRowView | None
-    #: Its rating after each of its rated ladder matches, oldest first.
+    #: Its rating after each of its rated ladder matches, oldest first: its newest
+    #: ones, or those before `before`, at most RATINGS_PAGE_SIZE.
     ratings: list[RatingPointView]
+    #: Pass it as `before` for the older ratings; null when these are the oldest.
+    next: str | None
 
 
 class LadderMatchView(msgspec.Struct, frozen=True, rename="camel"):
@@ -149,6 +168,7 @@ class ArenaLadderUseCases(Protocol):
     fit)."""
 
     rank_bot: Callable[[], RankBot]
+    client_addresses: Callable[[], ClientAddresses]
     unrank_bot: Callable[[], UnrankBot]
     resume_bot: Callable[[], ResumeBot]
     list_ladder: Callable[[], ListLadder]
@@ -162,30 +182,56 @@ KEYED = {("put", "/bots/{bot_id}"), ("delete", "/bots/{bot_id}"), ("post", "/bot
 
 def tighten_ladder_schema(schema: OpenAPI) -> None:
     """Say in the document what the handlers enforce: the owner's routes need the key
-    (without it no bot is the caller's)."""
+    (without it no bot is the caller's), and a bot's ratings are paged by the matches'
+    cursor (`<ms>.<match id>`)."""
     require_owner_key(schema, LADDER_PATH, KEYED, "ladder")
+    item = (schema.paths or {}).get(f"{LADDER_PATH}/bots/{{bot_id}}")
+    operation = item.get if item is not None else None
+    for parameter in (operation.parameters or []) if operation else []:
+        if isinstance(parameter, OpenAPIParameter) and parameter.name == "before":
+            parameter.schema = Schema(
+                type=OpenAPIType.STRING, pattern=MATCH_CURSOR_PATTERN,
+                description=parameter.description,
+            )
+            return
+    raise RuntimeError("the OpenAPI document lacks the ratings' `before`")
 
 
 def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
     @get(
         "/",
         summary="The ladder's table: every ranked bot, built-ins included, by μ − 3σ",
+        description=f"{TABLE_PAGE_SIZE} rows a page, from the top; `after` starts after a rank.",
         responses=error_responses(Busy),
     )
-    async def table() -> LadderView:
-        return LadderView([row_view(listed) for listed in await use_cases.list_ladder()()])
+    async def table(
+        after: Annotated[
+            int, Parameter(ge=0, le=MAX_AFTER, description="The previous page's `next`")
+        ] = 0,
+    ) -> LadderView:
+        page = await use_cases.list_ladder()(after)
+        return LadderView([row_view(listed) for listed in page.rows], page.next)
 
     @get(
         "/bots/{bot_id:str}",
         summary="One bot on the ladder: its row and its rating after each rated match",
-        description="Built-ins by their name. 404 for a bot that was never on the ladder.",
+        description=(
+            "Built-ins by their name. The ratings come newest page first, "
+            f"{RATINGS_PAGE_SIZE} a page, each page oldest first. 404 for a bot that was "
+            "never on the ladder."
+        ),
         responses=error_responses(BadOwnerKey, BotNotFound, Busy),
     )
-    async def one_bot(bot_id: FromPath[str], owner_key: OwnerKey = None) -> LadderBotView:
-        found = await use_cases.ladder_bot()(LadderBotQuery(bot_id, owner_key))
+    async def one_bot(
+        bot_id: FromPath[str],
+        owner_key: OwnerKey = None,
+        before: Annotated[str | None, Parameter(description="The previous page's `next`")] = None,
+    ) -> LadderBotView:
+        found = await use_cases.ladder_bot()(LadderBotQuery(bot_id, owner_key, before))
         return LadderBotView(
             None if found.row is None else row_view(found.row),
             [RatingPointView(p.ms, p.mu, p.sigma, p.ordinal) for p in found.ratings],
+            found.next,
         )
 
     @get(
@@ -205,13 +251,21 @@ def arena_ladder_routers(use_cases: ArenaLadderUseCases) -> list[Any]:
     @put(
         "/bots/{bot_id:str}",
         summary="Rank one's built bot: it becomes public and joins the ladder",
-        description="At most 3 ranked bots per owner. Ranking a ranked bot changes nothing.",
+        description=(
+            "At most 3 ranked bots per owner. Ranking a ranked bot changes nothing. "
+            "Ranking counts toward the client address's uploads a minute."
+        ),
         responses=error_responses(
-            BadOwnerKey, NotOwner, BotNotFound, BotNotBuilt, TooManyRanked, Busy
+            BadOwnerKey, NotOwner, BotNotFound, BotNotBuilt, TooManyRanked,
+            AddressTooManyUploads, Busy,
         ),
     )
-    async def rank(bot_id: FromPath[str], owner_key: OwnerKey = None) -> RankedView:
-        return ranked_view(await use_cases.rank_bot()(RankBotCommand(bot_id, owner_key)))
+    async def rank(
+        request: Request, bot_id: FromPath[str], owner_key: OwnerKey = None
+    ) -> RankedView:
+        address = use_cases.client_addresses().of(request)
+        command = RankBotCommand(bot_id, owner_key, address)
+        return ranked_view(await use_cases.rank_bot()(command))
 
     @delete(
         "/bots/{bot_id:str}",

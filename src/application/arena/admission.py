@@ -4,7 +4,9 @@ keys a client sends, since a key is free to make.
 The HTTP adapter finds the client's address (the socket's peer, or the last hop of
 `X-Forwarded-For` behind a proxy the operator trusts) and puts it in the command as
 plain text; the use cases ask `Admission` before they make an owner key, store an
-upload or open a room. An empty address (a caller that is not a network client, such
+upload, rank a bot or open a room. Ranking counts with the uploads: it puts a bot on
+everyone's table as an upload puts one in the store, so 12 a minute (the default) is the
+address's budget for both together. An empty address (a caller that is not a network client, such
 as a test of the use case alone) is not limited.
 """
 
@@ -30,6 +32,11 @@ class AddressAction(StrEnum):
     OWNER_KEY = "owner_key"  # an owner key made for a caller who sent none
     UPLOAD = "upload"
     ROOM = "room"
+    RANK = "rank"  # a bot put on the ladder: counted with the uploads
+
+
+#: Actions counted in another's window and against its limit.
+COUNTED_AS = {AddressAction.RANK: AddressAction.UPLOAD}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,7 @@ class AddressLimits:
             AddressAction.OWNER_KEY: self.owner_keys,
             AddressAction.UPLOAD: self.uploads,
             AddressAction.ROOM: self.rooms,
+            AddressAction.RANK: self.uploads,
         }[action]
 
 
@@ -60,6 +68,14 @@ REFUSALS: dict[AddressAction, type[GameError]] = {
     AddressAction.OWNER_KEY: AddressTooManyKeys,
     AddressAction.UPLOAD: AddressTooManyUploads,
     AddressAction.ROOM: AddressTooManyRooms,
+    AddressAction.RANK: AddressTooManyUploads,
+}
+#: What a refusal says when its error's own sentence is not about the action.
+REFUSAL_MESSAGES = {
+    AddressAction.RANK: (
+        "Địa chỉ mạng của bạn tải lên và xếp hạng bot hơi nhiều trong một phút."
+        " Chờ một lát rồi thử lại nhé."
+    ),
 }
 
 
@@ -72,6 +88,7 @@ class Admission:
         """Count `action` for `address`, or raise its 429 error with the wait."""
         if not address:
             return
-        wait_ms = await self._limiter.admit(action, address, self._clock.now_ms())
+        counted = COUNTED_AS.get(action, action)
+        wait_ms = await self._limiter.admit(counted, address, self._clock.now_ms())
         if wait_ms is not None:
-            raise REFUSALS[action](retry_after_ms=max(1, wait_ms))
+            raise REFUSALS[action](REFUSAL_MESSAGES.get(action), retry_after_ms=max(1, wait_ms))

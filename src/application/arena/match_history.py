@@ -10,6 +10,7 @@ as for the bot routes. A seat whose uploaded bot was deleted shows as "bot đã 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -70,6 +71,11 @@ class SeatNames:
     def __init__(self, catalogue: BotCatalogue) -> None:
         self._catalogue = catalogue
         self._exists: dict[str, bool] = {}
+
+    def learn(self, asked: Collection[str], existing: Collection[str]) -> None:
+        """What one read found: of the uploaded bots `asked`, those `existing` are
+        stored (a page of matches asks once, not once per bot)."""
+        self._exists.update((bot, bot in existing) for bot in asked)
 
     async def show(self, seat: Seat) -> SeatShown:
         if seat.kind is SeatKind.PERSON:

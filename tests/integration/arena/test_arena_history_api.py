@@ -2,7 +2,7 @@
 directory (spec B8 "History of every bot", "Pages and routes"): matches newest first,
 50 a page, the owner alone reading failures and stderr (for 7 days), deleted opponents
 shown as such, figures by side with reply times from the replays, a ladder bot's rating
-over time as a rebuild computes it."""
+over time as a rebuild computes it, a page at a time."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from dependency_injector import providers
 from litestar.testing import AsyncTestClient
 
+from noitu.application.arena.ladder.history import fold_in
 from noitu.application.arena.limits import UPLOAD_WINDOW_MS
 from noitu.application.arena.records import MatchRecord, Seat, owner_hash
 from noitu.application.arena.replay import SeatKind
@@ -216,19 +217,24 @@ async def test_figures_by_side_failures_and_reply_times(arena: Arena):
     assert empty["replyMs"] is None and empty["failures"] == {}
 
 
+async def rate(arena: Arena, result: LadderResult) -> None:
+    """Store a rated result as the ladder does: with the ratings it moves."""
+    container = arena.container
+    assert await fold_in(container.ladder_results(), container.ladder_standings(), result)
+
+
 async def test_ladder_bot_row_and_ratings_as_a_rebuild_computes_them(arena: Arena):
     bot = await arena.upload(public=True)
     assert (await arena.get(f"{LADDER}/bots/{bot}", KEY_A)).status_code == 404
     ranked = await arena.get(f"{LADDER}/bots/{bot}", KEY_A, method="PUT")
     assert ranked.status_code == 200, ranked.text
-    results = arena.container.ladder_results()
     stored = [
         LadderResult("000000A1", "p1", bot, "random", Side.P1, 1_000),
         LadderResult("000000A2", "p1", "random", bot, None, 2_000),
         LadderResult("000000A3", "p2", "tactical", "strong", Side.P2, 3_000),
     ]
     for one in stored:
-        assert await results.append(one)
+        await rate(arena, one)
     answer = await arena.get(f"{LADDER}/bots/{bot}")
     assert answer.status_code == 200, answer.text
     body = answer.json()
@@ -241,6 +247,7 @@ async def test_ladder_bot_row_and_ratings_as_a_rebuild_computes_them(arena: Aren
             "ordinal": rating.ordinal,
         })
     assert body["ratings"] == expected  # JSON keeps floats exactly
+    assert body["next"] is None
     strong = (await arena.get(f"{LADDER}/bots/strong")).json()
     assert strong["row"]["builtin"] and [p["ms"] for p in strong["ratings"]] == [3_000]
     # Unranked, it keeps its history and has no row.
@@ -253,9 +260,7 @@ async def test_ladder_bot_row_and_ratings_as_a_rebuild_computes_them(arena: Aren
 async def test_ladder_matches_newest_first_rated_and_filtered(arena: Arena):
     bot = await arena.upload(public=True)
     rated = await arena.play(mine(bot), TACTICAL, P1_WINS, ladder=True)
-    await arena.container.ladder_results().append(
-        LadderResult(rated.id, "pair", bot, "tactical", Side.P1, rated.finished_ms or 0)
-    )
+    await rate(arena, LadderResult(rated.id, "pair", bot, "tactical", Side.P1, rated.finished_ms or 0))
     unrated = await arena.play(TACTICAL, RANDOM, ABANDONED, ladder=True)
     await arena.play(mine(bot), RANDOM, DRAW)  # a room's: not the ladder's
     answer = await arena.get(f"{LADDER}/matches")

@@ -16,6 +16,7 @@ from dependency_injector import providers
 from litestar.testing import AsyncTestClient
 
 from noitu.adapters.arena.builtin import BuiltinBots
+from noitu.application.arena.admission import AddressLimits
 from noitu.application.arena.limits import UPLOAD_WINDOW_MS
 from noitu.domain.arena.ladder.members import MAX_RANKED_PER_OWNER
 from noitu.entrypoints.app import create_app
@@ -82,7 +83,7 @@ def error(answer: Any) -> tuple[int, str]:
 
 async def test_the_table_starts_with_the_builtins_at_the_first_rating(arena: Arena):
     rows = await arena.table()
-    assert [row["botId"] for row in rows] == list(BuiltinBots.names())
+    assert [row["botId"] for row in rows] == list(reversed(BuiltinBots.names()))  # strongest first
     assert [row["rank"] for row in rows] == [1, 2, 3]
     assert {row["botId"]: row["language"] for row in rows} == {
         "random": "python", "tactical": "python", "strong": "cpp",
@@ -92,7 +93,7 @@ async def test_the_table_starts_with_the_builtins_at_the_first_rating(arena: Are
         "rank", "botId", "name", "language", "builtin", "mu", "sigma", "ordinal", "games",
         "wins", "draws", "losses", "lastGameMs", "suspended",
     }
-    assert first["builtin"] and first["name"] == "random" and first["mu"] == pytest.approx(25)
+    assert first["builtin"] and first["name"] == "strong" and first["mu"] == pytest.approx(25)
     assert (first["games"], first["lastGameMs"], first["suspended"]) == (0, None, False)
 
 
@@ -141,6 +142,27 @@ async def test_at_most_three_ranked_bots_per_owner(arena: Arena):
     assert (await arena.call("PUT", f"{LADDER}/bots/{other}", KEY_B)).status_code == 200
     await arena.call("DELETE", f"{LADDER}/bots/{bots[0]}")
     assert (await arena.call("PUT", f"{LADDER}/bots/{bots[-1]}")).status_code == 200
+
+
+async def test_ranking_counts_toward_the_addresss_uploads_whatever_the_keys(arena: Arena):
+    # Issue 30: 5,000 sybil bots ranked from one address, a fresh owner key each (the
+    # cap per owner held; nothing per address did). Ranking counts like an upload (B10).
+    limit = AddressLimits().uploads
+    keys = [f"{n + 1:032x}" for n in range(limit + 1)]
+    bots = [await arena.upload(f"s{n}.py", key) for n, key in enumerate(keys)]
+    # every upload in a minute of its own (the fixture's clock); the rankings in one
+    arena.clock.advance(UPLOAD_WINDOW_MS)
+    for bot, key in zip(bots[:limit], keys, strict=False):
+        assert (await arena.call("PUT", f"{LADDER}/bots/{bot}", key)).status_code == 200
+    refused = await arena.call("PUT", f"{LADDER}/bots/{bots[-1]}", keys[-1])
+    assert error(refused) == (429, "address_too_many_uploads")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "xếp hạng" in refused.json()["message"]
+    assert bots[-1] not in [row["botId"] for row in await arena.table()]
+    # a bot ranked already changes nothing and counts nothing
+    assert (await arena.call("PUT", f"{LADDER}/bots/{bots[0]}", keys[0])).status_code == 200
+    arena.clock.advance(UPLOAD_WINDOW_MS)
+    assert (await arena.call("PUT", f"{LADDER}/bots/{bots[-1]}", keys[-1])).status_code == 200
 
 
 async def test_a_bot_whose_build_failed_is_not_ranked(arena: Arena):

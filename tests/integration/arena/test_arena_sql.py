@@ -21,14 +21,18 @@ from sqlalchemy.exc import IntegrityError
 
 from noitu.adapters.arena.sql import migrations
 from noitu.adapters.arena.sql.engine import create_engine, default_url, normalize_url
+from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.models import VERSION_TABLE, metadata
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.application.arena.records import new_bot_id
 from noitu.application.arena.storage import StorageUnavailable
+from noitu.domain.arena.board import Side
+from noitu.domain.arena.ladder.results import LadderResult
+from noitu.domain.arena.ladder.standings import history_from
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0007: the files' blobs compressed with lz4 on PostgreSQL).
-HEAD = "0007"
+#: The newest revision (0008: each bot's standing after each of its ladder results).
+HEAD = "0008"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -109,6 +113,56 @@ async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
     stored = await repo.get_match(old.id)
     assert stored is not None and stored.result == DRAW and stored.p1 == old.p1
     assert await repo.match_stderr(old.id) == (b"", b"")
+
+
+async def test_ladder_results_stored_before_0008_get_their_points_as_a_rebuild_folds_them(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine, "0007")
+    stored = [
+        LadderResult(f"0000000{n}", "pair", f"b{n % 3}", f"b{(n + 1) % 3}", side, n * 1_000)
+        for n, side in enumerate((Side.P1, None, Side.P2, Side.P1, Side.P2), start=1)
+    ]
+    async with engine.begin() as connection:
+        for one in stored:
+            await connection.execute(
+                text(
+                    "INSERT INTO arena_ladder_results (match_id, pairing_id, p1, p2, winner,"
+                    " ended_ms) VALUES (:m, 'pair', :p1, :p2, :w, :t)"
+                ),
+                {"m": one.match_id, "p1": one.p1, "p2": one.p2,
+                 "w": None if one.winner is None else one.winner.value, "t": one.ended_ms},
+            )
+        # The standings as a server left them: folded through the fourth result only
+        # (it stopped between storing the fifth and folding it in).
+        await connection.execute(
+            text("INSERT INTO arena_ladder_state (id, through_ms, through_match)"
+                 " VALUES (1, 4000, '00000004')")
+        )
+        for bot in ("b1", "never"):  # ranked: one that played, one that did not
+            await connection.execute(
+                text("INSERT INTO arena_ladder_members (bot, owner, created_ms,"
+                     " failures_in_row, suspended, placement_step)"
+                     " VALUES (:bot, 'o', 1, 0, false, NULL)"),
+                {"bot": bot},
+            )
+    await migrations.upgrade(engine)
+    ladder = SqlLadder(engine)
+    whole = history_from(stored)
+    assert await ladder.standings.load() == whole.standings
+    for bot in ("b0", "b1", "b2"):
+        assert await ladder.history.points(bot, None, 10) == [
+            point for point in reversed(whole.points) if point.bot == bot
+        ]
+    async with engine.connect() as connection:
+        stored = await connection.execute(
+            text("SELECT bot, ordinal, games FROM arena_ladder_members")
+        )
+        keys = {row.bot: (row.ordinal, row.games) for row in stored}
+    played = whole.standings.of("b1")
+    assert keys == {"b1": (played.rating.ordinal, played.games), "never": (0.0, 0)}
 
 
 async def test_the_migrated_schema_is_the_models(url, engines) -> None:

@@ -38,8 +38,11 @@ from noitu.application.arena.jobs import (
     R,
 )
 from noitu.application.arena.ladder.board_stage import BoardStage
+from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
+from noitu.application.arena.records import Seat, new_owner_key, owner_hash
+from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
 from noitu.application.arena.rooms.cards import room_of
@@ -64,12 +67,14 @@ from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms, OpenRoomsCommand
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.room import RoomSeat
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
+from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.match import EndReason
 from support.arena_rooms import Arena, ScriptedBot, builtin, first_legal, new_owner, person
-from support.ladder import LadderRun
+from support.ladder import LadderRun, MemoryMembers
 
 
 class CountingDesk(InMemoryRoomDesk):
@@ -735,3 +740,27 @@ async def test_a_flood_of_rooms_pushes_no_persons_room_nor_ones_own_off_the_lobb
     assert [room.code for room in lans.live] == [mine_playing.code, flood_live[-1]]
     minhs = await b.lobby(OpenRoomsCommand(limit=2, viewer=minh))
     assert [room.code for room in minhs.waiting] == [minh_waiting.code, person_waiting.code]
+
+async def test_unranking_closes_its_ladder_room_no_worker_took_yet(cluster: Cluster) -> None:
+    # Issue 30: an unranked bot's ladder match, queued for the workers, still started.
+    arena = cluster.arena
+    web = cluster.webs[0]
+    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
+    members = MemoryMembers()
+    key = new_owner_key(random.Random(5))
+    bot = arena.add_bot(owner_hash(key), public=True)
+    await members.rank(Member(bot.id, owner_hash(key), 1), max_per_owner=3)
+    seats = [
+        RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), seated_by=""),
+        RoomSeat(Seat(SeatKind.BUILTIN, "random", "random"), seated_by=""),
+    ]
+    outcome = await stage.begin(seats, 7, 8)
+    (code,) = cluster.jobs.queued
+    await UnrankBot(arena.stores, members, stage)(UnrankBotCommand(bot.id, key))
+    card = await cluster.board.get(code)
+    assert card.closed and card.match_id is None
+    assert await asyncio.wait_for(outcome(), 5) is None  # ended unplayed: the driver's
+    verdict = await cluster.run(code)  # a worker takes the job after all
+    assert verdict.match_id is None and arena.stores.matches == {}
+    latest = await arena.feed.latest(code)
+    assert latest.phase == "ABANDONED"

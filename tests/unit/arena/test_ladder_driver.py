@@ -5,14 +5,20 @@ scripted in-process; the ladder's stores are in memory; time is a fake clock."""
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 import pytest
 
 from noitu.application.arena.errors import WrongRoomPhase
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
+from noitu.application.arena.ladder.stage import RoomStage
+from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Artefact
+from noitu.application.arena.records import Seat, new_owner_key, owner_hash
+from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.rooms.room import RoomSeat
 from noitu.application.arena.rooms.surrender import SurrenderCommand
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
@@ -288,3 +294,66 @@ async def test_a_replay_due_while_rooms_hold_every_slot_waits_without_spinning(
         for bot in held:
             bot.release()
         await arena.background.settle()
+
+
+# --- Unranking (issue 30: an unranked bot still started a rated match 31 s later) -------
+
+
+def ranked_upload(arena: Arena, ladder: LadderRun) -> tuple[str, str]:
+    """An uploaded bot of a new owner, ranked: (its id, its owner's key)."""
+    key = new_owner_key(random.Random(9))
+    bot = arena.add_bot(owner_hash(key), public=True)
+    ladder.stores.members.by_bot[bot.id] = Member(bot.id, owner_hash(key), START_MS)
+    return bot.id, key
+
+
+async def test_unranking_cancels_the_match_of_its_pairing_not_begun_yet(tmp_path: Path):
+    # Two slots, so the ladder has one: the pairing's second match waits for the first.
+    arena = Arena(tmp_path, slots=2)
+    stage = RoomStage(arena.host, arena.start, random.Random(4))
+    ladder = LadderRun(
+        arena.host, arena.start, arena.stores, arena.timer, arena.clock,
+        roster=Roster("random"), builtins_alone=False, stage=stage,
+    )
+    bot, key = ranked_upload(arena, ladder)
+    (held,) = thinking_bots(arena, bot, 1)
+    unrank = UnrankBot(arena.stores, ladder.stores.members, stage)
+    try:
+        async with ladder.running():
+            await arena.until(lambda: ladder.driver.in_flight == 1, "the first match playing")
+            await arena.until(lambda: held.asked, "the bot thinking")
+            assert len(arena.stores.matches) == 1
+            assert (await unrank(UnrankBotCommand(bot, key))).was_ranked
+            held.release()
+            await arena.until(lambda: len(ladder.closed) == 1, "the pairing closed")
+            arena.timer.advance(TICK_MS)  # a tick: nothing else starts
+            await settle_a_while()
+    finally:
+        held.release()
+        await arena.background.settle()
+    (pairing,) = ladder.closed
+    played, cancelled = sorted(pairing.ends, key=lambda end: not end.rated)
+    assert played.rated and not cancelled.rated  # the match under way was rated
+    assert len(arena.stores.matches) == 1  # the second never started
+    assert list(ladder.stores.results.by_match) == [played.match_id]
+    assert ladder.stores.pairings.live_by_id == {}  # and is not played again
+
+
+async def test_unranking_ends_its_ladder_match_waiting_in_the_queue(tmp_path: Path):
+    # One slot: the ladder may hold none, so a ladder match begun waits in the queue.
+    arena = Arena(tmp_path, slots=1)
+    stage = RoomStage(arena.host, arena.start, random.Random(4))
+    ladder = LadderRun(arena.host, arena.start, arena.stores, arena.timer, arena.clock)
+    bot, key = ranked_upload(arena, ladder)
+    seats = [
+        RoomSeat(Seat(SeatKind.UPLOAD, bot, "mine", owner_hash(key)), seated_by=""),
+        RoomSeat(Seat(SeatKind.BUILTIN, "random", "random"), seated_by=""),
+    ]
+    outcome = await stage.begin(seats, 7, 8)
+    assert outcome is not None
+    (room,) = arena.registry.rooms()
+    await arena.until(lambda: arena.queue.place(room.match_id) == 1, "the match queued")
+    await UnrankBot(arena.stores, ladder.stores.members, stage)(UnrankBotCommand(bot, key))
+    played = await asyncio.wait_for(outcome(), 5)
+    assert played.result.reason is EndReason.ABANDONED  # not rated (B8)
+    assert arena.queue.waiting == 0 and arena.stores.matches[played.match_id].started_ms is None

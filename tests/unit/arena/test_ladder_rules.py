@@ -234,8 +234,25 @@ def test_entry_the_builtins_are_members_from_the_start():
     assert [m.bot for m in founders] == list(BUILTINS)
     assert all(m.builtin and m.owner is None and m.placement_step is None for m in founders)
     table = ladder_table(founders, Standings())
-    assert [r.bot for r in table] == list(BUILTINS)  # equal ratings: as listed
     assert all(r.mu == FIRST_RATING.mu and r.games == 0 for r in table)
+
+
+def test_an_empty_ladder_shows_the_builtins_strongest_first():
+    # Issue 30: all equal and as old as the server, they were shown as listed, which
+    # put `random` at #1. Listed weakest first (placement's order), a tie among them
+    # goes to the stronger.
+    assert list(BUILTINS) == ["random", "tactical", "strong"]
+    table = ladder_table(founding_members(BUILTINS), Standings())
+    assert [(r.rank, r.bot) for r in table] == [(1, "strong"), (2, "tactical"), (3, "random")]
+    # an uploaded bot that never played comes after them (the older bot wins a tie)...
+    newcomer = Member("n", OWNER, 5)
+    table = ladder_table([*founding_members(BUILTINS), newcomer], Standings())
+    assert [r.bot for r in table] == ["strong", "tactical", "random", "n"]
+    # ...and games decide as soon as they exist: one win puts random first
+    played = standings_from([result("00000001", "random", "strong", Side.P1, 3)])
+    assert [r.bot for r in ladder_table(founding_members(BUILTINS), played)] == [
+        "random", "tactical", "strong",
+    ]
 
 
 # --- Failures -------------------------------------------------------------------------

@@ -106,7 +106,7 @@ async def test_unrank_bot_leaves_it_public_and_keeps_its_history():
 
 async def test_entry_the_builtins_are_on_the_table_from_the_start():
     rows = await Ladder().show()
-    assert [row.bot for row in rows] == list(BUILTINS)
+    assert [row.bot for row in rows] == list(reversed(BUILTINS))  # strongest first
     assert all(row.builtin and row.mu == FIRST_RATING.mu for row in rows)
 
 
@@ -486,22 +486,22 @@ async def test_whole_history_rebuild_gives_the_live_table_twice():
 class RacedStandings(MemoryStandings):
     """A store where another writer gets in once, just before this one's first write."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, results) -> None:
+        super().__init__(results)
         self.other_writer = None
 
-    async def replace(self, standings, *, expected) -> bool:
+    async def replace(self, folded, *, expected, adding=None):
         writer, self.other_writer = self.other_writer, None
         if writer is not None:
             await writer()
-        return await super().replace(standings, expected=expected)
+        return await super().replace(folded, expected=expected, adding=adding)
 
 
 async def test_whole_history_a_writer_that_loses_the_race_folds_again():
     """Two instances record the two matches of a pairing at once: the one whose write
     comes second sees the other's, and neither result is lost."""
     ladder = Ladder()
-    ladder.standings = RacedStandings()
+    ladder.standings = RacedStandings(ladder.results)
     ladder.record = RecordLadderResult(
         ladder.results, ladder.standings, ladder.members, ladder.pairings, ladder.roster,
         ladder.clock, ladder.rng,

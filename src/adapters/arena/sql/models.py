@@ -19,9 +19,13 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   Not referenced by the bots' rows: files a crash left without a row are found and
   removed at start-up, as in a data directory. On PostgreSQL `data` is compressed
   with lz4 where the server has it (0007: pglz cost 20 ms a replay).
-- `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`),
+- `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`,
+  each with its place's keys in the table, μ − 3σ and games, copied from its standing:
+  0008),
   the rated results (the whole history), every rated bot's standing with the one-row
-  `ladder_state` saying which result they are folded through, the live pairings with
+  `ladder_state` saying which result they are folded through, each bot's standing
+  after each of its results (`points`, written with the result: its rating over time,
+  read a page at a time, 0008), the live pairings with
   one `ladder_busy` row per bot in one (its primary key keeps a bot in one pairing)
   and each pairing's `instance` (whose driver plays it: a restart ends its own, 0006),
   each bot's previous opponent, and the scheduler's lease. Bots are referenced by id
@@ -216,7 +220,20 @@ ladder_members = Table(
     Column("failures_in_row", Integer, nullable=False),
     Column("suspended", Boolean(create_constraint=False), nullable=False),
     Column("placement_step", Integer, nullable=True),
+    # The table's order (0008): the bot's μ − 3σ and games as its standing says, kept
+    # with its standing's every write, so a page of the table walks this index.
+    Column("ordinal", Double, nullable=False, server_default="0"),
+    Column("games", Integer, nullable=False, server_default="0"),
     Index(None, "owner"),
+)
+
+Index(
+    "ix_arena_ladder_members_table_order",
+    ladder_members.c.ordinal.desc(),
+    ladder_members.c.games.desc(),
+    ladder_members.c.created_ms,
+    ladder_members.c.seq,
+    ladder_members.c.bot,  # the page's walk and a rank's count read the index alone
 )
 
 ladder_results = Table(
@@ -242,6 +259,20 @@ ladder_standings = Table(
     Column("draws", Integer, nullable=False),
     Column("losses", Integer, nullable=False),
     Column("last_game_ms", BigInteger, nullable=True),
+)
+
+ladder_points = Table(
+    "arena_ladder_points",
+    metadata,
+    Column("bot", String(_LADDER_BOT), primary_key=True),
+    Column("ended_ms", BigInteger, primary_key=True),
+    Column("match_id", String(8), primary_key=True),
+    Column("mu", Double, nullable=False),
+    Column("sigma", Double, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Index(None, "ended_ms", "match_id"),
 )
 
 ladder_state = Table(

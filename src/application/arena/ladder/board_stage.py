@@ -7,6 +7,9 @@ the archive (its result).
 A slot is idle when no room's match waits for a worker (rooms always go first) and the
 ladder's matches, with the rooms' running, leave one of the workers' match slots free
 (as one machine's queue: at most all slots but one to the ladder).
+
+A bot unranked meanwhile: its ladder rooms no worker took yet are closed on the board
+(`cancel_waiting`), so no worker starts their match.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from noitu.application.arena.errors import Busy
 from noitu.application.arena.ladder.stage import Outcome, Played, new_ladder_room
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import card_of
+from noitu.application.arena.rooms.cards import card_of, room_of
 from noitu.application.arena.rooms.cluster_ports import RoomCard
 from noitu.application.arena.rooms.create_room import CODE_TRIES
 from noitu.application.arena.rooms.room import RoomSeat
@@ -101,6 +104,34 @@ class BoardStage:
         if record is None or record.result is None:
             return None
         return Played(card.match_id, record.result, record.finished_ms)
+
+    async def cancel_waiting(self, bot: str) -> int:
+        """A ladder room of `bot`'s that no worker took yet is closed on the board,
+        under its hold (the hold a worker takes it under): no worker takes it then, and
+        its driver finds it closed with no match made."""
+        board, host = self._rooms.board, self._rooms.host
+        cancelled = 0
+        for card in await self._rooms.cards():
+            if not (_waiting(card) and any(seat is not None and seat.ref == bot for seat in card.seats)):
+                continue
+            async with board.hold(card.code):
+                fresh = await board.get(card.code)
+                if fresh is None or not _waiting(fresh):
+                    continue  # a worker took it meanwhile: it plays
+                room = room_of(fresh)
+                room.closed = True
+                room.finished_ms = host.clock.now_ms()
+                host.changed(room)
+                host.close(room)
+                await host.published(room)
+                await board.put(card_of(room))
+            cancelled += 1
+        return cancelled
+
+
+def _waiting(card: RoomCard) -> bool:
+    """A ladder match handed over that no worker took yet."""
+    return card.ladder and _playing(card) and not card.worker
 
 
 def _playing(card: RoomCard) -> bool:

@@ -1,6 +1,9 @@
 """The ladder's matches, newest first, a page at a time (spec B8 "Pages and routes"),
 all of them or one bot's: both sides, the winner, the reason, the turns, and whether the
 match was rated (an abandoned one or a server's failure was not, and was played again).
+
+A page is three reads whatever it holds: the matches, which of them were rated, and
+which of their uploaded bots still exist (a deleted one shows as such).
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from noitu.application.arena.errors import BadRequest
-from noitu.application.arena.ladder.ports import LadderResults
+from noitu.application.arena.ladder.ports import LadderListing, LadderResults
 from noitu.application.arena.match_history import (
     HISTORY_PAGE_SIZE,
     SeatNames,
@@ -17,6 +20,7 @@ from noitu.application.arena.match_history import (
     cursor_text,
     parse_cursor,
 )
+from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.storage import BotCatalogue, MatchArchive
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.match import EndReason
@@ -53,11 +57,16 @@ class LadderMatchesPage:
 
 class LadderMatches:
     def __init__(
-        self, archive: MatchArchive, catalogue: BotCatalogue, results: LadderResults
+        self,
+        archive: MatchArchive,
+        catalogue: BotCatalogue,
+        results: LadderResults,
+        listing: LadderListing,
     ) -> None:
         self._archive = archive
         self._catalogue = catalogue
         self._results = results
+        self._listing = listing
 
     async def __call__(self, query: LadderMatchesQuery) -> LadderMatchesPage:
         before = parse_cursor(query.before)
@@ -69,6 +78,11 @@ class LadderMatches:
         page = found[:HISTORY_PAGE_SIZE]
         rated = await self._results.rated([match.id for match in page])
         names = SeatNames(self._catalogue)
+        uploads = {
+            seat.ref for match in page for seat in (match.p1, match.p2)
+            if seat.kind is SeatKind.UPLOAD
+        }
+        names.learn(uploads, await self._listing.existing(uploads))
         shown = []
         for match in page:
             result = match.result

@@ -15,7 +15,9 @@ several a job on the workers' queue (`BoardStage`). Once the room's match is arc
 pairing it says to play again (a match the server spoiled) joins the matches to start,
 from the next tick on, so a server that spoils every match (its sandbox gone) tries
 again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
-the ladder (its match is not played, nobody is rated).
+the ladder (its match is not played, nobody is rated); one found unranked starts no
+match either (the other match of a pairing under way included): its pairing ends with
+what was played, and is not played again.
 
 A pairing whose instance died (a worker lost, an instance gone for good) would keep its
 two bots busy for ever: at each tick, a pairing live for `LOST_PAIRING_MS` that this
@@ -178,7 +180,7 @@ class PlayLadder:
         (no free code, the archive failing): nothing is left behind."""
         p1, p2 = ladder_match.pairing.seats(ladder_match.index)
         seats: list[RoomSeat | None] = [await self._seat(p1), await self._seat(p2)]
-        if None in seats:  # a bot deleted meanwhile: no match, and nobody is rated
+        if None in seats:  # a bot deleted or unranked meanwhile: no match, nobody rated
             self._unplayed(ladder_match)
             return True
         self._in_flight += 1
@@ -198,16 +200,27 @@ class PlayLadder:
             self._unplayed(ladder_match)
             return True
         self._host.background.spawn(self._rate_when_over(outcome, ladder_match))
+        await self._cancel_if_unranked(p1, p2)
         return True
+
+    async def _cancel_if_unranked(self, *bots: str) -> None:
+        """A bot unranked while its match was being begun: the unranking may have
+        looked for its waiting matches before this one was there, so look again."""
+        for bot in bots:
+            if bot not in self._roster.names() and await self._members.get(bot) is None:
+                await self._stage.cancel_waiting(bot)
 
     async def _seat(self, bot: str) -> RoomSeat | None:
         """The bot's seat; None when the uploaded bot is gone (it then leaves the
-        ladder: B8, a deleted bot leaves the table)."""
+        ladder: B8, a deleted bot leaves the table) or was unranked (its owner took it
+        off the ladder: it starts no more ladder matches)."""
         if bot in self._roster.names():
             return RoomSeat(Seat(SeatKind.BUILTIN, bot, bot), seated_by="")
         record = await self._bots.get_bot(bot)
         if record is None:
             await self._members.unrank(bot)
+            return None
+        if await self._members.get(bot) is None:
             return None
         return RoomSeat(Seat(SeatKind.UPLOAD, bot, record.name, record.owner), seated_by="")
 

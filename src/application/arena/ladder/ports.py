@@ -5,7 +5,9 @@ store, so two instances recording the two matches of a pairing never lose a coun
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
 from typing import Protocol
 
 from noitu.application.arena.ports import Language
@@ -13,15 +15,12 @@ from noitu.application.arena.records import BotRecord
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.ladder.results import LadderResult, ResultKey
-from noitu.domain.arena.ladder.standings import Standings
+from noitu.domain.arena.ladder.standings import Folded, Standing, StandingPoint, Standings
 
 
 class LadderResults(Protocol):
-    """The rated ladder matches, the whole history the ratings are a function of."""
-
-    async def append(self, result: LadderResult) -> bool:
-        """Store one rated match; False (and nothing changed) when its match is stored."""
-        ...
+    """The rated ladder matches, the whole history the ratings are a function of. A
+    result is stored by `LadderStandings.replace`, with the ratings it moves."""
 
     async def after(self, key: ResultKey | None) -> list[LadderResult]:
         """The results after `key` (all of them for None), in their order: end time,
@@ -33,14 +32,79 @@ class LadderResults(Protocol):
         ...
 
 
+class Written(Enum):
+    """What `LadderStandings.replace` did."""
+
+    WRITTEN = "written"
+    #: Nothing written: the stored standings are no longer through `expected`.
+    MOVED = "moved"
+    #: Nothing written: the result to add is stored already.
+    KNOWN = "known"
+
+
 class LadderStandings(Protocol):
-    """The ratings as of a point of the history (what the table shows)."""
+    """The ratings as of a point of the history (what the table shows), and each
+    bot's standing after each of its results (its points, B13: kept as computed)."""
 
-    async def load(self) -> Standings: ...
+    async def load(self, bots: Collection[str] | None = None) -> Standings:
+        """The standings of every bot (None) or of `bots` only, and the key they are
+        folded through, in one read."""
+        ...
 
-    async def replace(self, standings: Standings, *, expected: ResultKey | None) -> bool:
-        """Write every bot's standing in one transaction, only if the stored standings
-        are still through `expected`; False (nothing written) otherwise."""
+    async def load_before(self, key: ResultKey, bots: Collection[str]) -> Standings:
+        """The standings of `bots` as they were before the result of `key` was folded
+        in (each one's last point before it), through the last result before it."""
+        ...
+
+    async def replace(
+        self, folded: Folded, *, expected: ResultKey | None, adding: LadderResult | None = None
+    ) -> Written:
+        """In one transaction, only if the stored standings are still through
+        `expected`: store `adding` (a new result, KNOWN if its match is stored), drop
+        every point after `folded.since` (every point and standing for None), keep
+        `folded.points` and write the standing of each bot they name."""
+        ...
+
+
+class LadderHistory(Protocol):
+    """Each bot's rating over time, as the ladder kept it."""
+
+    async def points(
+        self, bot: str, before: ResultKey | None, limit: int
+    ) -> list[StandingPoint]:
+        """`bot`'s points before `before` (from its newest for None), newest first, at
+        most `limit`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TableEntry:
+    """A row of the table as stored: its rank, the member (a built-in's founding
+    member), its standing, and an uploaded bot's name and language (None for a
+    built-in: the roster names it)."""
+
+    rank: int
+    member: Member
+    standing: Standing
+    name: str | None = None
+    language: Language | None = None
+
+
+class LadderListing(Protocol):
+    """The table as its pages read it: the built-ins (`builtins`, in their listed
+    order) and the ranked uploaded bots that still exist, in the domain's order
+    (`ladder_table`), each read one statement whatever the number of rows."""
+
+    async def page(self, builtins: Sequence[str], after: int, limit: int) -> list[TableEntry]:
+        """The rows ranked after `after` (0: from the top), at most `limit`."""
+        ...
+
+    async def place(self, bot: str, builtins: Sequence[str]) -> TableEntry | None:
+        """`bot`'s row, None when it is not on the table."""
+        ...
+
+    async def existing(self, bots: Collection[str]) -> set[str]:
+        """Which of `bots` (uploaded bots' ids) are still stored."""
         ...
 
 

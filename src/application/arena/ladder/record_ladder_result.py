@@ -1,8 +1,8 @@
 """A ladder match has finished (spec B8 "Rating", "Failures", "Pairings").
 
-A rated match is stored and folded into the ratings (history.py), and each uploaded
-bot's count of failed ladder matches in a row moves: a failure adds one (three in a row
-suspend the bot), any other rated match resets it. A match that is not rated (ABANDONED,
+A rated match is stored with the ratings it moves, in one write (history.py), and
+each uploaded bot's count of failed ladder matches in a row moves: a failure adds one
+(three in a row suspend the bot), any other rated match resets it. A match that is not rated (ABANDONED,
 a START_FAILED: the server's fault) changes no rating and no count. Once both matches of
 the pairing have ended, the pairing closes: a placement pairing moves its newcomer's
 placement on, and a pairing with a match that was not rated is played again at once
@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import msgspec
 
-from noitu.application.arena.ladder.history import catch_up
+from noitu.application.arena.ladder.history import fold_in
 from noitu.application.arena.ladder.ports import (
     BuiltinRoster,
     LadderMembers,
@@ -108,9 +108,8 @@ class RecordLadderResult:
             command.match_id, command.pairing_id, command.p1, command.p2,
             command.result.winner, command.ended_ms,
         )
-        if not await self._results.append(stored):
+        if await fold_in(self._results, self._standings, stored) is None:
             return ()  # told before: counted then
-        await catch_up(self._results, self._standings, stored.key)
         failed = failed_side(command.result)
         suspended = []
         for bot, side in ((command.p1, Side.P1), (command.p2, Side.P2)):

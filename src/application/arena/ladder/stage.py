@@ -7,6 +7,11 @@ answers, later, how the match was played.
   and hold at most all slots but one); the queue's changes wake the driver.
 - `BoardStage` (`board_stage.py`), several machines: each match is a room on the
   board, its match a job any worker takes, like a room's.
+
+A bot taken off the ladder plays no ladder match it has not started (issue 30): its
+owner's unranking ends, through the stage, each of its ladder matches begun and not
+started yet (`cancel_waiting`: waiting for a slot or a worker), and the driver starts
+none of the matches it still has to begin.
 """
 
 from __future__ import annotations
@@ -38,7 +43,14 @@ class Played:
 Outcome = Callable[[], Awaitable[Played | None]]
 
 
-class LadderStage(Protocol):
+class WaitingLadderMatches(Protocol):
+    async def cancel_waiting(self, bot: str) -> int:
+        """End every ladder match of `bot` begun and not started (waiting for a slot
+        or for a worker): it ends unplayed, and is not rated; how many."""
+        ...
+
+
+class LadderStage(WaitingLadderMatches, Protocol):
     async def idle_slot(self, in_flight: int) -> bool:
         """Whether a ladder match may begin now, `in_flight` of them begun and not
         archived yet: rooms always go first."""
@@ -108,3 +120,16 @@ class RoomStage:
             return Played(room.match_id, result, room.finished_ms)
 
         return outcome
+
+    async def cancel_waiting(self, bot: str) -> int:
+        """A match waiting in the queue (or for its bots, before play begins) ends
+        ABANDONED: `StartMatch` archives it and closes its room as any other end."""
+        cancelled = 0
+        for room in self._host.registry.rooms():
+            live = room.live
+            if not room.ladder or live is None or live.started or live.over:
+                continue
+            if any(held is not None and held.seat.ref == bot for held in room.seats):
+                live.abandon()
+                cancelled += 1
+        return cancelled

@@ -1,7 +1,10 @@
 """B8 "Whole history": each bot's standing is a pure function of the stored ladder
 results in their order (end time, then match id). The live ladder folds each new result
 into the stored standings; a rebuild folds every result from the start. Both go through
-`Standings.after_all`, so they agree.
+`Standings.fold`, so they agree.
+
+A fold also says where each result left its two bots (a `StandingPoint` each): B13's
+"rating history kept as it is computed", so a bot's chart is read, never recomputed.
 """
 
 from __future__ import annotations
@@ -48,6 +51,26 @@ NEW_STANDING = Standing()
 
 
 @dataclass(frozen=True, slots=True)
+class StandingPoint:
+    """`bot`'s standing right after the result of `key` (one of its rated matches)."""
+
+    bot: str
+    key: ResultKey
+    standing: Standing
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """Standings after results were folded in, the two points each result left, in
+    the results' order, and the key the fold started after (`since`; None: the whole
+    history from nothing)."""
+
+    standings: Standings
+    points: tuple[StandingPoint, ...]
+    since: ResultKey | None
+
+
+@dataclass(frozen=True, slots=True)
 class Standings:
     """Every rated bot's standing, and the key of the last result folded in."""
 
@@ -63,21 +86,35 @@ class Standings:
     def after_all(self, results: Iterable[LadderResult]) -> Standings:
         """These standings with `results` (in their order) rated one at a time.
         Raises `OutOfOrder` for a result not after the last one folded in."""
+        return self.fold(results).standings
+
+    def fold(self, results: Iterable[LadderResult]) -> Folded:
+        """`after_all`, with the point each result left for each of its bots. Raises
+        `OutOfOrder` for a result not after the last one folded in."""
         by_bot = dict(self.by_bot)
         through = self.through
+        points: list[StandingPoint] = []
         for result in results:
             if through is not None and result.key <= through:
                 raise OutOfOrder(f"{result.key} is not after {through}")
+            key = result.key
             first = by_bot.get(result.p1, NEW_STANDING)
             second = by_bot.get(result.p2, NEW_STANDING)
             rated_p1, rated_p2 = rate_match(first.rating, second.rating, result.winner)
-            by_bot[result.p1] = first.after(rated_p1, Side.P1, result.winner, result.ended_ms)
-            by_bot[result.p2] = second.after(rated_p2, Side.P2, result.winner, result.ended_ms)
-            through = result.key
-        return Standings(MappingProxyType(by_bot), through)
+            first = first.after(rated_p1, Side.P1, result.winner, result.ended_ms)
+            second = second.after(rated_p2, Side.P2, result.winner, result.ended_ms)
+            by_bot[result.p1], by_bot[result.p2] = first, second
+            points += (StandingPoint(result.p1, key, first), StandingPoint(result.p2, key, second))
+            through = key
+        return Folded(Standings(MappingProxyType(by_bot), through), tuple(points), self.through)
 
 
 def standings_from(results: Iterable[LadderResult]) -> Standings:
     """The whole history rated from nothing, in the results' order (end time, then
     match id) whatever order they come in."""
-    return Standings().after_all(sorted(results, key=lambda result: result.key))
+    return history_from(results).standings
+
+
+def history_from(results: Iterable[LadderResult]) -> Folded:
+    """`standings_from`, with every point of the history."""
+    return Standings().fold(sorted(results, key=lambda result: result.key))
