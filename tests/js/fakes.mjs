@@ -16,6 +16,11 @@ export class FakeElement {
     this.attributes[name] = String(value);
   }
 
+  addEventListener(type, listener) {
+    this.listeners = this.listeners || {};
+    (this.listeners[type] = this.listeners[type] || []).push(listener);
+  }
+
   appendChild(child) {
     this.children.push(child);
     return child;

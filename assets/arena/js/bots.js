@@ -12,7 +12,7 @@ import { $, button, clear, el, showError } from "/kernel/js/dom.js";
 import { getBlob, getJson, patchJson, putJson, remove } from "./api.js";
 import { languageSuffix, languageTitle } from "./config.js";
 import { askConfirm } from "./confirm.js";
-import { botLink, ladderRow, loadLadder } from "./ladder.js";
+import { botLink, findMyRows, ladderRow, loadLadder } from "./ladder.js";
 import { ownerKey } from "./storage.js";
 import { T } from "./text.js";
 
@@ -141,9 +141,15 @@ function publicBotItem(bot) {
   return item;
 }
 
+// A bot of mine ranked past the table's first page: its row comes on its own.
+function findRowsBeyond() {
+  findMyRows(mine.filter((bot) => bot.build === "ok").map((bot) => bot.id));
+}
+
 // Draws both lists again from what was loaded last (the ladder's table changed).
 export function redrawBots() {
   render();
+  findRowsBeyond();
 }
 
 function render() {
@@ -167,6 +173,7 @@ export function loadBots() {
     showError($("bots-error"), "");
     render();
     changed();
+    findRowsBeyond();
   }, (err) => {
     if (err instanceof ApiError && err.kind === "network") {
       showNetworkError(err, loadBots);

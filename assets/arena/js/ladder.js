@@ -13,11 +13,37 @@ import { languageTitle } from "./config.js";
 import { BUILTIN_NAMES, shortTime, T } from "./text.js";
 
 let rows = [];
+let more = false; // the table has rows past its first page
+let beyond = new Map(); // botId → its row, for bots of mine past the first page
 let open = () => {};
 const listeners = [];
 
 export const ladderRows = () => rows;
-export const ladderRow = (botId) => rows.find((row) => row.botId === botId) || null;
+export const ladderRow = (botId) => rows.find((row) => row.botId === botId) || beyond.get(botId) || null;
+
+// The table's first page holds the top rows only: a bot of mine ranked below them is
+// asked for by its own ladder route (a 404 or a null row: not ranked). Resolves once
+// every asked row is known; runs the listeners when what it knows changed.
+export function findMyRows(botIds) {
+  const missing = botIds.filter((id) => !rows.some((row) => row.botId === id));
+  if (!more || missing.length === 0) {
+    return Promise.resolve();
+  }
+  const asks = missing.map((id) => getJson("/ladder/bots/" + encodeURIComponent(id)).then(
+    (data) => (data && data.row ? [id, data.row] : null),
+    () => null,
+  ));
+  return Promise.all(asks).then((found) => {
+    const known = new Map(found.filter(Boolean));
+    const same = known.size === beyond.size && [...known].every(
+      ([id, row]) => beyond.has(id) && beyond.get(id).suspended === row.suspended,
+    );
+    beyond = known;
+    if (!same) {
+      listeners.forEach((listener) => listener());
+    }
+  });
+}
 
 export function onLadderChange(listener) {
   listeners.push(listener);
@@ -88,6 +114,7 @@ function render() {
 export function loadLadder() {
   return getJson("/ladder").then((data) => {
     rows = Array.isArray(data.rows) ? data.rows : [];
+    more = Boolean(data.next);
     showError($("ladder-error"), "");
     render();
     listeners.forEach((listener) => listener());
