@@ -26,7 +26,8 @@ LOCAL_PLAYER = Ticket(
 )
 
 
-def _settings_or_exit() -> Settings:
+def settings_or_exit() -> Settings:
+    """The settings, or each problem on stderr and exit status 2 (every `noitu` command)."""
     try:
         return load_settings()
     except SettingsError as error:
@@ -123,7 +124,7 @@ def serve(args: argparse.Namespace) -> None:
     from noitu.adapters.log_setup import configure_logging
     from noitu.entrypoints.app import create_app
 
-    settings = _settings_or_exit()
+    settings = settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
     log = structlog.get_logger("noitu")
     for warning in settings.warnings:
@@ -193,7 +194,7 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def token(args: argparse.Namespace) -> None:
-    settings = _settings_or_exit()
+    settings = settings_or_exit()
     if not settings.game_secret and not settings.bot_token:
         print(
             "noitu: set NOITU_GAME_SECRET (or TELEGRAM_BOT_TOKEN) so the server can check"

@@ -16,21 +16,12 @@ from noitu.application.noitu.words.change_words import WordsCommand
 from noitu.application.noitu.words.messages import UNFIT
 from noitu.domain.noitu.additions import ADDED_TIER, Action
 from noitu.domain.noitu.rules import TIERS
+from noitu.entrypoints.cli.noitu import settings_or_exit
 from noitu.entrypoints.container import Container
-from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 
 def _when(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _settings_or_exit() -> Settings:
-    try:
-        return load_settings()
-    except SettingsError as error:
-        for problem in error.problems:
-            print(f"noitu: {problem}", file=sys.stderr)
-        raise SystemExit(2) from None
 
 
 async def _pending(container: Container) -> int:
@@ -76,7 +67,7 @@ async def _reject(container: Container, words: tuple[str, ...]) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    container = Container(settings=_settings_or_exit())
+    container = Container(settings=settings_or_exit())
     try:
         if args.action == "pending":
             return await _pending(container)
