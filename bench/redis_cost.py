@@ -44,7 +44,7 @@ from noitu.adapters.system_clock import SystemClock
 from noitu.application.noitu.commands import PlayMoveCommand
 from noitu.application.noitu.play_move import PlayMove
 from noitu.application.noitu.ports import SessionRepository
-from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport, Session, Ticket
 from noitu.application.noitu.unit_of_work import Sessions
 from noitu.application.noitu.view import SessionViews
 from noitu.bench.redis_server import RedisServer
@@ -57,8 +57,8 @@ from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 
 class NoReports:
-    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
-        return ReportState.OK
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ScoreReport:
+        return ScoreReport(ReportState.OK)
 
 
 class DropBackground:

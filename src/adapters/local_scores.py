@@ -1,11 +1,11 @@
 """Local play's high-score tables (no TELEGRAM_BOT_TOKEN): the server's own record.
 
 One object is both ports, as Telegram is both sides of one table: `report` is
-setGameScore with force=false (a score goes in only above the player's best; the score
-is also written to the log, as local play always did) and `table` is getGameHighScores
-(the top 3, and the player with two neighbours on each side). Kept in this process's
-memory: local play is one process, and a restart starts the tables afresh
-(docs/decisions.md). The names are not known here (the report carries none).
+setGameScore with force=false (a score goes in only above the player's best, and the
+report says whether it did; the score is also written to the log, as local play always
+did) and `table` is getGameHighScores (the top 3, and the player with two neighbours on
+each side). Kept in this process's memory: local play is one process, and a restart
+starts the tables afresh (docs/decisions.md). The names are not known here (the report carries none).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from noitu.adapters.logging_reporter import LoggingScoreReporter
 from noitu.application.noitu.ports import HighScore
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 
 #: Rows on each side of the player that `table` adds to the top 3, as Telegram does.
 NEIGHBOURS = 2
@@ -35,13 +35,14 @@ class LocalScoreTable:
         self._tables: dict[str, dict[int, _Entry]] = {}
         self._order = itertools.count()
 
-    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ScoreReport:
         await self._log.report(user_id, score, message)
         table = self._tables.setdefault(message.key, {})
         entry = table.get(user_id)
-        if entry is None or score > entry.score:
-            table[user_id] = _Entry(user_id, score, next(self._order))
-        return ReportState.OK
+        if entry is not None and score <= entry.score:
+            return ScoreReport(ReportState.OK)  # Telegram's BOT_SCORE_NOT_MODIFIED
+        table[user_id] = _Entry(user_id, score, next(self._order))
+        return ScoreReport(ReportState.OK, new_record=score > 0)
 
     async def table(self, user_id: int, message: GameMessage) -> list[HighScore]:
         ranked = sorted(

@@ -66,6 +66,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
     last_active_ms: int
     last_move_ms: int
     report: ReportState
+    new_record: bool
     replaced_by: str
     refused: str
     version: int
@@ -101,6 +102,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             last_active_ms=session.last_active_ms,
             last_move_ms=session.last_move_ms,
             report=session.report,
+            new_record=session.new_record,
             replaced_by=session.replaced_by,
             refused=session.refused,
             version=session.version,
@@ -133,6 +135,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             last_active_ms=self.last_active_ms,
             last_move_ms=self.last_move_ms,
             report=self.report,
+            new_record=self.new_record,
             replaced_by=self.replaced_by,
             refused=self.refused,
             version=self.version,

@@ -14,7 +14,7 @@ from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.telegram.high_scores import TelegramHighScores
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.ports import HighScore, HighScoresUnavailable
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from support.score_tables import ScoreTableSession
 from support.telegram import HANG, Fail
 
@@ -41,7 +41,7 @@ def rows(table: list[HighScore]) -> list[tuple[int, int, int]]:
 async def test_the_table_ranks_each_players_best(ports, message) -> None:
     reporter, high_scores = ports
     for user, score in ((1, 50), (2, 80), (1, 90), (3, 70), (1, 60)):
-        assert await reporter.report(user, score, message) is ReportState.OK
+        assert (await reporter.report(user, score, message)).state is ReportState.OK
     assert rows(await high_scores.table(1, message)) == [(1, 1, 90), (2, 2, 80), (3, 3, 70)]
 
 
@@ -74,6 +74,19 @@ async def test_equal_scores_rank_the_earlier_first(ports) -> None:
     await reporter.report(5, 30, CHAT)
     await reporter.report(4, 30, CHAT)
     assert rows(await high_scores.table(4, CHAT)) == [(1, 5, 30), (2, 4, 30)]
+
+
+async def test_a_report_says_whether_it_raised_the_players_best(ports) -> None:
+    """B12's "Kỷ lục mới!" comes from the report, since the table read afterwards shows
+    a tie as this game's best too: a first score above 0 and a higher one raise the
+    best; a tie (Telegram: BOT_SCORE_NOT_MODIFIED) and a lower one do not; 0 never."""
+    reporter, high_scores = ports
+    record, saved = ScoreReport(ReportState.OK, new_record=True), ScoreReport(ReportState.OK)
+    answers = [await reporter.report(1, score, CHAT) for score in (40, 40, 39, 41)]
+    assert answers == [record, saved, saved, record]
+    assert await reporter.report(1, 40, INLINE) == record  # another message, another table
+    assert await reporter.report(2, 0, CHAT) == saved
+    assert rows(await high_scores.table(1, CHAT))[0] == (1, 1, 41)
 
 
 # --- what only Telegram's side has: names, failures, a timeout --------------------

@@ -12,7 +12,7 @@ from aiogram import Bot
 
 from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from support.telegram import RecordingSession
 
 CHAT = GameMessage(chat_id=-100200, message_id=7, topic_id=3)
@@ -49,7 +49,7 @@ def reporter_and_seen(request) -> tuple[Any, Callable[[], list[tuple[int, int, s
 async def test_a_score_is_reported_for_either_kind_of_game_message(reporter_and_seen, message):
     reporter, seen = reporter_and_seen
     assert seen() == []
-    assert await reporter.report(42, 57, message) is ReportState.OK
+    assert await reporter.report(42, 57, message) == ScoreReport(ReportState.OK, new_record=True)
     assert seen() == [(42, 57, message.key)]
 
 

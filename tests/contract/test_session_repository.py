@@ -22,6 +22,7 @@ from noitu.domain.noitu.chain import Side
 from noitu.domain.noitu.game import EndReason, Status
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import SessionLimits
+from support.fakes import CollectingBackground, RecordingScoreReporter
 
 
 class RecordingLog:
@@ -59,7 +60,9 @@ def assert_same(stored, original):
         original.created_ms, original.last_active_ms, original.last_move_ms,
     )
     assert stored.report is original.report
+    assert stored.new_record is original.new_record
     assert stored.replaced_by == original.replaced_by
+    assert stored.refused == original.refused
     a, b = stored.game, original.game
     assert [(l.word, l.by, l.points) for l in a.chain.links] == [
         (l.word, l.by, l.points) for l in b.chain.links
@@ -169,6 +172,38 @@ async def test_a_replaced_game_round_trips_with_its_successor(repository, new_se
     ended = await repository.get(session.id)
     assert_same(ended, stored)
     assert ended.replaced_by == "f" * 32
+
+
+async def test_whether_the_report_set_a_record_reaches_every_instance(
+    make_repository, new_session, clock,
+):
+    """B12: the score report's answer (the player's best raised or not) is kept with the
+    ended game and read back by another instance. The same score twice on one game
+    message: a record, then a tie, which is none."""
+    first, second = make_repository(), make_repository()
+    background = CollectingBackground()
+    writer = Sessions(first, RecordingScoreReporter(), background, clock)
+    opponent = make_opponents(BotIndex(session_lexicon(first, new_session)))[Difficulty.EASY]
+
+    def play_and_give_up(work: SessionWork) -> None:
+        work.session.game.play("đầu tiên", clock.now_ms(), opponent, random.Random(1))
+        work.session.game.give_up(clock.now_ms())
+        work.commit()
+
+    scores, records = [], []
+    for _ in range(2):
+        session = new_session(message=1)
+        assert await first.add(session, 10)
+        clock.advance(1_000)
+        await writer.change(session.id, play_and_give_up)
+        await background.settle()
+        stored = await second.get(session.id)
+        assert_same(stored, await first.get(session.id))
+        assert stored.report is ReportState.OK
+        scores.append(stored.game.score)
+        records.append(stored.new_record)
+    assert scores[0] == scores[1] > 0
+    assert records == [True, False]
 
 
 async def test_every_side_and_difficulty_round_trips(repository, new_session):

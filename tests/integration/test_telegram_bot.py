@@ -36,7 +36,7 @@ from noitu.adapters.telegram.texts import (
 )
 from noitu.adapters.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
 from noitu.adapters.token_signer import HmacTokenSigner
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
@@ -270,11 +270,13 @@ def reporter(bot: Bot, sleep: FakeSleep | None = None, **bounds: Any) -> Telegra
 
 
 CHAT_GAME = GameMessage(chat_id=-100200, message_id=77, topic_id=7)
+RECORD = ScoreReport(ReportState.OK, new_record=True)  # Telegram took it: the best went up
+FAILED = ScoreReport(ReportState.FAILED)
 INLINE_GAME = GameMessage(inline_message_id="AgAAAExample")
 
 
 async def test_a_chat_score_goes_to_the_game_message(bot: Bot, session: RecordingSession) -> None:
-    assert await reporter(bot).report(42, 57, CHAT_GAME) is ReportState.OK
+    assert await reporter(bot).report(42, 57, CHAT_GAME) == RECORD
     assert session.named("setGameScore") == [
         {"user_id": 42, "score": 57, "force": False, "chat_id": -100200, "message_id": 77}
     ]
@@ -283,18 +285,31 @@ async def test_a_chat_score_goes_to_the_game_message(bot: Bot, session: Recordin
 async def test_an_inline_score_goes_to_the_inline_message(
     bot: Bot, session: RecordingSession
 ) -> None:
-    assert await reporter(bot).report(42, 57, INLINE_GAME) is ReportState.OK
+    assert await reporter(bot).report(42, 57, INLINE_GAME) == RECORD
     assert session.named("setGameScore") == [
         {"user_id": 42, "score": 57, "force": False, "inline_message_id": "AgAAAExample"}
     ]
 
 
-async def test_a_score_that_is_not_higher_counts_as_saved(
+async def test_a_score_that_is_not_higher_counts_as_saved_but_no_record(
     bot: Bot, session: RecordingSession
 ) -> None:
+    """A tie with the player's best answers the same: the end screen shows no "Kỷ lục mới!"."""
     session.answer("setGameScore", Fail(400, "Bad Request: BOT_SCORE_NOT_MODIFIED"))
-    assert await reporter(bot).report(42, 5, CHAT_GAME) is ReportState.OK
+    assert await reporter(bot).report(42, 5, CHAT_GAME) == ScoreReport(ReportState.OK)
     assert len(session.named("setGameScore")) == 1
+
+
+async def test_not_modified_after_a_5xx_is_still_no_record(
+    bot: Bot, session: RecordingSession
+) -> None:
+    """The 5xx'd attempt may have put the score in: the reporter cannot tell, and says
+    no record rather than one it cannot vouch for."""
+    session.answer(
+        "setGameScore", Fail(502, "Bad Gateway"), Fail(400, "Bad Request: BOT_SCORE_NOT_MODIFIED")
+    )
+    assert await reporter(bot).report(42, 57, CHAT_GAME) == ScoreReport(ReportState.OK)
+    assert len(session.named("setGameScore")) == 2
 
 
 @pytest.mark.parametrize(
@@ -307,7 +322,7 @@ async def test_a_score_that_is_not_higher_counts_as_saved(
 async def test_a_4xx_fails_at_once(bot: Bot, session: RecordingSession, failure: Fail) -> None:
     session.answer("setGameScore", failure)
     sleep = FakeSleep()
-    assert await reporter(bot, sleep).report(42, 57, CHAT_GAME) is ReportState.FAILED
+    assert await reporter(bot, sleep).report(42, 57, CHAT_GAME) == FAILED
     assert len(session.named("setGameScore")) == 1 and sleep.waits == []
 
 
@@ -317,7 +332,7 @@ async def test_a_retried_5xx_succeeds(bot: Bot, session: RecordingSession) -> No
     )
     sleep = FakeSleep()
     assert (
-        await reporter(bot, sleep, first_backoff_s=0.5).report(42, 57, CHAT_GAME) is ReportState.OK
+        await reporter(bot, sleep, first_backoff_s=0.5).report(42, 57, CHAT_GAME) == RECORD
     )
     assert len(session.named("setGameScore")) == 3
     assert sleep.waits == [0.5, 1.0]
@@ -334,14 +349,14 @@ async def test_flood_control_waits_as_told_then_network_errors_retry(
     )
     sleep = FakeSleep()
     assert (
-        await reporter(bot, sleep, first_backoff_s=0.5).report(42, 57, CHAT_GAME) is ReportState.OK
+        await reporter(bot, sleep, first_backoff_s=0.5).report(42, 57, CHAT_GAME) == RECORD
     )
     assert sleep.waits == [3.0, 1.0]  # the backoff grows with each attempt
 
 
 async def test_retries_stop_after_a_few_attempts(bot: Bot, session: RecordingSession) -> None:
     session.answer("setGameScore", *[Fail(500, "Internal Server Error")] * 10)
-    assert await reporter(bot, max_attempts=4).report(42, 57, CHAT_GAME) is ReportState.FAILED
+    assert await reporter(bot, max_attempts=4).report(42, 57, CHAT_GAME) == FAILED
     assert len(session.named("setGameScore")) == 4
 
 
@@ -350,7 +365,7 @@ async def test_a_retry_after_beyond_the_budget_gives_up(
 ) -> None:
     session.answer("setGameScore", Fail(429, "Too Many Requests: retry after 600", retry_after=600))
     sleep = FakeSleep()
-    assert await reporter(bot, sleep, budget_s=30).report(42, 57, CHAT_GAME) is ReportState.FAILED
+    assert await reporter(bot, sleep, budget_s=30).report(42, 57, CHAT_GAME) == FAILED
     assert sleep.waits == []
 
 
@@ -362,7 +377,7 @@ async def test_a_telegram_that_never_answers_fails_within_the_bound(
     started = loop.time()
     # Real waits this time, to show the whole budget holds.
     report = TelegramScoreReporter(bot, attempt_timeout_s=0.05, budget_s=0.3, first_backoff_s=0.01)
-    assert await report.report(42, 57, CHAT_GAME) is ReportState.FAILED
+    assert await report.report(42, 57, CHAT_GAME) == FAILED
     assert loop.time() - started < 1.0
     assert 1 <= len(session.named("setGameScore")) <= 4
 

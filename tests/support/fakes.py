@@ -8,7 +8,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 
 START_MS = 1_800_000_000_000
 
@@ -32,15 +32,24 @@ class ReportedScore:
 
 
 class RecordingScoreReporter:
-    """Records every report; answers `outcome` (OK unless a test says otherwise)."""
+    """Records every report; answers `outcome` (OK unless a test says otherwise). An OK
+    report keeps each player's best per game message as Telegram does (force=false)
+    and says whether it raised it."""
 
     def __init__(self, outcome: ReportState = ReportState.OK) -> None:
         self.outcome = outcome
         self.reports: list[ReportedScore] = []
+        self.bests: dict[tuple[str, int], int] = {}
 
-    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ScoreReport:
         self.reports.append(ReportedScore(user_id, score, message))
-        return self.outcome
+        if self.outcome is not ReportState.OK:
+            return ScoreReport(self.outcome)
+        key = (message.key, user_id)
+        if key in self.bests and score <= self.bests[key]:
+            return ScoreReport(ReportState.OK)
+        self.bests[key] = score
+        return ScoreReport(ReportState.OK, new_record=score > 0)
 
 
 class CollectingBackground:

@@ -143,12 +143,32 @@ async def test_a_game_that_beats_the_players_best_is_a_new_record(world: World) 
     assert record.best_word is not None and record.best_word.word == "tình yêu"
 
 
-async def test_a_game_below_the_players_best_is_no_record(world: World) -> None:
-    session, score = await world.won_game()
-    world.high_scores.rows = [HighScore(1, 1, "An", score + 10)]
-    answer = await world.record(SessionCommand(session))
+async def test_a_game_below_the_players_best_is_no_record(world: World, clock: FakeClock) -> None:
+    _, best = await world.won_game()
+    view = await world.start(StartGameCommand(world.token()))
+    clock.advance(1_000)
+    view = (await world.move(PlayMoveCommand(view.session, "đầu óc"))).state
+    await world.background.settle()
+    assert 0 < view.score < best
+    world.high_scores.rows = [HighScore(1, 1, "An", best)]
+    answer = await world.record(SessionCommand(view.session))
     assert answer.record is not None
-    assert (answer.record.best, answer.record.place, answer.record.new_record) == (score + 10, 1, False)
+    assert (answer.record.best, answer.record.place, answer.record.new_record) == (best, 1, False)
+
+
+async def test_a_game_that_only_ties_the_players_best_is_no_record(world: World) -> None:
+    """setGameScore with force=false keeps a tie out (BOT_SCORE_NOT_MODIFIED): the table
+    then shows this game's score as the best, yet the record stood before it."""
+    first, score = await world.won_game()
+    again, tie = await world.won_game()
+    assert tie == score
+    world.high_scores.rows = [HighScore(1, 1, "An", score)]
+    record = (await world.record(SessionCommand(again))).record
+    assert record is not None
+    assert (record.best, record.place, record.new_record) == (score, 1, False)
+    # The first game set it: its own answer still says so.
+    record = (await world.record(SessionCommand(first))).record
+    assert record is not None and record.new_record
 
 
 async def test_a_game_of_no_points_shows_the_table_but_no_record(world: World) -> None:
@@ -264,6 +284,12 @@ async def test_the_local_table_gives_the_record_of_local_games(little, clock) ->
     assert record is not None
     assert (record.best, record.place, record.new_record) == (first_score, 1, False)
     assert record.best_word == BestWordView("đầu óc", view.score)
+    # The first game played again: a tie with the best stays out of the table.
+    tie, score = await world.won_game()
+    assert score == first_score
+    record = (await world.record(SessionCommand(tie))).record
+    assert record is not None
+    assert (record.best, record.place, record.new_record) == (first_score, 1, False)
 
 
 def test_the_page_waits_for_the_block_as_long_as_the_server_waits_for_the_table() -> None:

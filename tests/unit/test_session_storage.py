@@ -49,6 +49,7 @@ def played_session(lexicon: Lexicon, *, inline: bool = False) -> Session:
         last_active_ms=T0 + 500,
         last_move_ms=T0 + 500,
         report=ReportState.NONE,
+        new_record=True,
         replaced_by="",
         refused="đầu gối",
         version=3,

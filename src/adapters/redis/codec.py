@@ -65,6 +65,7 @@ class _SessionRecord(msgspec.Struct, omit_defaults=True):
     active: int
     last_move: int = 0
     report: str = ""
+    new_record: bool = False
     replaced_by: str = ""
     refused: str = ""
     format: int = 1
@@ -154,6 +155,7 @@ class SessionCodec:
             active=session.last_active_ms,
             last_move=session.last_move_ms,
             report=session.report.value,
+            new_record=session.new_record,
             replaced_by=session.replaced_by,
             refused=session.refused,
         )
@@ -194,6 +196,7 @@ class SessionCodec:
                 last_active_ms=record.active,
                 last_move_ms=record.last_move,
                 report=ReportState(record.report),
+                new_record=record.new_record,
                 replaced_by=record.replaced_by,
                 refused=record.refused,
                 version=version,

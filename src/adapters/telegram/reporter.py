@@ -2,7 +2,11 @@
 
 Runs in the background (the unit of work spawns it after a commit), so a slow Telegram never slows a
 move. force=false: Telegram keeps each player's best, and a score that is not higher
-answers BOT_SCORE_NOT_MODIFIED, which counts as saved (spec "Scoring").
+answers BOT_SCORE_NOT_MODIFIED, which counts as saved (spec "Scoring") but is no new
+record (B12); a score Telegram takes raised the best, or is the player's first there.
+After an attempt whose fate is unknown (a timeout, a 5xx), a later
+BOT_SCORE_NOT_MODIFIED may be that attempt's own score: it is still answered as no
+record, the end screen never claiming one it cannot tell (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 
 from noitu.adapters.telegram.retry import describe, retry_delay
-from noitu.application.noitu.session import GameMessage, ReportState
+from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 
 NOT_MODIFIED = "BOT_SCORE_NOT_MODIFIED"
+SAVED = ScoreReport(ReportState.OK)
+FAILED = ScoreReport(ReportState.FAILED)
 
 log = structlog.get_logger("noitu.telegram.scores")
 
@@ -76,7 +82,7 @@ class TelegramScoreReporter:
             return f"TimeoutError: no answer within {timeout_s:.1f} s"
         return f"{type(error).__name__}: {describe(error, self._bot.token)}"
 
-    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ScoreReport:
         context = {"user_id": user_id, "score": score, "game_message": message.key}
         deadline = self._monotonic() + self._budget_s
         backoff = self._first_backoff_s
@@ -92,7 +98,7 @@ class TelegramScoreReporter:
             except TelegramBadRequest as error:
                 if NOT_MODIFIED in error.message:
                     log.info("score_reported", attempt=attempt, not_higher=True, **context)
-                    return ReportState.OK
+                    return SAVED
                 failure, delay = self._failure(error, timeout_s), None
             except (TelegramAPIError, TimeoutError) as error:
                 failure, delay = self._failure(error, timeout_s), retry_delay(error, backoff)
@@ -104,10 +110,10 @@ class TelegramScoreReporter:
                     detail=describe(error, self._bot.token),
                     **context,
                 )
-                return ReportState.FAILED
+                return FAILED
             else:
                 log.info("score_reported", attempt=attempt, **context)
-                return ReportState.OK
+                return ScoreReport(ReportState.OK, new_record=score > 0)
 
             if delay is None:
                 break
@@ -123,4 +129,4 @@ class TelegramScoreReporter:
             await self._sleep(delay)
             backoff *= 2
         log.warning("score_report_failed", error=failure, **context)
-        return ReportState.FAILED
+        return FAILED

@@ -53,7 +53,7 @@ class BestWordView(msgspec.Struct, frozen=True):
 class RecordView(msgspec.Struct, frozen=True):
     best: int  # the player's best on this game message (0: not on the table)
     place: int  # the player's place in its table (0: not on it)
-    new_record: bool  # this game's score is above the player's best before it
+    new_record: bool  # this game's score went in above the player's best before it
     top: list[TopScoreView]
     best_word: BestWordView | None  # None when the player played no word
 
@@ -117,12 +117,9 @@ def record_of(session: Session, rows: list[HighScore]) -> RecordView:
     user = session.user_id
     own = next((row for row in rows if row.user_id == user), None)
     score = session.game.score
-    # The table is read after this game's score went in (force=false keeps the best),
-    # so a best equal to this game's score is this game's, unless an earlier game
-    # scored exactly as much: the table cannot tell those apart (docs/decisions.md).
-    new_record = (
-        score > 0 and session.report is ReportState.OK and own is not None and own.score == score
-    )
+    # The report says it: the table, read after this game's score went in, shows an
+    # earlier game of the same score as this one's best too.
+    new_record = score > 0 and session.report is ReportState.OK and session.new_record
     top = sorted((row for row in rows if row.position <= TOP_ROWS), key=lambda r: r.position)
     return RecordView(
         best=own.score if own else 0,

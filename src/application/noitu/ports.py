@@ -6,7 +6,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
-from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
+from noitu.application.noitu.session import GameMessage, ScoreReport, Session, Ticket
 
 
 class WriteConflict(Exception):
@@ -89,8 +89,9 @@ class StartRateLimiter(Protocol):
 
 
 class ScoreReporter(Protocol):
-    async def report(self, user_id: int, score: int, message: GameMessage) -> ReportState:
-        """Put a score on the game message's high-score table: OK or FAILED."""
+    async def report(self, user_id: int, score: int, message: GameMessage) -> ScoreReport:
+        """Put a score on the game message's high-score table: OK or FAILED, and
+        whether it raised the player's best there."""
         ...
 
 

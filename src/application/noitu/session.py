@@ -17,6 +17,18 @@ class ReportState(str, Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreReport:
+    """What a score report answered (the ScoreReporter port): its state, and whether the
+    score went in above the player's best on the game message's table (B12's "Kỷ lục
+    mới!"). With setGameScore's force=false, a score not above the best (a tie
+    included) is kept out (BOT_SCORE_NOT_MODIFIED): saved, no record. A first score
+    above 0 on a game message is a record; a score of 0 never is."""
+
+    state: ReportState
+    new_record: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class GameMessage:
     """The Telegram message a game was launched from: a chat message or an inline one."""
 
@@ -62,6 +74,10 @@ class Session:
     last_active_ms: int
     last_move_ms: int = 0
     report: ReportState = ReportState.NONE
+    # The report raised the player's best on the game message's table (`ScoreReport`):
+    # the end screen's "Kỷ lục mới!" (B12). The table read afterwards cannot tell it
+    # from an earlier game of the same score.
+    new_record: bool = False
     # The session whose start ended this one (a start on the same game message, or one
     # that pushed it over the per-user cap): the page offers to go on there.
     replaced_by: str = ""
@@ -83,6 +99,7 @@ class Session:
             self.last_active_ms,
             self.last_move_ms,
             self.report,
+            self.new_record,
             self.replaced_by,
             self.refused,
             self.version,

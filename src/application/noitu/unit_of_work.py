@@ -160,7 +160,8 @@ class Sessions:
         outcome = await self._reporter.report(ended.user_id, ended.game.score, ended.ticket.message)
 
         def record(work: SessionWork) -> None:
-            work.session.report = outcome
+            work.session.report = outcome.state
+            work.session.new_record = outcome.new_record
             work.commit()
 
         try:

@@ -39,9 +39,11 @@ class ReportRoomGame:
         for standing in people:
             if standing.total <= 0:
                 continue
-            state = await self._reporter.report(standing.user_id, standing.total, ended.card)
+            # A room keeps one report state for the game; no record block reads who
+            # raised their best (the room's end shows the standings).
+            report = await self._reporter.report(standing.user_id, standing.total, ended.card)
             if outcome is not ReportState.FAILED:
-                outcome = state
+                outcome = report.state
         winner = result.winner_standing
         await self._announcer.announce(ended.card, announcement(winner.name, result.words))
         await self._leaderboard.record(
