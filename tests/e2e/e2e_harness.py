@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from playwright.sync_api import ConsoleMessage, Locator, Page, Request, expect
 from noitu.adapters.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, Ticket
 from support.dictionaries import LITTLE, write
+from support.process import ServerProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -279,3 +281,42 @@ class Game:
 
     def number(self, name: str) -> int:
         return int(self.by_id(name).inner_text().strip())
+
+
+# ---- group rooms (spec B10), as people on phones see them --------------------------------
+
+_room_users = itertools.count(5001)
+_cards = itertools.count(1)
+
+
+def room_tokens(tokens: Tokens, names: list[str]) -> list[str]:
+    """Room links of one new card, one per person (the claim r: 1). Each card is in a
+    chat of its own: a chat holds at most 3 live rooms."""
+    card = next(_cards)
+    return [
+        tokens.signer.issue(Ticket(next(_room_users), name, GameMessage(chat_id=-900 - card, message_id=card),
+                                   int(time.time()) + 3600, room=True))
+        for name in names
+    ]
+
+
+def join_room(open_page: Callable[..., OpenPage], server: ServerProcess, token: str) -> Game:
+    """A new phone opening a room link: the page in room mode."""
+    opened: OpenPage = open_page()
+    game = Game(opened.page, server.base)
+    game.open(token)
+    game.expect_screen("room")
+    return game
+
+
+def send_room_word(game: Game, word: str) -> None:
+    """Play a word the room takes: the input empties."""
+    game.by_id("room-word-input").fill(word)
+    game.by_id("room-send").click()
+    expect(game.by_id("room-word-input")).to_have_value("")
+
+
+def audit(game: Game, where: str) -> None:
+    """axe-core on the page once its last change settled; `where` names the screen."""
+    game.page.wait_for_timeout(300)
+    assert axe_violations(game.page) == [], where

@@ -4,20 +4,24 @@ watches; every screen is axe-clean. The server has short turns (7 s, 1 s of grac
 
 from __future__ import annotations
 
-import itertools
 import re
-import time
 
 import pytest
-from e2e_harness import GAME_PATH, Game, OpenPage, Tokens, axe_violations
+from e2e_harness import (
+    GAME_PATH,
+    Game,
+    OpenPage,
+    Tokens,
+    audit,
+    join_room,
+    room_tokens,
+    send_room_word,
+)
 from playwright.sync_api import expect
 
-from noitu.application.noitu.session import GameMessage, Ticket
 from support.process import ServerProcess
 
 TURN_SECONDS = 7
-_users = itertools.count(5001)
-_cards = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -25,42 +29,12 @@ def server_settings() -> dict[str, str]:
     return {"NOITU_TURN_SECONDS": str(TURN_SECONDS), "NOITU_GRACE_SECONDS": "1"}
 
 
-def room_tokens(tokens: Tokens, names: list[str]) -> list[str]:
-    """Room links of one new card, one per person (the claim r: 1). Each card is in a
-    chat of its own: a chat holds at most 3 live rooms."""
-    card = next(_cards)
-    return [
-        tokens.signer.issue(Ticket(next(_users), name, GameMessage(chat_id=-900 - card, message_id=card),
-                                   int(time.time()) + 3600, room=True))
-        for name in names
-    ]
-
-
-def join(open_page, server: ServerProcess, token: str) -> Game:
-    opened: OpenPage = open_page()
-    game = Game(opened.page, server.base)
-    game.open(token)
-    game.expect_screen("room")
-    return game
-
-
-def send(game: Game, word: str) -> None:
-    game.by_id("room-word-input").fill(word)
-    game.by_id("room-send").click()
-    expect(game.by_id("room-word-input")).to_have_value("")
-
-
-def audit(game: Game, where: str) -> None:
-    game.page.wait_for_timeout(300)
-    assert axe_violations(game.page) == [], where
-
-
 def test_three_phones_play_a_room_and_a_fourth_watches(open_page, server: ServerProcess, tokens: Tokens) -> None:
     an_token, binh_token, chi_token, dung_token, em_token = room_tokens(tokens, ["An", "Bình", "Chi", "Dũng", "Em"])
-    an = join(open_page, server, an_token)
+    an = join_room(open_page, server, an_token)
     expect(an.by_id("room-host")).to_be_visible()
-    binh = join(open_page, server, binh_token)
-    chi = join(open_page, server, chi_token)
+    binh = join_room(open_page, server, binh_token)
+    chi = join_room(open_page, server, chi_token)
     expect(binh.by_id("room-host")).to_be_hidden()
     # The host's page learnt of both joins from the feed alone.
     expect(an.page.locator("#room-players li")).to_have_count(3)
@@ -78,25 +52,25 @@ def test_three_phones_play_a_room_and_a_fourth_watches(open_page, server: Server
     expect(binh.by_id("room-word-input")).to_be_disabled()
     expect(binh.by_id("room-countdown-bar")).to_be_visible()
 
-    dung = join(open_page, server, dung_token)  # joins mid-game: watches
+    dung = join_room(open_page, server, dung_token)  # joins mid-game: watches
     expect(dung.screen("room")).to_have_attribute("data-you", "")
     expect(dung.by_id("room-move-form")).to_be_hidden()
 
-    send(an, "đầu tiên")
+    send_room_word(an, "đầu tiên")
     expect(binh.by_id("room-status")).to_have_text("Đến lượt bạn!")
     expect(binh.page).to_have_title("(!) Đến lượt bạn · Nối từ")
     expect(an.page).to_have_title("Nối từ")
     expect(dung.page.locator("#room-chain li").first).to_have_attribute("data-word", "đầu tiên")
     audit(binh, "playing, on turn")
-    send(binh, "tiên sinh")
+    send_room_word(binh, "tiên sinh")
     expect(chi.by_id("room-status")).to_have_text("Đến lượt bạn!")
     # Chi lets the clock run out; the server puts Chi out with no page asking.
     chi_row = an.page.locator('#room-players li[data-seat="3"]')
     expect(chi_row).to_have_attribute("data-out", "timeout", timeout=(TURN_SECONDS + 4) * 1000)
     expect(chi.by_id("room-status")).to_contain_text("Bạn đã bị loại")
     expect(an.by_id("room-status")).to_have_text("Đến lượt bạn!")
-    send(an, "sinh viên")
-    send(binh, "viên chức")  # nothing starts with "chức": Bình wins at once
+    send_room_word(an, "sinh viên")
+    send_room_word(binh, "viên chức")  # nothing starts with "chức": Bình wins at once
 
     titles = {an: "Bạn về thứ 2", binh: "Bạn thắng!", chi: "Bạn về thứ 3", dung: "Ván vừa kết thúc"}
     for game, title in titles.items():
@@ -120,7 +94,7 @@ def test_three_phones_play_a_room_and_a_fourth_watches(open_page, server: Server
     expect(dung.screen("room")).to_have_attribute("data-you", "4")
     expect(an.by_id("room-host")).to_be_visible()
     # A newcomer sees the result as the last game's, its words folded away.
-    em = join(open_page, server, em_token)
+    em = join_room(open_page, server, em_token)
     expect(em.by_id("room-result-title")).to_have_text("Kết quả ván trước")
     expect(em.by_id("room-recap")).to_be_visible()
     expect(em.by_id("room-old-chain")).to_be_hidden()
@@ -155,7 +129,7 @@ def test_a_web_view_without_websockets_follows_the_room_by_event_stream(
     open_page, server: ServerProcess, tokens: Tokens
 ) -> None:
     host_token, guest_token = room_tokens(tokens, ["Lan", "Minh"])
-    host = join(open_page, server, host_token)
+    host = join_room(open_page, server, host_token)
     opened: OpenPage = open_page()
     opened.page.add_init_script("window.WebSocket = undefined;")
     guest = Game(opened.page, server.base)
@@ -163,7 +137,7 @@ def test_a_web_view_without_websockets_follows_the_room_by_event_stream(
     guest.expect_screen("room")
     host.by_id("room-start").click()
     expect(guest.screen("room")).to_have_attribute("data-status", "playing")
-    send(host, "đầu tiên")
+    send_room_word(host, "đầu tiên")
     expect(guest.by_id("room-status")).to_have_text("Đến lượt bạn!")
     assert opened.page.evaluate("() => typeof window.WebSocket") == "undefined"
 
@@ -236,7 +210,7 @@ def test_a_small_phone_rides_out_a_limit_a_lost_link_a_leave_and_a_second_tab(
     input_top = host.by_id("room-word-input").evaluate("(el) => el.getBoundingClientRect().top")
     assert reject_top > input_top, "the refusal sits under the input"
     host.page.wait_for_timeout(Game.MOVE_SPACING_S * 1000)  # the refused word counts for the 300 ms
-    send(host, "đầu tiên")
+    send_room_word(host, "đầu tiên")
 
     # The guest's network goes: the page says so at once, and recovers by itself.
     second.page.context.set_offline(True)
