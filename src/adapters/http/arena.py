@@ -20,6 +20,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import Redirect
 
+from noitu.adapters.http.assets import RELEASE_CACHE
 from noitu.adapters.http.errors import ErrorBody
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
@@ -29,7 +30,6 @@ GUIDE = ("arena", "bot-guide.html")
 GUIDE_STYLE = ("arena", "guide.css")
 SAMPLES = "bot-examples"
 SAMPLE_SUFFIXES = (".py", ".cpp", ".java")
-CACHE = "public, max-age=300"
 NOT_FOUND = {404: ResponseSpec(data_container=ErrorBody, description="not_found: no such file")}
 #: The page "Vào trận": assets/arena/index.html, app.js and arena.css, and the ES
 #: modules in assets/arena/js/ that app.js imports.
@@ -168,13 +168,13 @@ def arena_page_router(assets: ArenaAssets) -> Router:
     @asset_route(f"/{PAGE_SCRIPT}", summary="The arena page's script", media_type=SCRIPT_TYPE)
     async def script() -> Response[bytes]:
         return Response(
-            assets.page[PAGE_SCRIPT], media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE}
+            assets.page[PAGE_SCRIPT], media_type=SCRIPT_TYPE, headers={"Cache-Control": RELEASE_CACHE}
         )
 
     @asset_route(f"/{PAGE_STYLE}", summary="The arena page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
         return Response(
-            assets.page[PAGE_STYLE], media_type="text/css", headers={"Cache-Control": CACHE}
+            assets.page[PAGE_STYLE], media_type="text/css", headers={"Cache-Control": RELEASE_CACHE}
         )
 
     @asset_route(
@@ -189,7 +189,7 @@ def arena_page_router(assets: ArenaAssets) -> Router:
         found = assets.modules.get(name)
         if found is None:
             raise NotFoundException()
-        return Response(found, media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE})
+        return Response(found, media_type=SCRIPT_TYPE, headers={"Cache-Control": RELEASE_CACHE})
 
     return Router(path=ARENA_PATH, route_handlers=[page, script, style, module], tags=["arena"])
 
@@ -203,7 +203,7 @@ def arena_page_routers(assets: ArenaAssets) -> list[object]:
     @asset_route(f"{ARENA_ASSETS_PATH}/arena/guide.css", summary="The guide's style sheet",
          media_type="text/css", tags=["arena"])
     async def guide_style() -> Response[bytes]:
-        return Response(assets.style, media_type="text/css", headers={"Cache-Control": CACHE})
+        return Response(assets.style, media_type="text/css", headers={"Cache-Control": RELEASE_CACHE})
 
     @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{{name:str}}", summary="A sample bot, as plain text",
          media_type="text/plain", responses=NOT_FOUND, tags=["arena"])
@@ -214,7 +214,7 @@ def arena_page_routers(assets: ArenaAssets) -> list[object]:
         return Response(
             found,
             media_type="text/plain",  # litestar adds "; charset=utf-8" to a text/ type
-            headers={"Cache-Control": CACHE, "Content-Disposition": f'inline; filename="{name}"'},
+            headers={"Cache-Control": RELEASE_CACHE, "Content-Disposition": f'inline; filename="{name}"'},
         )
 
     listing = samples_page(assets.samples)
@@ -222,7 +222,7 @@ def arena_page_routers(assets: ArenaAssets) -> list[object]:
     @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}", summary="The sample bots, listed",
                  media_type="text/html", tags=["arena"])
     async def samples() -> Response[bytes]:
-        return Response(listing, media_type="text/html", headers={"Cache-Control": CACHE})
+        return Response(listing, media_type="text/html", headers={"Cache-Control": RELEASE_CACHE})
 
     return [
         Router(path="/", route_handlers=[guide, guide_style, samples, sample]),

@@ -25,7 +25,9 @@ MEDIA_TYPES = {
 }
 SCRIPT_FOLDER = "js"
 SCRIPT_MEDIA_TYPE = "text/javascript"
-ASSET_CACHE = "public, max-age=300"
+#: The Cache-Control of what changes only with a new release: the pages' files (not
+#: the pages themselves, "no-cache") and the arena's `/config` answer.
+RELEASE_CACHE = "public, max-age=300"
 TURN_SECONDS_MARK = b'<span id="rules-turn-seconds" data-testid="rules-turn-seconds">30</span>'
 
 
@@ -47,7 +49,7 @@ def scripts_in(folder: Traversable) -> dict[str, bytes]:
 
 
 def script_response(body: bytes) -> Response[bytes]:
-    return Response(body, media_type=SCRIPT_MEDIA_TYPE, headers={"Cache-Control": ASSET_CACHE})
+    return Response(body, media_type=SCRIPT_MEDIA_TYPE, headers={"Cache-Control": RELEASE_CACHE})
 
 
 def with_turn_seconds(page: bytes, turn_seconds: int) -> bytes:
@@ -75,7 +77,7 @@ class PageAssets:
         return Response(
             self._files[name],
             media_type=MEDIA_TYPES[name],
-            headers={"Cache-Control": "no-cache" if name == "index.html" else ASSET_CACHE},
+            headers={"Cache-Control": "no-cache" if name == "index.html" else RELEASE_CACHE},
         )
 
     def script(self, name: str) -> Response[bytes] | None:
@@ -99,7 +101,7 @@ class KernelAssets:
         return cls((folder / KERNEL_STYLE).read_bytes(), scripts_in(folder / SCRIPT_FOLDER))
 
     def style(self) -> Response[bytes]:
-        return Response(self._style, media_type="text/css", headers={"Cache-Control": ASSET_CACHE})
+        return Response(self._style, media_type="text/css", headers={"Cache-Control": RELEASE_CACHE})
 
     def script(self, name: str) -> Response[bytes] | None:
         """The module `kernel/js/<name>` ("dom.js"); None when it is not shipped."""
