@@ -40,7 +40,7 @@ from noitu.adapters.http.errors import (
 )
 from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
-from noitu.adapters.http.noitu import noitu_routers, tighten_schema
+from noitu.adapters.http.noitu import noitu_routers, page_figures, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
 from noitu.adapters.http.noitu_words import (
     tighten_words_schema,
@@ -321,10 +321,7 @@ def create_app(container: Container) -> Litestar:
     if settings.game_enabled or settings.arena_enabled:
         routes.append(kernel_router(KernelAssets.from_package()))
     if settings.game_enabled:
-        # The rules say the turn in whole seconds, rounded half up as the page's script
-        # rounds turn_limit_ms (at least 1).
-        turn_seconds = max((settings.turn_ms + 500) // 1000, 1)
-        assets = PageAssets.from_package(turn_seconds=turn_seconds)
+        assets = PageAssets.from_package(page_figures(settings.turn_ms))
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
         routes += [words_api_router(container), words_page_router(container)]

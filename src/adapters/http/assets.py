@@ -6,13 +6,17 @@ page's ES modules, imported by app.js) is read at start-up; the kernel's are tho
 `noitu.assets/kernel/js/`. Such a listing is the whitelist a module is answered from:
 a name that is not one of those files gets None, never a lookup on disk.
 
-index.html states the turn length in its rules; the server writes its own setting
-there once, at start-up (the page has no inline script to read a value from, and the
-start screen shows before any game view brings `turn_limit_ms`).
+A page may mark a figure the server owns (`<span data-limit="NAME"></span>`, empty in
+the shipped file): the server writes each figure there once, at start-up (`fill_marks`),
+so the page is right on its first paint with no copy of its own. nối từ's rules mark the
+turn length, an operator's setting the start screen states before any game view brings
+`turn_limit_ms`.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 
@@ -28,7 +32,8 @@ SCRIPT_MEDIA_TYPE = "text/javascript"
 #: The Cache-Control of what changes only with a new release: the pages' files (not
 #: the pages themselves, "no-cache") and the arena's `/config` answer.
 RELEASE_CACHE = "public, max-age=300"
-TURN_SECONDS_MARK = b'<span id="rules-turn-seconds" data-testid="rules-turn-seconds">30</span>'
+#: A figure's mark: its opening tag (group 1, the name in group 2), then its content.
+MARK = re.compile(rb'(<span data-limit="([a-z_0-9]+)"[^>]*>)([^<]*)</span>')
 
 
 #: The kernel: assets/kernel/kernel.css (the design tokens and base rules both style
@@ -52,11 +57,17 @@ def script_response(body: bytes) -> Response[bytes]:
     return Response(body, media_type=SCRIPT_MEDIA_TYPE, headers={"Cache-Control": RELEASE_CACHE})
 
 
-def with_turn_seconds(page: bytes, turn_seconds: int) -> bytes:
-    """index.html with the rules' turn length set; the mark must be there exactly once."""
-    if page.count(TURN_SECONDS_MARK) != 1:
-        raise RuntimeError("index.html lacks the turn length of its rules (#rules-turn-seconds)")
-    return page.replace(TURN_SECONDS_MARK, TURN_SECONDS_MARK.replace(b">30<", f">{turn_seconds}<".encode()))
+def fill_marks(page: bytes, figures: Mapping[str, int]) -> bytes:
+    """`page` with each figure written into its mark. Each figure must have exactly one
+    mark, empty, and each mark a figure: else the page would show a blank or a copy."""
+    marks = [(found.group(2).decode(), found.group(3)) for found in MARK.finditer(page)]
+    names = sorted(name for name, _ in marks)
+    if names != sorted(figures) or any(content for _, content in marks):
+        raise RuntimeError(f"the page's marks {marks} are not empty marks of {sorted(figures)}")
+    return MARK.sub(
+        lambda found: found.group(1) + str(figures[found.group(2).decode()]).encode() + b"</span>",
+        page,
+    )
 
 
 class PageAssets:
@@ -65,12 +76,12 @@ class PageAssets:
         self._scripts = dict(scripts or {})
 
     @classmethod
-    def from_package(cls, turn_seconds: int = 30) -> PageAssets:
-        """The shipped files; the rules in index.html say `turn_seconds`."""
+    def from_package(cls, figures: Mapping[str, int]) -> PageAssets:
+        """The shipped files; index.html's marks say `figures`."""
         folder = resources.files("noitu.assets")
         scripts = scripts_in(folder / SCRIPT_FOLDER)
         files = {name: (folder / name).read_bytes() for name in MEDIA_TYPES}
-        files["index.html"] = with_turn_seconds(files["index.html"], turn_seconds)
+        files["index.html"] = fill_marks(files["index.html"], figures)
         return cls(files, scripts)
 
     def response(self, name: str) -> Response[bytes]:

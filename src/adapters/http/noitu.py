@@ -124,6 +124,12 @@ def api_router(use_cases: NoituUseCases) -> Router:
     )
 
 
+def page_figures(turn_ms: int) -> dict[str, int]:
+    """What index.html's `data-limit` marks say: the rules' turn length in whole seconds,
+    rounded half up as the page's script rounds a view's `turn_limit_ms`, at least 1."""
+    return {"turn_s": max((turn_ms + 500) // 1000, 1)}
+
+
 def page_router(assets: PageAssets) -> Router:
     @asset_route(
         "/",
