@@ -1,10 +1,12 @@
-"""The pages' files, read once from the installed `noitu.assets` package: nối từ's
-page (`PageAssets`) and the kernel both games' pages share (`KernelAssets`).
+"""The one server of both games' files: `Assets`, every file a part of the site answers,
+read once at start-up from the installed `noitu.assets` package and answered by name.
 
-Besides the three named files, every `*.js` file shipped in `noitu.assets/js/` (the
-page's ES modules, imported by app.js) is read at start-up; the kernel's are those of
-`noitu.assets/kernel/js/`. Such a listing is the whitelist a module is answered from:
-a name that is not one of those files gets None, never a lookup on disk.
+The names read are the whitelist: a name that is not one of them is a 404, never a lookup on disk. What a file is answered with follows from its
+name: its media type from its suffix; a page (`.html`) "no-cache", so a new release's
+links show at once, and everything else `RELEASE_CACHE`. Each part says which files it
+serves (nối từ's page in `noitu.py`, the arena's page, guide and samples in `arena.py`,
+the kernel both pages load in `pages.py`); CSP and the other headers come from
+`middleware.py`, by path, for all of them alike.
 
 A page may mark a figure the server owns (`<span data-limit="NAME"></span>`, empty in
 the shipped file): the server writes each figure there once, at start-up (`fill_marks`),
@@ -17,44 +19,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import PurePosixPath
 
 from litestar import Response
+from litestar.exceptions import NotFoundException
 
-MEDIA_TYPES = {
-    "index.html": "text/html",
-    "app.js": "text/javascript",
-    "app.css": "text/css",
-}
-SCRIPT_FOLDER = "js"
-SCRIPT_MEDIA_TYPE = "text/javascript"
 #: The Cache-Control of what changes only with a new release: the pages' files (not
 #: the pages themselves, "no-cache") and the arena's `/config` answer.
 RELEASE_CACHE = "public, max-age=300"
+PAGE_CACHE = "no-cache"
+MEDIA_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+#: A page's ES modules: every `*.js` directly in its folder's `js/`, named "js/<file>".
+SCRIPT_FOLDER = "js"
 #: A figure's mark: its opening tag (group 1, the name in group 2), then its content.
 MARK = re.compile(rb'(<span data-limit="([a-z_0-9]+)"[^>]*>)([^<]*)</span>')
 
 
-#: The kernel: assets/kernel/kernel.css (the design tokens and base rules both style
-#: sheets build on) and the ES modules in assets/kernel/js/ both pages import.
-KERNEL_FOLDER = "kernel"
-KERNEL_STYLE = "kernel.css"
-
-
-def scripts_in(folder: Traversable) -> dict[str, bytes]:
-    """The `*.js` files directly in `folder`, by bare file name (none when it is absent)."""
-    if not folder.is_dir():
-        return {}
-    return {
-        entry.name: entry.read_bytes()
-        for entry in folder.iterdir()
-        if entry.name.endswith(".js") and entry.is_file()
-    }
-
-
-def script_response(body: bytes) -> Response[bytes]:
-    return Response(body, media_type=SCRIPT_MEDIA_TYPE, headers={"Cache-Control": RELEASE_CACHE})
+def package_folder(*parts: str) -> Traversable:
+    """A folder of the installed `noitu.assets` package."""
+    return resources.files("noitu.assets").joinpath(*parts)
 
 
 def fill_marks(page: bytes, figures: Mapping[str, int]) -> bytes:
@@ -70,51 +56,57 @@ def fill_marks(page: bytes, figures: Mapping[str, int]) -> bytes:
     )
 
 
-class PageAssets:
-    def __init__(self, files: dict[str, bytes], scripts: dict[str, bytes] | None = None) -> None:
-        self._files = files
-        self._scripts = dict(scripts or {})
+@dataclass(frozen=True, slots=True)
+class Asset:
+    body: bytes
+    media_type: str
+    cache: str = RELEASE_CACHE
+    #: A Content-Disposition header, if any (a sample bot names its file).
+    disposition: str | None = None
 
     @classmethod
-    def from_package(cls, figures: Mapping[str, int]) -> PageAssets:
-        """The shipped files; index.html's marks say `figures`."""
-        folder = resources.files("noitu.assets")
-        scripts = scripts_in(folder / SCRIPT_FOLDER)
-        files = {name: (folder / name).read_bytes() for name in MEDIA_TYPES}
-        files["index.html"] = fill_marks(files["index.html"], figures)
-        return cls(files, scripts)
+    def named(cls, name: str, body: bytes) -> Asset:
+        """A shipped file, answered as its name says."""
+        suffix = PurePosixPath(name).suffix
+        return cls(body, MEDIA_TYPES[suffix], PAGE_CACHE if suffix == ".html" else RELEASE_CACHE)
 
-    def response(self, name: str) -> Response[bytes]:
-        return Response(
-            self._files[name],
-            media_type=MEDIA_TYPES[name],
-            headers={"Cache-Control": "no-cache" if name == "index.html" else RELEASE_CACHE},
-        )
+    def with_figures(self, figures: Mapping[str, int]) -> Asset:
+        return replace(self, body=fill_marks(self.body, figures))
 
-    def script(self, name: str) -> Response[bytes] | None:
-        """The module `js/<name>` (a bare file name such as "api.js"), served like
-        app.js; None when `name` is not one of the shipped modules (the route answers
-        404)."""
-        body = self._scripts.get(name)
-        return None if body is None else script_response(body)
+    def response(self) -> Response[bytes]:
+        headers = {"Cache-Control": self.cache}
+        if self.disposition is not None:
+            headers["Content-Disposition"] = self.disposition
+        return Response(self.body, media_type=self.media_type, headers=headers)
 
 
-class KernelAssets:
-    """What both pages share: the kernel's style sheet and its ES modules."""
+def read_files(folder: Traversable, *names: str) -> dict[str, Asset]:
+    """The files `names` of `folder`, by name (a missing one stops the start-up)."""
+    return {name: Asset.named(name, (folder / name).read_bytes()) for name in names}
 
-    def __init__(self, style: bytes, scripts: dict[str, bytes]) -> None:
-        self._style = style
-        self._scripts = dict(scripts)
 
-    @classmethod
-    def from_package(cls) -> KernelAssets:
-        folder = resources.files("noitu.assets") / KERNEL_FOLDER
-        return cls((folder / KERNEL_STYLE).read_bytes(), scripts_in(folder / SCRIPT_FOLDER))
+def read_scripts(folder: Traversable) -> dict[str, Asset]:
+    """The ES modules of `folder`: each `*.js` file in its `js/`, as "js/<file>" (none
+    when there is no such folder)."""
+    scripts = folder / SCRIPT_FOLDER
+    if not scripts.is_dir():
+        return {}
+    return {
+        f"{SCRIPT_FOLDER}/{entry.name}": Asset.named(entry.name, entry.read_bytes())
+        for entry in scripts.iterdir()
+        if entry.name.endswith(".js") and entry.is_file()
+    }
 
-    def style(self) -> Response[bytes]:
-        return Response(self._style, media_type="text/css", headers={"Cache-Control": RELEASE_CACHE})
 
-    def script(self, name: str) -> Response[bytes] | None:
-        """The module `kernel/js/<name>` ("dom.js"); None when it is not shipped."""
-        body = self._scripts.get(name)
-        return None if body is None else script_response(body)
+class Assets:
+    """Files by name: what a part of the site answers, and nothing else."""
+
+    def __init__(self, files: Mapping[str, Asset]) -> None:
+        self._files = dict(files)
+
+    def answer(self, name: str) -> Response[bytes]:
+        """The file `name` ("app.js", "js/dom.js"); 404 when it is not one served."""
+        found = self._files.get(name)
+        if found is None:
+            raise NotFoundException()
+        return found.response()
