@@ -48,7 +48,7 @@ from noitu.application.noitu.rooms.errors import RoomLink
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.view import SessionView
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS, MIN_SYLLABLES
 
 MAX_BODY_BYTES = 4096
 
@@ -131,8 +131,9 @@ def api_router(use_cases: NoituUseCases) -> Router:
 
 def page_figures(turn_ms: int) -> dict[str, int]:
     """What index.html's `data-limit` marks say: the rules' turn length in whole seconds,
-    rounded half up as the page's script rounds a view's `turn_limit_ms`, at least 1."""
-    return {"turn_s": max((turn_ms + 500) // 1000, 1)}
+    rounded half up as the page's script rounds a view's `turn_limit_ms`, at least 1,
+    and a word's fewest syllables."""
+    return {"turn_s": max((turn_ms + 500) // 1000, 1), "min_syllables": MIN_SYLLABLES}
 
 
 def page_assets(figures: dict[str, int]) -> Assets:
