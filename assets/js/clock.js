@@ -12,6 +12,7 @@ import { deviceNow, secondsLeft, serverClock } from "/kernel/js/clock.js";
 import { $ } from "/kernel/js/dom.js";
 import { isBusy, isThinking } from "./controls.js";
 import { currentScreen } from "./screens.js";
+import { turnLimitMs } from "./start.js";
 import { TEXT } from "./text.js";
 import { toInt } from "./values.js";
 
@@ -22,7 +23,7 @@ const EXPIRY_MAX_CHECKS = 8;
 
 const server = serverClock();
 let deadlineMs = 0; // the turn's end on the server's clock
-let turnLimitMs = 30000;
+let turnMs = 0; // the turn's length, for the bar
 let tickTimer = 0;
 let announcedTen = false;
 let expiryChecks = 0;
@@ -39,12 +40,12 @@ export function onExpiry(handler) {
 export function setClock(view) {
   const deadline = toInt(view.deadline_ms, 0);
   const serverNow = toInt(view.server_now_ms, 0);
-  turnLimitMs = Math.max(toInt(view.turn_limit_ms, 30000), 1000);
+  turnMs = turnLimitMs(view);
   if (deadline && serverNow) {
     server.note(serverNow);
     deadlineMs = deadline;
   } else {
-    deadlineMs = server.now() + turnLimitMs;
+    deadlineMs = server.now() + turnMs;
   }
   if (timeLeftMs() > 0) {
     expiryChecks = 0; // a turn with time on it: the expiry checks start over
@@ -85,7 +86,7 @@ function tick() {
   if (counter.textContent !== String(seconds)) {
     counter.textContent = String(seconds);
   }
-  const frac = Math.min(Math.max(left / turnLimitMs, 0), 1);
+  const frac = Math.min(Math.max(left / Math.max(turnMs, 1), 0), 1);
   $("countdown-bar").style.setProperty("--frac", frac.toFixed(4));
   const urgent = left <= URGENT_MS;
   $("timer-box").classList.toggle("urgent", urgent);

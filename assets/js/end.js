@@ -14,7 +14,7 @@ import { renderChain, renderMeanings } from "./chain.js";
 import { showRecordFor } from "./record.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { currentSession, currentView, guard, updateView } from "./session.js";
-import { goToStart } from "./start.js";
+import { goToStart, turnSeconds } from "./start.js";
 import { canShare } from "./telegram.js";
 import { END_REASONS, noWordAfter, REPORT_TEXT, TEXT } from "./text.js";
 import { cancelThinking } from "./thinking.js";
@@ -36,8 +36,7 @@ export function renderEnd(view) {
   const replaced = !!view.replaced_by;
   const reason = String(view.end_reason || "");
   let title = won ? TEXT.won : view.status === "lost" ? TEXT.lost : TEXT.over;
-  let reasonText = (END_REASONS[reason] || "").replace("{s}",
-    String(Math.round(Math.max(toInt(view.turn_limit_ms, 30000), 1000) / 1000)));
+  let reasonText = (END_REASONS[reason] || "").replace("{s}", String(turnSeconds(view)));
   if (reason === "no_legal_move" && view.current) {
     reasonText = noWordAfter(view.current);
   }

@@ -45,7 +45,7 @@ function applyView(view, opts) {
     return; // an answer about a game we already left
   }
   adoptView(view);
-  showTurnLength(view.turn_limit_ms);
+  showTurnLength(view);
   if (view.status === "playing") {
     renderPlay(view, opts);
   } else {

@@ -42,6 +42,7 @@ import {
   gameKey, leaveNeedsConfirm, resultModel, statusLine, turnCue, turnInfo
 } from "./roomview.js";
 import { showScreen } from "./screens.js";
+import { turnLimitMs } from "./start.js";
 import { OUT_REASONS, REPORT_TEXT, ROOM_TEXT } from "./text.js";
 import { toInt, waitSeconds } from "./values.js";
 
@@ -57,7 +58,7 @@ let feed = null;
 let away = "";
 let wired = false;
 let deadlineLeftMs = 0;
-let turnLimitMs = 30000;
+let turnMs = 0;
 let receivedAt = 0;
 let busy = false;
 let botPending = false;
@@ -415,7 +416,7 @@ function render(next) {
   if (info.playing) {
     setText("room-current", view.current || "");
     deadlineLeftMs = toInt(view.deadline_ms, 0) - toInt(view.server_now_ms, 0);
-    turnLimitMs = Math.max(toInt(view.turn_limit_ms, 30000), 1000);
+    turnMs = turnLimitMs(view);
     receivedAt = deviceNow();
     tick();
   }
@@ -438,7 +439,7 @@ function tick() {
   }
   const left = Math.max(deadlineLeftMs - (deviceNow() - receivedAt), 0);
   setText("room-countdown", String(secondsLeft(left)));
-  const frac = Math.min(Math.max(left / turnLimitMs, 0), 1);
+  const frac = Math.min(Math.max(left / Math.max(turnMs, 1), 0), 1);
   const bar = $("room-countdown-bar");
   bar.style.setProperty("--frac", frac.toFixed(4));
   const urgent = left <= URGENT_MS;

@@ -40,13 +40,26 @@ export function chooseDifficulty() {
   return difficulty;
 }
 
-// The rules say the server's turn length. The server writes it into the page; each
-// view (turn_limit_ms) keeps it right, should the server's setting change.
-export function showTurnLength(turnLimitMs) {
-  const seconds = Math.round(Math.max(toInt(turnLimitMs, 30000), 1000) / 1000);
+// The turn length of `view` in ms; when the view does not say, the one in the rules.
+// The page keeps no turn length of its own: the server writes its setting into the
+// rules' mark (data-limit="turn_s"), and each view brings it (turn_limit_ms).
+export function turnLimitMs(view) {
+  const ms = toInt(view && view.turn_limit_ms, 0);
+  return ms > 0 ? ms : toInt($("rules-turn-seconds").textContent, 0) * 1000;
+}
+
+// The same in whole seconds, as the rules say it (rounded half up, at least 1).
+export function turnSeconds(view) {
+  return Math.max(Math.round(turnLimitMs(view) / 1000), 1);
+}
+
+// The rules say the server's turn length; each view keeps it right, should the
+// server's setting change.
+export function showTurnLength(view) {
+  const seconds = String(turnSeconds(view));
   const box = $("rules-turn-seconds");
-  if (box.textContent !== String(seconds)) {
-    box.textContent = String(seconds);
+  if (box.textContent !== seconds) {
+    box.textContent = seconds;
   }
 }
 

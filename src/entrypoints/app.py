@@ -22,7 +22,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from noitu.adapters.arena.sql.engine import describe
 from noitu.adapters.heap import trim_heap
-from noitu.adapters.http.arena import ArenaAssets, arena_page_routers
+from noitu.adapters.http.arena import arena_assets, arena_page_routers
 from noitu.adapters.http.arena_bots import (
     arena_bot_routers,
     storage_error_handler,
@@ -31,7 +31,6 @@ from noitu.adapters.http.arena_bots import (
 from noitu.adapters.http.arena_ladder import arena_ladder_routers, tighten_ladder_schema
 from noitu.adapters.http.arena_rooms import arena_room_routers, tighten_rooms_schema
 from noitu.adapters.http.arena_ws import room_socket_router
-from noitu.adapters.http.assets import KernelAssets, PageAssets
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
     game_error_handler,
@@ -40,7 +39,7 @@ from noitu.adapters.http.errors import (
 )
 from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
-from noitu.adapters.http.noitu import noitu_routers, tighten_schema
+from noitu.adapters.http.noitu import noitu_routers, page_assets, page_figures, tighten_schema
 from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
 from noitu.adapters.http.noitu_words import (
     tighten_words_schema,
@@ -48,7 +47,7 @@ from noitu.adapters.http.noitu_words import (
     words_page_router,
 )
 from noitu.adapters.http.openapi import SchemaPart, complete_openapi
-from noitu.adapters.http.pages import kernel_router
+from noitu.adapters.http.pages import kernel_assets, kernel_router
 from noitu.adapters.http.paths import ARENA_API_PATH, SCHEMA_PATH
 from noitu.adapters.http.strict_query import declare_strict_query, strict_query
 from noitu.application.arena.ladder.play_ladder import PlayLadderCommand
@@ -319,12 +318,9 @@ def create_app(container: Container) -> Litestar:
         lifespans += telegram_lifespans
         routes += telegram_routes
     if settings.game_enabled or settings.arena_enabled:
-        routes.append(kernel_router(KernelAssets.from_package()))
+        routes.append(kernel_router(kernel_assets()))
     if settings.game_enabled:
-        # The rules say the turn in whole seconds, rounded half up as the page's script
-        # rounds turn_limit_ms (at least 1).
-        turn_seconds = max((settings.turn_ms + 500) // 1000, 1)
-        assets = PageAssets.from_package(turn_seconds=turn_seconds)
+        assets = page_assets(page_figures(settings.turn_ms))
         routes += noitu_routers(assets, container)
         routes.append(group_room_router(container))
         routes += [words_api_router(container), words_page_router(container)]
@@ -334,7 +330,7 @@ def create_app(container: Container) -> Litestar:
     if settings.game_enabled or settings.telegram_enabled:
         lifespans.append(words_lifespan(container))
     if settings.arena_enabled:
-        routes += arena_page_routers(ArenaAssets.from_package())
+        routes += arena_page_routers(arena_assets())
         routes += arena_bot_routers(container)
         lifespans.append(_arena_lifespan(container, settings))
         routes += arena_room_routers(container)

@@ -47,10 +47,12 @@ from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
 from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.cgroups.tree import CgroupError
 from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
+from noitu.application.arena.errors import FileTooLarge
 from noitu.application.arena.limits import (
     MAX_ARTEFACT_BYTES,
     MAX_JAR_ENTRIES,
     MAX_JAVA_CLASSES,
+    max_upload_bytes,
 )
 from noitu.application.arena.ports import (
     BUILD_MESSAGES_BYTES,
@@ -60,8 +62,6 @@ from noitu.application.arena.ports import (
     Language,
 )
 
-MAX_SOURCE_BYTES = 256 * 1024
-MAX_JAR_BYTES = 16 * MIB
 MAX_MANIFEST_BYTES = 64 * 1024
 #: Where the upload is mounted (read-only) and where the compiler works (the tmpfs).
 SOURCE_DIR = "/src"
@@ -451,13 +451,12 @@ class SandboxBuilder:
     async def build(
         self, source: Path, language: Language, into: Path, *, shown_as: str | None = None
     ) -> BuildResult:
-        cap = MAX_JAR_BYTES if language is Language.JAR else MAX_SOURCE_BYTES
         try:
             size = source.stat().st_size
         except OSError:
             return _refuse("Không đọc được tệp tải lên.")
-        if size > cap:
-            return _refuse(f"Tệp quá lớn: tối đa {cap // 1024} KiB.")
+        if size > max_upload_bytes(language):
+            return _refuse(FileTooLarge().message)
         if language is Language.JAR:
             return await asyncio.to_thread(self._jar, source, into)
         name = SOURCE_NAME[language]

@@ -49,6 +49,9 @@ from noitu.application.arena.ports import (
 )
 from noitu.domain.arena.failure import FailureCode
 
+#: What a bot whose reply passes the cap is told (the cap as a Vietnamese reader writes it).
+REPLY_TOO_LONG = "Dòng trả lời dài quá {} ký tự.".format(f"{MAX_REPLY_CODE_POINTS:,}".replace(",", "."))
+
 _log = logging.getLogger(__name__)
 
 READ_SIZE = 64 * 1024
@@ -575,7 +578,7 @@ class PipeBotProcess:
         points = self._points + code_points(piece)
         if points > MAX_REPLY_CODE_POINTS:
             self._line = bytearray()
-            detail = "Dòng trả lời dài quá 65.536 ký tự."
+            detail = REPLY_TOO_LONG
             if self._asked == 1:
                 # A bot that prints as it starts, after its first request was written.
                 detail += (

@@ -4,40 +4,45 @@
 `/bot-guide.html` with its style sheet, and the sample bots at `/assets/bot-examples/`
 (that folder itself answers a small page listing them). Each answers HEAD as GET.
 
-Every file is read once from the installed `noitu.assets` package; the names shipped
-there are the whitelist, so a request never becomes a lookup on disk.
+Every file is read once from the installed `noitu.assets` package into one `Assets`
+(`assets.py`, the server of both games' files); the names read are the whitelist, so a
+request never becomes a lookup on disk.
 """
 
 from __future__ import annotations
 
 import html
-from importlib import resources
 from pathlib import PurePosixPath
 
 from litestar import Request, Response, Router
-from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import Redirect
 
+from noitu.adapters.http.assets import (
+    SCRIPT_FOLDER,
+    Asset,
+    Assets,
+    package_folder,
+    read_files,
+    read_scripts,
+)
 from noitu.adapters.http.errors import ErrorBody
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
 from noitu.adapters.http.paths import ARENA_ASSETS_PATH, ARENA_PATH, BOT_GUIDE_PATH
 from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX, LANGUAGES
 
-GUIDE = ("arena", "bot-guide.html")
-GUIDE_STYLE = ("arena", "guide.css")
+GUIDE = "bot-guide.html"
+GUIDE_STYLE = "guide.css"
 SAMPLES = "bot-examples"
 SAMPLE_SUFFIXES = (".py", ".cpp", ".java")
-CACHE = "public, max-age=300"
 NOT_FOUND = {404: ResponseSpec(data_container=ErrorBody, description="not_found: no such file")}
 #: The page "Vào trận": assets/arena/index.html, app.js and arena.css, and the ES
-#: modules in assets/arena/js/ that app.js imports.
+#: modules in assets/arena/js/ that app.js imports; the guide beside them.
 PAGE_FOLDER = "arena"
 PAGE = "index.html"
 PAGE_SCRIPT = "app.js"
 PAGE_STYLE = "arena.css"
-MODULE_FOLDER = "js"
 SCRIPT_TYPE = "text/javascript"
 
 
@@ -82,7 +87,7 @@ def samples_page(samples: dict[str, bytes]) -> bytes:
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light dark">
 <title>Bot mẫu · Đấu bot Búa Bao Kéo 9×9</title>
-<link rel="stylesheet" href="{ARENA_ASSETS_PATH}/{GUIDE_STYLE[0]}/{GUIDE_STYLE[1]}">
+<link rel="stylesheet" href="{ARENA_ASSETS_PATH}/{PAGE_FOLDER}/{GUIDE_STYLE}">
 </head>
 <body>
 <header class="top">
@@ -103,52 +108,30 @@ def samples_page(samples: dict[str, bytes]) -> bytes:
     return page.encode()
 
 
-class ArenaAssets:
-    def __init__(
-        self,
-        guide: bytes,
-        style: bytes,
-        samples: dict[str, bytes],
-        page: dict[str, bytes] | None = None,
-        modules: dict[str, bytes] | None = None,
-    ) -> None:
-        self.guide = guide
-        self.style = style
-        self.samples = samples
-        #: index.html, app.js and arena.css of the page, by name.
-        self.page = dict(page or {})
-        #: The page's modules by bare file name ("board.js"): the whitelist.
-        self.modules = dict(modules or {})
-
-    @classmethod
-    def from_package(cls) -> ArenaAssets:
-        folder = resources.files("noitu.assets")
-        samples = {
-            entry.name: entry.read_bytes()
-            for entry in (folder / SAMPLES).iterdir()
-            if entry.is_file() and entry.name.endswith(SAMPLE_SUFFIXES)
-        }
-        arena = folder / PAGE_FOLDER
-        scripts = arena / MODULE_FOLDER
-        modules = (
-            {
-                entry.name: entry.read_bytes()
-                for entry in scripts.iterdir()
-                if entry.is_file() and entry.name.endswith(".js")
-            }
-            if scripts.is_dir()
-            else {}
-        )
-        return cls(
-            (folder / GUIDE[0] / GUIDE[1]).read_bytes(),
-            (folder / GUIDE_STYLE[0] / GUIDE_STYLE[1]).read_bytes(),
-            samples,
-            {name: (arena / name).read_bytes() for name in (PAGE, PAGE_SCRIPT, PAGE_STYLE)},
-            modules,
-        )
+def arena_assets() -> Assets:
+    """The page's files (index.html, app.js, arena.css and its ES modules, "js/<file>"),
+    the guide and its style sheet, each sample ("bot-examples/<file>", plain text naming
+    its file) and the samples' listing ("bot-examples")."""
+    arena = package_folder(PAGE_FOLDER)
+    samples = {
+        entry.name: entry.read_bytes()
+        for entry in package_folder(SAMPLES).iterdir()
+        if entry.is_file() and entry.name.endswith(SAMPLE_SUFFIXES)
+    }
+    return Assets({
+        **read_files(arena, PAGE, PAGE_SCRIPT, PAGE_STYLE, GUIDE, GUIDE_STYLE),
+        **read_scripts(arena),
+        **{
+            f"{SAMPLES}/{name}": Asset(  # litestar adds "; charset=utf-8" to a text/ type
+                body, "text/plain", disposition=f'inline; filename="{name}"'
+            )
+            for name, body in samples.items()
+        },
+        SAMPLES: Asset(samples_page(samples), "text/html"),
+    })
 
 
-def arena_page_router(assets: ArenaAssets) -> Router:
+def arena_page_router(assets: Assets) -> Router:
     """`/arena/` and the files it loads by relative paths (so it needs the slash)."""
 
     @asset_route(
@@ -158,27 +141,18 @@ def arena_page_router(assets: ArenaAssets) -> Router:
         responses=SLASH_REDIRECT,
     )
     async def page(request: Request) -> Response[bytes] | Redirect:
-        redirect = slash_redirect(request, ARENA_PATH)
-        if redirect is not None:
-            return redirect
-        return Response(
-            assets.page[PAGE], media_type="text/html", headers={"Cache-Control": "no-cache"}
-        )
+        return slash_redirect(request, ARENA_PATH) or assets.answer(PAGE)
 
     @asset_route(f"/{PAGE_SCRIPT}", summary="The arena page's script", media_type=SCRIPT_TYPE)
     async def script() -> Response[bytes]:
-        return Response(
-            assets.page[PAGE_SCRIPT], media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE}
-        )
+        return assets.answer(PAGE_SCRIPT)
 
     @asset_route(f"/{PAGE_STYLE}", summary="The arena page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
-        return Response(
-            assets.page[PAGE_STYLE], media_type="text/css", headers={"Cache-Control": CACHE}
-        )
+        return assets.answer(PAGE_STYLE)
 
     @asset_route(
-        f"/{MODULE_FOLDER}/{{name:str}}",
+        f"/{SCRIPT_FOLDER}/{{name:str}}",
         summary="One of the arena page's ES modules, imported by app.js",
         media_type=SCRIPT_TYPE,
         responses={
@@ -186,43 +160,31 @@ def arena_page_router(assets: ArenaAssets) -> Router:
         },
     )
     async def module(name: FromPath[str]) -> Response[bytes]:
-        found = assets.modules.get(name)
-        if found is None:
-            raise NotFoundException()
-        return Response(found, media_type=SCRIPT_TYPE, headers={"Cache-Control": CACHE})
+        return assets.answer(f"{SCRIPT_FOLDER}/{name}")
 
     return Router(path=ARENA_PATH, route_handlers=[page, script, style, module], tags=["arena"])
 
 
-def arena_page_routers(assets: ArenaAssets) -> list[object]:
+def arena_page_routers(assets: Assets) -> list[object]:
     @asset_route(BOT_GUIDE_PATH, summary="The bot authors' guide (Vietnamese)", media_type="text/html",
          tags=["arena"])
     async def guide() -> Response[bytes]:
-        return Response(assets.guide, media_type="text/html", headers={"Cache-Control": "no-cache"})
+        return assets.answer(GUIDE)
 
-    @asset_route(f"{ARENA_ASSETS_PATH}/arena/guide.css", summary="The guide's style sheet",
+    @asset_route(f"{ARENA_ASSETS_PATH}/{PAGE_FOLDER}/{GUIDE_STYLE}", summary="The guide's style sheet",
          media_type="text/css", tags=["arena"])
     async def guide_style() -> Response[bytes]:
-        return Response(assets.style, media_type="text/css", headers={"Cache-Control": CACHE})
+        return assets.answer(GUIDE_STYLE)
 
     @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}/{{name:str}}", summary="A sample bot, as plain text",
          media_type="text/plain", responses=NOT_FOUND, tags=["arena"])
     async def sample(name: FromPath[str]) -> Response[bytes]:
-        found = assets.samples.get(name)
-        if found is None:
-            raise NotFoundException()
-        return Response(
-            found,
-            media_type="text/plain",  # litestar adds "; charset=utf-8" to a text/ type
-            headers={"Cache-Control": CACHE, "Content-Disposition": f'inline; filename="{name}"'},
-        )
-
-    listing = samples_page(assets.samples)
+        return assets.answer(f"{SAMPLES}/{name}")
 
     @asset_route(f"{ARENA_ASSETS_PATH}/{SAMPLES}", summary="The sample bots, listed",
                  media_type="text/html", tags=["arena"])
     async def samples() -> Response[bytes]:
-        return Response(listing, media_type="text/html", headers={"Cache-Control": CACHE})
+        return assets.answer(SAMPLES)
 
     return [
         Router(path="/", route_handlers=[guide, guide_style, samples, sample]),

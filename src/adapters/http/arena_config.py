@@ -26,6 +26,7 @@ from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, BUILD_LIMITS, MIB
 from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
+from noitu.adapters.http.assets import RELEASE_CACHE
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena import limits
 from noitu.application.arena.bot_matches import STDERR_KEPT_MS
@@ -37,8 +38,6 @@ from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING
 from noitu.domain.arena.ladder.rating import FIRST_RATING, ORDINAL_SIGMAS
 from noitu.domain.arena.ladder.scheduling import NEAREST
 from noitu.domain.arena.match import FIRST_SEQUENCE_BETWEEN_BOTS
-
-CACHE = "public, max-age=300"
 
 Figure = int | float
 
@@ -145,6 +144,6 @@ def config_router() -> Router:
         summary="What the page shows but the server owns: languages, built-in bots, figures",
     )
     async def config() -> Response[ArenaConfig]:
-        return Response(answer, headers={"Cache-Control": CACHE})
+        return Response(answer, headers={"Cache-Control": RELEASE_CACHE})
 
     return Router(path=ARENA_API_PATH, route_handlers=[config], tags=["arena"])

@@ -1,107 +1,112 @@
-"""The pages' files, read once from the installed `noitu.assets` package: nối từ's
-page (`PageAssets`) and the kernel both games' pages share (`KernelAssets`).
+"""The one server of both games' files: `Assets`, every file a part of the site answers,
+read once at start-up from the installed `noitu.assets` package and answered by name.
 
-Besides the three named files, every `*.js` file shipped in `noitu.assets/js/` (the
-page's ES modules, imported by app.js) is read at start-up; the kernel's are those of
-`noitu.assets/kernel/js/`. Such a listing is the whitelist a module is answered from:
-a name that is not one of those files gets None, never a lookup on disk.
+The names read are the whitelist: a name that is not one of them is a 404, never a lookup on disk. What a file is answered with follows from its
+name: its media type from its suffix; a page (`.html`) "no-cache", so a new release's
+links show at once, and everything else `RELEASE_CACHE`. Each part says which files it
+serves (nối từ's page in `noitu.py`, the arena's page, guide and samples in `arena.py`,
+the kernel both pages load in `pages.py`); CSP and the other headers come from
+`middleware.py`, by path, for all of them alike.
 
-index.html states the turn length in its rules; the server writes its own setting
-there once, at start-up (the page has no inline script to read a value from, and the
-start screen shows before any game view brings `turn_limit_ms`).
+A page may mark a figure the server owns (`<span data-limit="NAME"></span>`, empty in
+the shipped file): the server writes each figure there once, at start-up (`fill_marks`),
+so the page is right on its first paint with no copy of its own. nối từ's rules mark the
+turn length, an operator's setting the start screen states before any game view brings
+`turn_limit_ms`.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from importlib import resources
 from importlib.resources.abc import Traversable
+from pathlib import PurePosixPath
 
 from litestar import Response
+from litestar.exceptions import NotFoundException
 
-MEDIA_TYPES = {
-    "index.html": "text/html",
-    "app.js": "text/javascript",
-    "app.css": "text/css",
-}
+#: The Cache-Control of what changes only with a new release: the pages' files (not
+#: the pages themselves, "no-cache") and the arena's `/config` answer.
+RELEASE_CACHE = "public, max-age=300"
+PAGE_CACHE = "no-cache"
+MEDIA_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
+#: A page's ES modules: every `*.js` directly in its folder's `js/`, named "js/<file>".
 SCRIPT_FOLDER = "js"
-SCRIPT_MEDIA_TYPE = "text/javascript"
-ASSET_CACHE = "public, max-age=300"
-TURN_SECONDS_MARK = b'<span id="rules-turn-seconds" data-testid="rules-turn-seconds">30</span>'
+#: A figure's mark: its opening tag (group 1, the name in group 2), then its content.
+MARK = re.compile(rb'(<span data-limit="([a-z_0-9]+)"[^>]*>)([^<]*)</span>')
 
 
-#: The kernel: assets/kernel/kernel.css (the design tokens and base rules both style
-#: sheets build on) and the ES modules in assets/kernel/js/ both pages import.
-KERNEL_FOLDER = "kernel"
-KERNEL_STYLE = "kernel.css"
+def package_folder(*parts: str) -> Traversable:
+    """A folder of the installed `noitu.assets` package."""
+    return resources.files("noitu.assets").joinpath(*parts)
 
 
-def scripts_in(folder: Traversable) -> dict[str, bytes]:
-    """The `*.js` files directly in `folder`, by bare file name (none when it is absent)."""
-    if not folder.is_dir():
+def fill_marks(page: bytes, figures: Mapping[str, int]) -> bytes:
+    """`page` with each figure written into its mark. Each figure must have exactly one
+    mark, empty, and each mark a figure: else the page would show a blank or a copy."""
+    marks = [(found.group(2).decode(), found.group(3)) for found in MARK.finditer(page)]
+    names = sorted(name for name, _ in marks)
+    if names != sorted(figures) or any(content for _, content in marks):
+        raise RuntimeError(f"the page's marks {marks} are not empty marks of {sorted(figures)}")
+    return MARK.sub(
+        lambda found: found.group(1) + str(figures[found.group(2).decode()]).encode() + b"</span>",
+        page,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    body: bytes
+    media_type: str
+    cache: str = RELEASE_CACHE
+    #: A Content-Disposition header, if any (a sample bot names its file).
+    disposition: str | None = None
+
+    @classmethod
+    def named(cls, name: str, body: bytes) -> Asset:
+        """A shipped file, answered as its name says."""
+        suffix = PurePosixPath(name).suffix
+        return cls(body, MEDIA_TYPES[suffix], PAGE_CACHE if suffix == ".html" else RELEASE_CACHE)
+
+    def with_figures(self, figures: Mapping[str, int]) -> Asset:
+        return replace(self, body=fill_marks(self.body, figures))
+
+    def response(self) -> Response[bytes]:
+        headers = {"Cache-Control": self.cache}
+        if self.disposition is not None:
+            headers["Content-Disposition"] = self.disposition
+        return Response(self.body, media_type=self.media_type, headers=headers)
+
+
+def read_files(folder: Traversable, *names: str) -> dict[str, Asset]:
+    """The files `names` of `folder`, by name (a missing one stops the start-up)."""
+    return {name: Asset.named(name, (folder / name).read_bytes()) for name in names}
+
+
+def read_scripts(folder: Traversable) -> dict[str, Asset]:
+    """The ES modules of `folder`: each `*.js` file in its `js/`, as "js/<file>" (none
+    when there is no such folder)."""
+    scripts = folder / SCRIPT_FOLDER
+    if not scripts.is_dir():
         return {}
     return {
-        entry.name: entry.read_bytes()
-        for entry in folder.iterdir()
+        f"{SCRIPT_FOLDER}/{entry.name}": Asset.named(entry.name, entry.read_bytes())
+        for entry in scripts.iterdir()
         if entry.name.endswith(".js") and entry.is_file()
     }
 
 
-def script_response(body: bytes) -> Response[bytes]:
-    return Response(body, media_type=SCRIPT_MEDIA_TYPE, headers={"Cache-Control": ASSET_CACHE})
+class Assets:
+    """Files by name: what a part of the site answers, and nothing else."""
 
+    def __init__(self, files: Mapping[str, Asset]) -> None:
+        self._files = dict(files)
 
-def with_turn_seconds(page: bytes, turn_seconds: int) -> bytes:
-    """index.html with the rules' turn length set; the mark must be there exactly once."""
-    if page.count(TURN_SECONDS_MARK) != 1:
-        raise RuntimeError("index.html lacks the turn length of its rules (#rules-turn-seconds)")
-    return page.replace(TURN_SECONDS_MARK, TURN_SECONDS_MARK.replace(b">30<", f">{turn_seconds}<".encode()))
-
-
-class PageAssets:
-    def __init__(self, files: dict[str, bytes], scripts: dict[str, bytes] | None = None) -> None:
-        self._files = files
-        self._scripts = dict(scripts or {})
-
-    @classmethod
-    def from_package(cls, turn_seconds: int = 30) -> PageAssets:
-        """The shipped files; the rules in index.html say `turn_seconds`."""
-        folder = resources.files("noitu.assets")
-        scripts = scripts_in(folder / SCRIPT_FOLDER)
-        files = {name: (folder / name).read_bytes() for name in MEDIA_TYPES}
-        files["index.html"] = with_turn_seconds(files["index.html"], turn_seconds)
-        return cls(files, scripts)
-
-    def response(self, name: str) -> Response[bytes]:
-        return Response(
-            self._files[name],
-            media_type=MEDIA_TYPES[name],
-            headers={"Cache-Control": "no-cache" if name == "index.html" else ASSET_CACHE},
-        )
-
-    def script(self, name: str) -> Response[bytes] | None:
-        """The module `js/<name>` (a bare file name such as "api.js"), served like
-        app.js; None when `name` is not one of the shipped modules (the route answers
-        404)."""
-        body = self._scripts.get(name)
-        return None if body is None else script_response(body)
-
-
-class KernelAssets:
-    """What both pages share: the kernel's style sheet and its ES modules."""
-
-    def __init__(self, style: bytes, scripts: dict[str, bytes]) -> None:
-        self._style = style
-        self._scripts = dict(scripts)
-
-    @classmethod
-    def from_package(cls) -> KernelAssets:
-        folder = resources.files("noitu.assets") / KERNEL_FOLDER
-        return cls((folder / KERNEL_STYLE).read_bytes(), scripts_in(folder / SCRIPT_FOLDER))
-
-    def style(self) -> Response[bytes]:
-        return Response(self._style, media_type="text/css", headers={"Cache-Control": ASSET_CACHE})
-
-    def script(self, name: str) -> Response[bytes] | None:
-        """The module `kernel/js/<name>` ("dom.js"); None when it is not shipped."""
-        body = self._scripts.get(name)
-        return None if body is None else script_response(body)
+    def answer(self, name: str) -> Response[bytes]:
+        """The file `name` ("app.js", "js/dom.js"); 404 when it is not one served."""
+        found = self._files.get(name)
+        if found is None:
+            raise NotFoundException()
+        return found.response()

@@ -11,13 +11,18 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 from litestar import MediaType, Request, Response, Router, post
-from litestar.exceptions import NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 from litestar.response import Redirect
 
-from noitu.adapters.http.assets import PageAssets
+from noitu.adapters.http.assets import (
+    SCRIPT_FOLDER,
+    Assets,
+    package_folder,
+    read_files,
+    read_scripts,
+)
 from noitu.adapters.http.errors import LIMIT_ERROR_HANDLERS, ErrorBody, error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.pages import SLASH_REDIRECT, asset_route, slash_redirect
@@ -43,7 +48,7 @@ from noitu.application.noitu.rooms.errors import RoomLink
 from noitu.application.noitu.start_game import StartGame
 from noitu.application.noitu.view import SessionView
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS, MIN_SYLLABLES
 
 MAX_BODY_BYTES = 4096
 
@@ -124,7 +129,23 @@ def api_router(use_cases: NoituUseCases) -> Router:
     )
 
 
-def page_router(assets: PageAssets) -> Router:
+def page_figures(turn_ms: int) -> dict[str, int]:
+    """What index.html's `data-limit` marks say: the rules' turn length in whole seconds,
+    rounded half up as the page's script rounds a view's `turn_limit_ms`, at least 1,
+    and a word's fewest syllables."""
+    return {"turn_s": max((turn_ms + 500) // 1000, 1), "min_syllables": MIN_SYLLABLES}
+
+
+def page_assets(figures: dict[str, int]) -> Assets:
+    """The page's files: index.html (its marks saying `figures`), app.js, app.css and
+    the ES modules of js/."""
+    folder = package_folder()
+    files = {**read_files(folder, "index.html", "app.js", "app.css"), **read_scripts(folder)}
+    files["index.html"] = files["index.html"].with_figures(figures)
+    return Assets(files)
+
+
+def page_router(assets: Assets) -> Router:
     @asset_route(
         "/",
         summary="The game page",
@@ -132,15 +153,15 @@ def page_router(assets: PageAssets) -> Router:
         responses=SLASH_REDIRECT,
     )
     async def page(request: Request) -> Response[bytes] | Redirect:
-        return slash_redirect(request, NOITU_PATH) or assets.response("index.html")
+        return slash_redirect(request, NOITU_PATH) or assets.answer("index.html")
 
     @asset_route("/app.js", summary="The page's script", media_type="text/javascript")
     async def script() -> Response[bytes]:
-        return assets.response("app.js")
+        return assets.answer("app.js")
 
     @asset_route("/app.css", summary="The page's style sheet", media_type="text/css")
     async def style() -> Response[bytes]:
-        return assets.response("app.css")
+        return assets.answer("app.css")
 
     @asset_route(
         "/js/{name:str}",
@@ -149,10 +170,7 @@ def page_router(assets: PageAssets) -> Router:
         responses={404: ResponseSpec(data_container=ErrorBody, description="not_found: no such module")},
     )
     async def module(name: FromPath[str]) -> Response[bytes]:
-        found = assets.script(name)
-        if found is None:
-            raise NotFoundException()
-        return found
+        return assets.answer(f"{SCRIPT_FOLDER}/{name}")
 
     return Router(path=NOITU_PATH, route_handlers=[page, script, style, module], tags=["page"])
 
@@ -194,5 +212,5 @@ def tighten_schema(
                 setattr(field_schema, key, value)
 
 
-def noitu_routers(assets: PageAssets, use_cases: NoituUseCases) -> list[object]:
+def noitu_routers(assets: Assets, use_cases: NoituUseCases) -> list[object]:
     return [api_router(use_cases), page_router(assets)]

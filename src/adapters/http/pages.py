@@ -8,15 +8,25 @@ from collections.abc import Callable
 from typing import Any
 
 from litestar import HttpMethod, Request, Response, Router, route
-from litestar.exceptions import NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 from litestar.response import Redirect
 
-from noitu.adapters.http.assets import KERNEL_STYLE, SCRIPT_FOLDER, KernelAssets
+from noitu.adapters.http.assets import (
+    SCRIPT_FOLDER,
+    Assets,
+    package_folder,
+    read_files,
+    read_scripts,
+)
 from noitu.adapters.http.errors import ErrorBody
 from noitu.adapters.http.paths import KERNEL_PATH
+
+#: The kernel: assets/kernel/kernel.css (the design tokens and base rules both style
+#: sheets build on) and the ES modules in assets/kernel/js/ both pages import.
+KERNEL_FOLDER = "kernel"
+KERNEL_STYLE = "kernel.css"
 
 #: The OpenAPI answer of a page route that adds its trailing slash.
 SLASH_REDIRECT = {308: ResponseSpec(data_container=None, description="Adds the trailing slash")}
@@ -39,12 +49,17 @@ def asset_route(path: str, **options: Any) -> Callable[[Callable[..., Any]], HTT
     return route(path, http_method=[HttpMethod.GET, HttpMethod.HEAD], **options)
 
 
-def kernel_router(assets: KernelAssets) -> Router:
+def kernel_assets() -> Assets:
+    folder = package_folder(KERNEL_FOLDER)
+    return Assets({**read_files(folder, KERNEL_STYLE), **read_scripts(folder)})
+
+
+def kernel_router(assets: Assets) -> Router:
     """`KERNEL_PATH`: kernel.css and the modules of js/, cached as the pages' files."""
 
     @asset_route(f"/{KERNEL_STYLE}", summary="The style sheet both pages build on", media_type="text/css")
     async def style() -> Response[bytes]:
-        return assets.style()
+        return assets.answer(KERNEL_STYLE)
 
     @asset_route(
         f"/{SCRIPT_FOLDER}/{{name:str}}",
@@ -53,9 +68,6 @@ def kernel_router(assets: KernelAssets) -> Router:
         responses={404: ResponseSpec(data_container=ErrorBody, description="not_found: no such module")},
     )
     async def module(name: FromPath[str]) -> Response[bytes]:
-        found = assets.script(name)
-        if found is None:
-            raise NotFoundException()
-        return found
+        return assets.answer(f"{SCRIPT_FOLDER}/{name}")
 
     return Router(path=KERNEL_PATH, route_handlers=[style, module], tags=["page"])

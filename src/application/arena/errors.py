@@ -3,6 +3,7 @@ and has one row in the HTTP adapter's table (`adapters/http/errors.py`)."""
 
 from __future__ import annotations
 
+from noitu.application.arena.limits import KIB, MAX_JAR_BYTES, MAX_SOURCE_BYTES, MIB
 from noitu.application.errors import SHARED_ERRORS, BadRequest, Busy, GameError
 
 __all__ = ["ARENA_ERRORS", "BadRequest", "Busy", "GameError"]
@@ -33,7 +34,10 @@ class UnsupportedFile(GameError):
 
 class FileTooLarge(GameError):
     code = "file_too_large"
-    default_message = "Tệp quá lớn: mã nguồn tối đa 256 KiB, tệp JAR tối đa 16 MiB."
+    default_message = (
+        f"Tệp quá lớn: mã nguồn tối đa {MAX_SOURCE_BYTES // KIB} KiB,"
+        f" tệp JAR tối đa {MAX_JAR_BYTES // MIB} MiB."
+    )
 
 
 class BadFile(GameError):

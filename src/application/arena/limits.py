@@ -6,12 +6,20 @@ The upload use case enforces the upload limits; the rooms' use cases enforce
 
 from __future__ import annotations
 
+from noitu.application.arena.ports import Language
+
 KIB = 1024
 MIB = 1024 * KIB
 
 #: A source file (.py, .cpp/.cc/.cxx, .java) and a JAR, at most (B5).
 MAX_SOURCE_BYTES = 256 * KIB
 MAX_JAR_BYTES = 16 * MIB
+
+
+def max_upload_bytes(language: Language) -> int:
+    """The cap on an upload of `language`: a JAR's, or a source file's."""
+    return MAX_JAR_BYTES if language is Language.JAR else MAX_SOURCE_BYTES
+
 
 #: What one build may leave (B10): the artefact (a C++ program; a Java build's class
 #: files together) at most `MAX_ARTEFACT_BYTES`, a Java build at most

@@ -60,11 +60,10 @@ from noitu.application.arena.jobs import (
 from noitu.application.arena.languages import LANGUAGE_BY_SUFFIX
 from noitu.application.arena.limits import (
     MAX_BOTS_PER_OWNER,
-    MAX_JAR_BYTES,
-    MAX_SOURCE_BYTES,
     MAX_TYPED_NAME,
     UPLOAD_WINDOW_MS,
     UPLOADS_PER_WINDOW,
+    max_upload_bytes,
 )
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import (
@@ -136,8 +135,7 @@ def uploaded_file_name(file_name: str) -> str:
 
 
 def check_content(language: Language, data: bytes) -> None:
-    cap = MAX_JAR_BYTES if language is Language.JAR else MAX_SOURCE_BYTES
-    if len(data) > cap:
+    if len(data) > max_upload_bytes(language):
         raise FileTooLarge()
     if not data:
         raise BadFile("Tệp trống: không có gì để chạy.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from noitu.application.errors import BadRequest, Busy, GameError
-from noitu.domain.noitu.room import RoomRefusal, RoomRuleBroken
+from noitu.domain.noitu.room import RoomLimits, RoomRefusal, RoomRuleBroken
 
 __all__ = ["ROOM_ERRORS", "BadRequest", "Busy", "GameError", "refused"]
 
@@ -50,7 +50,7 @@ class NotHost(GameError):
 
 class NotEnoughPlayers(GameError):
     code = "not_enough_players"
-    default_message = "Cần ít nhất 2 người chơi để bắt đầu."
+    default_message = f"Cần ít nhất {RoomLimits().min_players} người chơi để bắt đầu."
 
 
 class GameRunning(GameError):

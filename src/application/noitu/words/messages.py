@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from noitu.domain.noitu.additions import Unfit
 from noitu.domain.noitu.reports import DAILY_REPORTS
-from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS
+from noitu.domain.noitu.rules import MAX_TYPED_CHARACTERS, MAX_TYPED_TOKENS, MIN_SYLLABLES
 
 REPORTED = "Cảm ơn bạn! Từ «{word}» đã được gửi để xem xét."
 KNOWN = "Từ «{word}» đã có trong trò chơi rồi."
 UNFIT: dict[Unfit, str] = {
     Unfit.TOO_LONG: f"Từ quá dài: tối đa {MAX_TYPED_CHARACTERS} ký tự và {MAX_TYPED_TOKENS} tiếng.",
-    Unfit.ONE_SYLLABLE: "Từ cần có ít nhất 2 tiếng.",
+    Unfit.ONE_SYLLABLE: f"Từ cần có ít nhất {MIN_SYLLABLES} tiếng.",
     Unfit.NOT_LETTERS: "Từ chỉ gồm chữ cái và dấu cách, không có số, dấu câu hay gạch nối.",
     Unfit.FOREIGN_LETTER: "Tiếng Việt không dùng các chữ f, j, w, z.",
     Unfit.NOT_VIETNAMESE: "Có tiếng trong từ này không phải tiếng Việt.",
