@@ -7,6 +7,8 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.ports import Artefact, Language
@@ -24,6 +26,7 @@ class Discard:
         return None
 
 
+@pytest.mark.serial
 async def test_queued_matches_of_heavy_thinkers_never_time_out(arena_sandbox: Sandbox, tmp_path: Path):
     folder = tmp_path / "bot"
     folder.mkdir()
