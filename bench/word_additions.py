@@ -6,13 +6,15 @@ shipped dictionary, times the live overlay's two steps (the Lexicon's own change
 bots' index rebuilt in place), plays the same games (same seeds, medium bot, the player
 answering as the medium bot would) on a Lexicon with 0 and with 10,000 added words, and
 times an addition made through one instance's store until a second instance, polling
-every FOLLOW_EVERY_S, accepts it (SQLite file; Redis too when redis-server is installed).
+every FOLLOW_EVERY_S, accepts it (SQLite file; Redis too when redis-server is installed),
+and measures how long the instance's event loop stalls while it follows one addition.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import platform
 import random
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 
 from noitu.adapters.dictionary_file import load_lexicon
+from noitu.adapters.noitu_words.memory import InMemoryAdditions
 from noitu.adapters.noitu_words.sqlite import SqliteAdditions
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.ports import AdditionsStore
@@ -31,6 +34,7 @@ from noitu.domain.noitu.game import Game
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import TurnClock
+from noitu.entrypoints.cli.noitu import YOUNG_GC_THRESHOLD
 from noitu.entrypoints.words import FOLLOW_EVERY_S
 
 T0 = 1_000_000
@@ -137,6 +141,63 @@ async def time_reach(make_store, trials: int) -> dict[str, float]:
     return {"median_s": median(reach), "max_s": reach[-1]}
 
 
+TICK_S = 0.001
+
+
+async def longest_gap(stop: asyncio.Event) -> float:
+    """Ask the loop every TICK_S, as moves arriving would, until `stop`: the longest gap
+    between two ticks is the longest such a move waits before its handler runs."""
+    longest = 0.0
+    last = time.perf_counter()
+    while not stop.is_set():
+        await asyncio.sleep(TICK_S)
+        now = time.perf_counter()
+        longest = max(longest, now - last)
+        last = now
+    return longest
+
+
+async def time_stalls(trials: int) -> dict[str, float]:
+    """The event loop's longest stall while this instance follows one addition (read,
+    apply, the bots' index rebuilt), with the garbage collector set as `noitu serve`
+    sets it once the dictionary is loaded."""
+    lexicon, index = loaded()
+    store = InMemoryAdditions()
+    follow = FollowAdditions(store, Overlay(lexicon), index)
+    thresholds = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG_GC_THRESHOLD, *thresholds[1:])
+    try:
+        return await stalls_of(lexicon, store, follow, trials)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
+async def stalls_of(
+    lexicon: Lexicon, store: InMemoryAdditions, follow: FollowAdditions, trials: int
+) -> dict[str, float]:
+    stalls = []
+    took = []
+    for word in new_words(lexicon, trials, seed=4):
+        await store.append(WordChange(word, Action.ADD, ADDED_TIER, T0))
+        stop = asyncio.Event()
+        ticker = asyncio.get_running_loop().create_task(longest_gap(stop))
+        await asyncio.sleep(5 * TICK_S)  # the ticker is under way
+        start = time.perf_counter()
+        await follow()
+        took.append(time.perf_counter() - start)
+        stop.set()
+        stalls.append(await ticker)
+        assert lexicon.resolve(word) is not None
+    return {
+        "stall_ms": median(stalls) * 1e3,
+        "stall_max_ms": max(stalls) * 1e3,
+        "follow_ms": median(took) * 1e3,
+    }
+
+
 def sqlite_stores(directory: Path):
     def make() -> AdditionsStore:
         return SqliteAdditions.in_data_dir(directory)
@@ -172,6 +233,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--moves", type=int, default=20, help="player moves per game at most")
     parser.add_argument("--trials", type=int, default=20, help="additions timed across instances")
+    parser.add_argument("--stalls", type=int, default=20, help="additions followed under a ticker")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}; python {platform.python_version()}")
     cost = time_additions(args.additions, refreshes=10)
@@ -179,6 +241,13 @@ def main() -> None:
         f"an addition: the Lexicon's change p50 {cost['apply_add_p50_us']:.1f} µs,"
         f" p99 {cost['apply_add_p99_us']:.1f} µs; a removal p50 {cost['apply_remove_p50_us']:.1f} µs;"
         f" the bots' index rebuilt in place {cost['index_refresh_ms']:.1f} ms (median)"
+    )
+    stalls = asyncio.run(time_stalls(args.stalls))
+    print(
+        f"the event loop while an addition is followed: the longest gap between"
+        f" {TICK_S * 1e3:g} ms ticks median {stalls['stall_ms']:.1f} ms,"
+        f" max {stalls['stall_max_ms']:.1f} ms ({args.stalls} additions;"
+        f" the follow itself median {stalls['follow_ms']:.0f} ms)"
     )
     for additions in (0, args.additions):
         moves = time_moves(additions, args.games, args.moves)

@@ -3,11 +3,15 @@ tiers, removal mid-game, and the bots' index following the Lexicon."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import threading
 
 import pytest
 
 from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu_words.memory import InMemoryAdditions
+from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.domain.noitu.additions import ADDED_TIER, Action, Overlay, Unfit, WordChange, unfit
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.game import Game, Status
@@ -155,10 +159,6 @@ def test_removal_mid_game_keeps_the_chain_and_stops_new_moves():
 
 async def test_two_polls_at_once_apply_each_change_once():
     """The server's poll and an operator's button may follow the store at the same time."""
-    import asyncio
-
-    from noitu.adapters.noitu_words.memory import InMemoryAdditions
-    from noitu.application.noitu.words.follow_additions import FollowAdditions
 
     class SlowStore(InMemoryAdditions):
         async def changes_since(self, version: int, limit: int) -> list[WordChange]:
@@ -196,3 +196,125 @@ def test_suggestions_see_added_words_and_not_removed_ones():
     remove(overlay, "đầu bếp")
     game.give_up(T0 + 1_000)
     assert [lexicon.words[w] for w in game.suggestions] == ["đầu gối", "đầu tiên", "đầu óc"]
+
+
+class HeldBuild:
+    """Builds the bots' index once the test lets it go: until then the build waits in
+    whichever thread runs it (on the event loop itself, it would hold the loop until
+    its timeout and the test fails)."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self._go = threading.Event()
+        self.builds = 0
+
+    def __call__(self, lexicon: Lexicon) -> BotIndex:
+        self.started.set()
+        if not self._go.wait(5):
+            raise TimeoutError("the build was never let go: it held the event loop")
+        self.builds += 1
+        return BotIndex(lexicon)
+
+    async def under_way(self) -> None:
+        assert await asyncio.to_thread(self.started.wait, 5), "no build started"
+
+    def release(self) -> None:
+        self._go.set()
+
+
+async def test_the_loop_serves_moves_while_the_bots_index_is_rebuilt():
+    """The rebuild runs off the event loop; until it is done, a move and the bot both
+    see the words as they were, and then both see the new ones."""
+    lexicon = fresh()
+    index = BotIndex(lexicon)
+    opponent = make_opponents(index)[Difficulty.EASY]
+    store = InMemoryAdditions()
+    build = HeldBuild()
+    follow = FollowAdditions(store, Overlay(lexicon), index, build_index=build)
+    game = Game.start(lexicon, TurnClock(), Difficulty.EASY, random.Random(1), T0)
+    await store.append(WordChange("đầu gối", Action.ADD, ADDED_TIER, T0))
+    await store.append(WordChange("gối ôm", Action.ADD, 1, T0))
+    following = asyncio.create_task(follow())
+    await build.under_way()
+    refused = game.play("đầu gối", T0 + 1_000, opponent, random.Random(1))
+    assert refused.rejection is Rejection.NOT_IN_DICTIONARY
+    assert follow.overlay.version == 0
+    build.release()
+    assert await following == 2
+    played = game.play("đầu gối", T0 + 2_000, opponent, random.Random(1))
+    assert played.accepted
+    assert lexicon.words[played.bot_word] == "gối ôm"
+    assert index.fields() == BotIndex(lexicon).fields()
+
+
+async def test_a_removal_reaches_the_words_and_the_bot_together():
+    lexicon = fresh()
+    index = BotIndex(lexicon)
+    opponent = make_opponents(index)[Difficulty.EASY]
+    store = InMemoryAdditions()
+    build = HeldBuild()
+    follow = FollowAdditions(store, Overlay(lexicon), index, build_index=build)
+    await store.append(WordChange("tiên sinh", Action.REMOVE, ADDED_TIER, T0))
+    following = asyncio.create_task(follow())
+    await build.under_way()
+    before = Game.start(lexicon, TurnClock(), Difficulty.EASY, random.Random(1), T0)
+    answered = before.play("đầu tiên", T0 + 1_000, opponent, random.Random(1))
+    assert lexicon.words[answered.bot_word] == "tiên sinh"  # still a word: both agree
+    build.release()
+    assert await following == 1
+    after = Game.start(lexicon, TurnClock(), Difficulty.EASY, random.Random(1), T0)
+    unanswered = after.play("đầu tiên", T0 + 1_000, opponent, random.Random(1))
+    assert unanswered.accepted and unanswered.bot_word is None  # the bot has no word left
+    assert after.status is Status.WON
+    refused = before.play("sinh viên", T0 + 2_000, opponent, random.Random(1))
+    assert refused.accepted  # the chain under way keeps "tiên sinh"
+
+
+async def test_a_failed_rebuild_changes_nothing_and_the_next_poll_applies_once():
+    lexicon = fresh()
+    index = BotIndex(lexicon)
+    store = InMemoryAdditions()
+    overlay = Overlay(lexicon)
+    fields = index.fields()
+
+    def broken(_: Lexicon) -> BotIndex:
+        raise MemoryError("no room for the index")
+
+    await store.append(WordChange("tình bạn", Action.ADD, ADDED_TIER, T0))
+    with pytest.raises(MemoryError):
+        await FollowAdditions(store, overlay, index, build_index=broken)()
+    assert overlay.version == 0
+    assert lexicon.resolve("tình bạn") is None
+    assert index.fields() == fields
+
+    build = HeldBuild()
+    follow = FollowAdditions(store, overlay, index, build_index=build)
+    following = asyncio.create_task(follow())
+    await build.under_way()
+    await store.append(WordChange("bạn bè", Action.ADD, ADDED_TIER, T0))
+    second = asyncio.create_task(follow())  # an operator's button meanwhile: it waits
+    build.release()
+    assert (await following, await second) == (1, 1)
+    assert overlay.version == 2 and build.builds == 2
+    assert lexicon.resolve("tình bạn") is not None and lexicon.resolve("bạn bè") is not None
+    assert index.fields() == BotIndex(lexicon).fields()
+
+
+def test_a_preview_leaves_the_lexicon_as_it_is_and_gives_the_same_ids():
+    lexicon = fresh()
+    overlay = Overlay(lexicon)
+    changes = [
+        WordChange("đầu gối", Action.ADD, ADDED_TIER, T0),
+        WordChange("tiên sinh", Action.REMOVE, ADDED_TIER, T0),
+    ]
+    words = list(lexicon.words)
+    ahead = overlay.preview(changes)
+    assert lexicon.words == words and lexicon.resolve("đầu gối") is None
+    assert "tiên sinh" in lexicon and overlay.version == 0
+    assert overlay.preview([WordChange("lí do", Action.ADD, ADDED_TIER, T0)]) is None
+    for change in changes:
+        overlay.apply(change)
+    assert ahead.fields() == lexicon.fields() and ahead.retired == lexicon.retired
+    index = BotIndex(fresh())
+    with pytest.raises(ValueError, match="other words"):
+        index.adopt(BotIndex(ahead))

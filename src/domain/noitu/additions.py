@@ -7,6 +7,7 @@ of milliseconds carried by each change.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -79,6 +80,17 @@ class Overlay:
         self.lexicon = lexicon
         self.version = 0
         self._added: dict[str, Added] = {}  # canonical word -> its addition, oldest first
+
+    def preview(self, changes: Iterable[WordChange]) -> Lexicon | None:
+        """The Lexicon these changes would make, on a copy (this overlay and its Lexicon
+        do not change), or None when they change no playable word: what the next bots'
+        index is built on while the game goes on with the words as they are. Applying
+        the same changes here then gives this Lexicon the same words and ids."""
+        ahead = Overlay(self.lexicon.copy())
+        changed = False
+        for change in changes:
+            changed = ahead.apply(change) or changed
+        return ahead.lexicon if changed else None
 
     def apply(self, change: WordChange) -> bool:
         """Apply the next change; whether the playable words changed."""

@@ -155,6 +155,18 @@ class Lexicon:
     def fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.SNAPSHOT_FIELDS}
 
+    def copy(self) -> Lexicon:
+        """A Lexicon of the same words that changes on its own: every table the live
+        overlay writes (each list and dict) is copied; strings and tuples are shared.
+        Copying only reads this Lexicon."""
+        fields = {
+            name: value.copy() if isinstance(value, (list, dict)) else value
+            for name, value in self.fields().items()
+        }
+        copied = Lexicon.from_fields(fields)
+        copied.retired = dict(self.retired)
+        return copied
+
     def syllable_id(self, syllable: str) -> int | None:
         """The id of a syllable, whichever of its spellings is given."""
         return self.syllable_ids.get(syllable_key(syllable))

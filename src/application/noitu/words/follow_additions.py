@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from noitu.application.noitu.words.ports import AdditionsStore
-from noitu.domain.noitu.additions import Overlay
+from noitu.domain.noitu.additions import Overlay, WordChange
 from noitu.domain.noitu.bots.index import BotIndex
+from noitu.domain.noitu.lexicon import Lexicon
 
 BATCH = 1_000  # changes read per store call
 
 
 class FollowAdditions:
-    """Read the changes this instance has not applied yet, apply them over the Lexicon
-    and, when the playable words changed, rebuild the bots' index once. Run every
-    second or so (FOLLOW_EVERY_S); calls at once (the poll and an operator's button)
-    take turns, so each change is applied once. Answers how many changes it read."""
+    """Read the changes this instance has not applied yet and bring the Lexicon and the
+    bots' index up to them together. Run every second or so (FOLLOW_EVERY_S); calls at
+    once (the poll and an operator's button) take turns, so each change is applied once.
+    Answers how many changes it read.
 
-    def __init__(self, store: AdditionsStore, overlay: Overlay, bot_index: BotIndex) -> None:
+    When the playable words change, the next bots' index (a fifth of a second and more
+    on the shipped dictionary) is built in a worker thread on a copy of the Lexicon with
+    the changes (`Overlay.preview`), while the event loop goes on serving moves on the
+    words as they are; then, in one synchronous step, the changes are applied to the
+    Lexicon (microseconds each) and the bots' index takes the new one, so no move sees a
+    word the bots' index lacks, or the other way round. A failure leaves both as they
+    were: the caller gets it (the poll logs it) and the next call tries again."""
+
+    def __init__(
+        self,
+        store: AdditionsStore,
+        overlay: Overlay,
+        bot_index: BotIndex,
+        build_index: Callable[[Lexicon], BotIndex] = BotIndex,
+    ) -> None:
         self._store = store
         self._overlay = overlay
         self._bot_index = bot_index
+        self._build_index = build_index
         self._turn = asyncio.Lock()
 
     @property
@@ -33,15 +50,23 @@ class FollowAdditions:
 
     async def _follow(self) -> int:
         overlay = self._overlay
-        read = 0
-        changed = False
+        changes: list[WordChange] = []
         while True:
-            changes = await self._store.changes_since(overlay.version, BATCH)
-            for change in changes:
-                changed = overlay.apply(change) or changed
-            read += len(changes)
-            if len(changes) < BATCH:
+            batch = await self._store.changes_since(overlay.version + len(changes), BATCH)
+            changes += batch
+            if len(batch) < BATCH:
                 break
-        if changed:
-            self._bot_index.refresh()
-        return read
+        if not changes:
+            return 0
+        # While this call holds the turn nothing changes the overlay: the worker thread
+        # copies it while the loop only reads it.
+        built = await asyncio.to_thread(self._next_index, changes)
+        for change in changes:
+            overlay.apply(change)
+        if built is not None:
+            self._bot_index.adopt(built)
+        return len(changes)
+
+    def _next_index(self, changes: list[WordChange]) -> BotIndex | None:
+        ahead = self._overlay.preview(changes)
+        return None if ahead is None else self._build_index(ahead)

@@ -73,6 +73,21 @@ class BotIndex:
         B11): the policies holding this index see the new words at once."""
         self._build()
 
+    def adopt(self, built: BotIndex) -> None:
+        """Take in one step the indexes of one built on another Lexicon with the same
+        words (`Overlay.preview`'s copy, once this Lexicon has had the same changes): the
+        server builds the next index off its event loop, then switches (spec B11)."""
+        mine, theirs = self.lexicon, built.lexicon
+        if (
+            len(theirs.words) != len(mine.words)
+            or len(theirs.syllable_names) != len(mine.syllable_names)
+            or theirs.retired != mine.retired
+        ):
+            raise ValueError("the BotIndex was built on other words than its Lexicon's")
+        for name in self.SNAPSHOT_FIELDS:
+            setattr(self, name, getattr(built, name))
+        self._class_words = {}
+
     def _build(self) -> None:
         lexicon = self.lexicon
         count = len(lexicon.syllable_names)
