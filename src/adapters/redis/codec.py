@@ -32,6 +32,7 @@ class _TicketRecord(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=Tr
     m: int | None = None
     i: str | None = None
     t: int | None = None
+    d: bool = False  # a daily game's link (B13)
 
 
 class _LinkRecord(msgspec.Struct, array_like=True):
@@ -67,6 +68,7 @@ class _SessionRecord(msgspec.Struct, omit_defaults=True):
     report: str = ""
     replaced_by: str = ""
     refused: str = ""
+    day: int = 0  # a daily game's day (B13)
     format: int = 1
 
 
@@ -139,6 +141,7 @@ class SessionCodec:
                 m=message.message_id,
                 i=message.inline_message_id,
                 t=message.topic_id,
+                d=ticket.daily,
             ),
             game=_GameRecordOut(
                 difficulty=game.difficulty.value,
@@ -156,6 +159,7 @@ class SessionCodec:
             report=session.report.value,
             replaced_by=session.replaced_by,
             refused=session.refused,
+            day=session.day,
         )
         return self._encoder.encode(record)
 
@@ -188,6 +192,7 @@ class SessionCodec:
                         topic_id=ticket.t,
                     ),
                     expires_at=ticket.e,
+                    daily=ticket.d,
                 ),
                 game=restored,
                 created_ms=record.created,
@@ -196,6 +201,7 @@ class SessionCodec:
                 report=ReportState(record.report),
                 replaced_by=record.replaced_by,
                 refused=record.refused,
+                day=record.day,
                 version=version,
             )
         except (msgspec.DecodeError, ValueError, KeyError) as error:
