@@ -619,7 +619,8 @@ class Container(containers.DeclarativeContainer):
         page_path=f"{NOITU_PATH}/",
     )
     telegram_dispatcher = providers.Singleton(
-        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock
+        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock,
+        daily_game=settings.provided.daily_game,
     )
     webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
     seen_updates = providers.Selector(
