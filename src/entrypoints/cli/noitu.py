@@ -68,6 +68,20 @@ def local_play_link(container: Container, host: str, port: int) -> str:
     return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
 
 
+# Local play's daily game (B13): its own game message, so it never replaces the solo one.
+LOCAL_DAILY = GameMessage(chat_id=1, message_id=3)
+
+
+def local_daily_link(container: Container, host: str, port: int) -> str:
+    """Today's game for the local player (a link with the daily claim)."""
+    ticket = Ticket(
+        LOCAL_PLAYER.user_id, LOCAL_PLAYER.first_name, LOCAL_DAILY,
+        int(time.time()) + TOKEN_LIFETIME_S, daily=True,
+    )
+    token = container.token_signer().issue(ticket)
+    return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
+
+
 # Local play's room: one card, a few fake people to try it from one machine (B10).
 LOCAL_ROOM = GameMessage(chat_id=1, message_id=2)
 LOCAL_ROOM_PLAYERS = 3
@@ -155,6 +169,7 @@ def serve(args: argparse.Namespace) -> None:
         links = []
         if settings.game_enabled:
             links.append(f"  nối từ:  {local_play_link(container, host, port)}")
+            links.append(f"  nối từ hôm nay: {local_daily_link(container, host, port)}")
             links.append("  phòng nối từ (mở mỗi link ở một thẻ hoặc trình duyệt riêng):")
             links += [f"    {name}: {link}" for name, link in local_room_links(container, host, port)]
         if settings.arena_enabled:
