@@ -226,6 +226,9 @@ def token(args: argparse.Namespace) -> None:
     if args.room and args.chat is None:
         print("noitu: a room link names a chat message: give --chat and --message", file=sys.stderr)
         raise SystemExit(2)
+    if args.room and args.daily:
+        print("noitu: a link is a room card's or a daily game's, not both", file=sys.stderr)
+        raise SystemExit(2)
     container = build_container(settings)
     ticket = Ticket(
         user_id=args.user,
@@ -236,6 +239,7 @@ def token(args: argparse.Namespace) -> None:
         ),
         expires_at=int(time.time()) + args.ttl,
         room=args.room,
+        daily=args.daily,
     )
     print(container.token_signer().issue(ticket))
 
@@ -293,4 +297,6 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
     token_parser.add_argument("--room", action="store_true",
                               help="a room card's link (group rooms, claim r: 1)")
+    token_parser.add_argument("--daily", action="store_true",
+                              help="a daily game's link (Nối từ hôm nay, claim d: 1)")
     token_parser.set_defaults(run=token)
