@@ -146,16 +146,20 @@ class Sessions:
         ended = self._just_ended(session)
         report = self._mark_ended(session)
         await self._repository.save(session)
-        await self._after_end(session, ended, report)
+        if ended:
+            await self._after_end(session, report)
 
     async def _remove(self, session: Session) -> None:
         ended = self._just_ended(session)
         report = self._mark_ended(session)
         await self._repository.remove(session.id)
-        await self._after_end(session, ended, report)
+        if ended:
+            await self._after_end(session, report)
 
-    async def _after_end(self, session: Session, ended: bool, report: bool) -> None:
-        if ended and session.day and self._daily is not None:
+    async def _after_end(self, session: Session, report: bool) -> None:
+        """A write recorded the game's end: a daily game's goes to the daily store (the
+        streak counts it before the answer), then its score report starts."""
+        if session.day and self._daily is not None:
             await self._daily.finish(session)
         if report:
             self._background.spawn(self._report(session))
