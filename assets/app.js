@@ -26,6 +26,7 @@
  *   js/end.js       the end screen, the leaderboard note and its polling
  *   js/record.js    the end screen's record block: best, place, top 3, best word
  *   js/recordview.js  what an api/record answer means for the block (pure)
+ *   js/daily.js     Nối từ hôm nay (B13): the daily start and the end screen's block
  *   js/telegram.js  TelegramGameProxy (games.js), for sharing the score
  *   js/game.js      the actions: start, move, give up, refresh, resume
  *   js/room.js      room mode: a group's room, driven by its live feed (see there)
@@ -79,6 +80,11 @@
  *                       #record-new ("Kỷ lục mới!"), #record-best, #record-top (<li
  *                       class="record-row"> per row, data-place, .record-you for the
  *                       player), #record-word
+ *     #daily            a daily game's block (hidden otherwise): #daily-streak,
+ *                       #daily-share (the share text, a read-only textarea),
+ *                       #daily-copy ("Sao chép"), #daily-copy-note (what copying did);
+ *                       #play-again is hidden for a daily game
+ *   Start, a daily link: #daily-note shows, the difficulty radios hide
  *   Anywhere:
  *     #network-error, #retry-button
  *
@@ -89,6 +95,7 @@ import { retryPressed } from "/kernel/js/banner.js";
 import { $, el } from "/kernel/js/dom.js";
 import { onChainClick } from "./js/chain.js";
 import { onExpiry, stopTicking } from "./js/clock.js";
+import { copyShare, markDailyStart, stopDaily } from "./js/daily.js";
 import { isThinking } from "./js/controls.js";
 import { resumeReportPolling, stopReportPolling, updateShareButton } from "./js/end.js";
 import {
@@ -102,7 +109,7 @@ import { currentToken, readToken, restoreSession } from "./js/session.js";
 import { goToStart, restoreDifficulty } from "./js/start.js";
 import { shareScore } from "./js/telegram.js";
 import { cancelThinking } from "./js/thinking.js";
-import { isRoomToken } from "./js/token.js";
+import { isDailyToken, isRoomToken } from "./js/token.js";
 
 // What belongs to a screen stops when the page leaves it.
 function onLeave(name) {
@@ -114,6 +121,7 @@ function onLeave(name) {
   if (name !== "end") {
     stopReportPolling();
     stopRecord();
+    stopDaily();
   }
 }
 
@@ -152,6 +160,7 @@ function wire() {
   $("play-again").addEventListener("click", playAgain);
   $("continue-button").addEventListener("click", continueNewer);
   $("share-button").addEventListener("click", shareScore);
+  $("daily-copy").addEventListener("click", copyShare);
   $("retry-button").addEventListener("click", retryPressed);
   $("chain").addEventListener("click", onChainClick);
   $("end-chain").addEventListener("click", onChainClick);
@@ -193,6 +202,7 @@ function boot() {
 }
 
 function soloBoot() {
+  markDailyStart(isDailyToken(currentToken()));
   if (restoreSession()) {
     resume();
   } else {

@@ -11,6 +11,7 @@
 import { $, el, focusQuietly } from "/kernel/js/dom.js";
 import { postOnce } from "./api.js";
 import { renderChain, renderMeanings } from "./chain.js";
+import { showDailyFor } from "./daily.js";
 import { showRecordFor } from "./record.js";
 import { currentScreen, showScreen } from "./screens.js";
 import { currentSession, currentView, guard, updateView } from "./session.js";
@@ -53,6 +54,7 @@ export function renderEnd(view) {
   showFinalScore(view);
   renderReport(view.score_reported);
   showRecordFor(view, replaced);
+  showDailyFor(view);
   renderSuggestions(view, replaced);
   renderChain("end", chainOf(view), view.session);
   updateShareButton();
@@ -62,7 +64,7 @@ export function renderEnd(view) {
   if (view.score_reported === "pending") {
     scheduleReportPoll();
   }
-  focusQuietly($(replaced ? "continue-button" : "play-again"));
+  focusQuietly($(replaced ? "continue-button" : view.day ? "daily-copy" : "play-again"));
 }
 
 function showFinalScore(view) {

@@ -56,6 +56,18 @@ export const REPORT_TEXT = Object.freeze({
 });
 
 // The end screen's record block (B12).
+// Nối từ hôm nay (B13): the start screen's note and the end screen's block.
+export const DAILY_TEXT = Object.freeze({
+  copied: "Đã sao chép! Dán vào nhóm chat để khoe nhé.",
+  copyRefused: "Không sao chép tự động được. Hãy chọn đoạn trên rồi sao chép nhé.",
+  unavailable: "Chưa lấy được kết quả hôm nay. Hãy mở lại trang sau nhé."
+});
+
+// "5 ngày liền" under the daily game's end screen.
+export function dailyStreak(days) {
+  return "Chuỗi ngày chơi: " + days + " ngày liền";
+}
+
 export const RECORD_TEXT = Object.freeze({
   loading: "Đang xem kỷ lục…",
   newRecord: "Kỷ lục mới!",

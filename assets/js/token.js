@@ -65,3 +65,17 @@ export function isRoomToken(token) {
     return false;
   }
 }
+
+// Whether the token is a daily game's link (the claim d: 1, B13); the server decides.
+export function isDailyToken(token) {
+  const parts = String(token || "").split(".");
+  if (parts.length !== 2) {
+    return false;
+  }
+  try {
+    const claims = JSON.parse(decodeBody(parts[0]));
+    return !!claims && typeof claims === "object" && claims.d === 1;
+  } catch (e) {
+    return false;
+  }
+}

@@ -50,6 +50,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
     inline_message_id: str | None
     topic_id: int | None
     expires_at: int
+    daily: bool
     lexicon: Any
     turn_clock: Any
     difficulty: Difficulty
@@ -69,6 +70,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
     new_record: bool
     replaced_by: str
     refused: str
+    day: int
     version: int
 
     @classmethod
@@ -86,6 +88,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             inline_message_id=message.inline_message_id,
             topic_id=message.topic_id,
             expires_at=ticket.expires_at,
+            daily=ticket.daily,
             lexicon=game.lexicon,
             turn_clock=game.clock,
             difficulty=game.difficulty,
@@ -105,6 +108,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             new_record=session.new_record,
             replaced_by=session.replaced_by,
             refused=session.refused,
+            day=session.day,
             version=session.version,
         )
 
@@ -129,7 +133,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
         )
         return Session(
             id=self.id,
-            ticket=Ticket(self.user_id, self.first_name, message, self.expires_at),
+            ticket=Ticket(self.user_id, self.first_name, message, self.expires_at, daily=self.daily),
             game=game,
             created_ms=self.created_ms,
             last_active_ms=self.last_active_ms,
@@ -138,6 +142,7 @@ class FinishedSession(msgspec.Struct, frozen=True, gc=False):
             new_record=self.new_record,
             replaced_by=self.replaced_by,
             refused=self.refused,
+            day=self.day,
             version=self.version,
         )
 

@@ -2,7 +2,8 @@
 
 A token is base64url(JSON claims) "." base64url(HMAC-SHA256(key, first part)), both
 without padding. Claims: u user id, n first name, c+m chat and message id or i inline
-message id, t forum topic, e expiry in Unix seconds, r 1 on a room card's link (B10).
+message id, t forum topic, e expiry in Unix seconds, r 1 on a room card's link (B10), d 1 on a daily game's
+link (B13); a link is never both.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from noitu.domain.noitu.rules import MAX_PLAYER_NAME_CHARACTERS
 MAX_TOKEN_BYTES = 1024
 MIN_SECRET_BYTES = 32
 KEY_DERIVATION_LABEL = b"noitu/token/v1"
-CLAIM_KEYS = frozenset({"u", "n", "c", "m", "i", "t", "e", "r"})
+CLAIM_KEYS = frozenset({"u", "n", "c", "m", "i", "t", "e", "r", "d"})
 ROOM_CLAIM = 1
+DAILY_CLAIM = 1
 
 
 def key_from_bot_token(bot_token: str) -> bytes:
@@ -57,6 +59,9 @@ def _ticket_from_claims(claims: object) -> Ticket:
     room = claims.get("r")
     if room is not None and not (_is_int(room) and room == ROOM_CLAIM):
         raise BadToken()
+    daily = claims.get("d")
+    if daily is not None and not (_is_int(daily) and daily == DAILY_CLAIM and room is None):
+        raise BadToken()
     by_chat = chat is not None or message is not None
     if by_chat == (inline is not None):
         raise BadToken()
@@ -66,7 +71,12 @@ def _ticket_from_claims(claims: object) -> Ticket:
         raise BadToken()
     address = GameMessage(chat_id=chat, message_id=message, inline_message_id=inline, topic_id=topic)
     return Ticket(
-        user_id=user, first_name=name, message=address, expires_at=expiry, room=room is not None
+        user_id=user,
+        first_name=name,
+        message=address,
+        expires_at=expiry,
+        room=room is not None,
+        daily=daily is not None,
     )
 
 
@@ -93,8 +103,12 @@ class HmacTokenSigner:
         if address.topic_id:
             claims["t"] = address.topic_id
         claims["e"] = ticket.expires_at
+        if ticket.room and ticket.daily:
+            raise ValueError("a link is a room card's or a daily game's, not both")
         if ticket.room:
             claims["r"] = ROOM_CLAIM
+        if ticket.daily:
+            claims["d"] = DAILY_CLAIM
         body = _b64encode(json.dumps(claims, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{body}.{_b64encode(self._mac(body))}"
 

@@ -50,6 +50,7 @@ from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
 from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.logging_announcer import LoggingRoomAnnouncer
+from noitu.adapters.memory_daily import InMemoryDailyGames
 from noitu.adapters.memory_repository import InMemorySessionRepository
 from noitu.adapters.memory_rooms import (
     InMemoryChatLeaderboard,
@@ -131,6 +132,7 @@ from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
+from noitu.application.noitu.get_daily import GetDaily
 from noitu.application.noitu.get_record import GetRecord
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
@@ -163,6 +165,7 @@ from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
 from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
 from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
+from noitu.domain.noitu.daily import DailyPuzzle
 from noitu.domain.noitu.room import BotSeat, RoomLimits
 from noitu.entrypoints.settings import Settings
 
@@ -181,6 +184,7 @@ if TYPE_CHECKING:
     from noitu.adapters.noitu_words.redis import RedisAdditions, RedisRefusals, RedisReports
     from noitu.adapters.noitu_words.sqlite import SqliteAdditions, SqliteReports
     from noitu.adapters.redis.client import RedisLink
+    from noitu.adapters.redis.daily import RedisDailyGames
     from noitu.adapters.redis.limiter import RedisStartRateLimiter
     from noitu.adapters.redis.repository import RedisSessionRepository
     from noitu.adapters.redis.rooms import (
@@ -213,6 +217,12 @@ def redis_sessions(link: RedisLink, *args: object) -> RedisSessionRepository:
     from noitu.adapters.redis.repository import RedisSessionRepository
 
     return RedisSessionRepository(link, *args)  # type: ignore[arg-type]
+
+
+def redis_daily_games(link: RedisLink, *args: object) -> RedisDailyGames:
+    from noitu.adapters.redis.daily import RedisDailyGames
+
+    return RedisDailyGames(link, *args)  # type: ignore[arg-type]
 
 
 def redis_start_limiter(link: RedisLink, *args: object) -> RedisStartRateLimiter:
@@ -554,7 +564,10 @@ class Container(containers.DeclarativeContainer):
     rng = providers.Singleton(random.Random)
     id_source = providers.Singleton(random.SystemRandom)
     background = providers.Singleton(AsyncioBackground)
-    token_signer = providers.Singleton(HmacTokenSigner, providers.Singleton(signing_key, settings))
+    # The operator's key, one home: it signs the game links and seeds the daily games.
+    operator_key = providers.Singleton(signing_key, settings)
+    token_signer = providers.Singleton(HmacTokenSigner, operator_key)
+    daily_puzzle = providers.Singleton(DailyPuzzle, operator_key)
 
     # NOITU_STORE: memory (one process) or redis (shared by every instance).
     redis = providers.Singleton(redis_link, settings.provided.redis_url)
@@ -566,6 +579,12 @@ class Container(containers.DeclarativeContainer):
         settings.provided.store,
         memory=providers.Singleton(InMemorySessionRepository),
         redis=providers.Singleton(redis_sessions, redis, lexicon, turn_clock, limits, clock),
+    )
+    # Each player's daily game and streak (B13).
+    daily_games = providers.Selector(
+        settings.provided.store,
+        memory=providers.Singleton(InMemoryDailyGames),
+        redis=providers.Singleton(redis_daily_games, redis, lexicon, turn_clock),
     )
     start_limiter = providers.Selector(
         settings.provided.store,
@@ -600,7 +619,8 @@ class Container(containers.DeclarativeContainer):
         page_path=f"{NOITU_PATH}/",
     )
     telegram_dispatcher = providers.Singleton(
-        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock
+        telegram.make_dispatcher, game_links, group_cards, group_leaderboard, clock,
+        daily_game=settings.provided.daily_game,
     )
     webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
     seen_updates = providers.Selector(
@@ -635,7 +655,9 @@ class Container(containers.DeclarativeContainer):
     time_limit = providers.Singleton(AsyncioTimeLimit)
 
     # --- nối từ's use cases -----------------------------------------------------------
-    sessions = providers.Singleton(Sessions, session_repository, score_reporter, background, clock)
+    sessions = providers.Singleton(
+        Sessions, session_repository, score_reporter, background, clock, daily=daily_games
+    )
     views = providers.Singleton(SessionViews)
     start_game = providers.Singleton(
         StartGame,
@@ -649,13 +671,17 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         rng=rng,
         id_source=id_source,
+        puzzle=daily_puzzle,
+        daily_games=daily_games,
     )
     play_move = providers.Singleton(
-        PlayMove, sessions=sessions, views=views, opponents=opponents, limits=limits, rng=rng
+        PlayMove, sessions=sessions, views=views, opponents=opponents, limits=limits, rng=rng,
+        puzzle=daily_puzzle,
     )
     get_state = providers.Singleton(GetState, sessions, views)
     give_up = providers.Singleton(GiveUp, sessions, views)
     get_record = providers.Singleton(GetRecord, sessions, high_scores, time_limit)
+    get_daily = providers.Singleton(GetDaily, sessions, daily_games)
     settle_expired = providers.Singleton(SettleExpired, sessions, limits)
 
     # --- the words the players bring (spec B11) ---------------------------------------

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noitu.adapters.http.paths import WEBHOOK_PATH
+from noitu.adapters.telegram.links import DEFAULT_DAILY_GAME
+from noitu.adapters.telegram.links import GAME_SHORT_NAME as SOLO_GAME
 from noitu.adapters.token_signer import MIN_SECRET_BYTES
 from noitu.application.arena.admission import AddressLimits
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
@@ -33,6 +35,8 @@ MAX_INSTANCE_NAME = 64  # the archive's `runner` column
 LOG_FORMATS = ("json", "console")
 #: The data directory's room for uploaded bots by default: 2 GiB.
 DEFAULT_ARENA_UPLOADS_MIB = 2048
+# A Telegram game's short name, as BotFather takes it.
+DAILY_GAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,64}")
 
 
 class SettingsError(ValueError):
@@ -76,6 +80,9 @@ class Settings:
     # The operators' Telegram chat (NOITU_ADMIN_CHAT, its numeric id): each newly
     # reported word is posted there for review (spec B11); None: no review chat.
     admin_chat: int | None = None
+    # The daily game's Telegram short name (NOITU_DAILY_GAME, spec B13): the second game
+    # the operator creates with BotFather; "" (set empty): /noitungay says it is off.
+    daily_game: str = DEFAULT_DAILY_GAME
     max_sessions: int = SessionLimits().max_playing
     cache_dir: Path | None = None  # where built Lexicons are kept; None: nowhere
     # The arena's data directory (uploaded bots, artefacts, replays; spec B4) and its
@@ -352,6 +359,22 @@ def _arena_queue(env: Mapping[str, str], values: dict[str, object], problems: li
         )
 
 
+def _daily_game(env: Mapping[str, str], problems: list[str]) -> str:
+    """NOITU_DAILY_GAME: unset, the default short name; set empty, off; else a short
+    name as BotFather takes it, other than the solo game's."""
+    raw = env.get("NOITU_DAILY_GAME")
+    if raw is None:
+        return DEFAULT_DAILY_GAME
+    name = raw.strip()
+    if name and (not DAILY_GAME_PATTERN.fullmatch(name) or name == SOLO_GAME):
+        problems.append(
+            f"NOITU_DAILY_GAME={name!r}: expected the short name of a second game made with"
+            f" BotFather (letters, digits and _, not {SOLO_GAME!r}), or empty to turn it off"
+        )
+        return ""
+    return name
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
     problems: list[str] = []
@@ -389,6 +412,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             problems.append(
                 f"NOITU_ADMIN_CHAT={raw_admin!r}: expected a Telegram chat id, such as -1001234567890"
             )
+    values["daily_game"] = _daily_game(env, problems)
     default_turn, default_grace = TurnClock().turn_ms / 1000, TurnClock().grace_ms / 1000
     turn = _seconds_to_ms(
         "NOITU_TURN_SECONDS", env.get("NOITU_TURN_SECONDS", f"{default_turn:g}"), 1, problems

@@ -23,9 +23,10 @@ async def test_start_answers_the_session_view(harness):
     assert set(view) == {
         "session", "player", "difficulty", "status", "end_reason", "current", "chain",
         "score", "turn_limit_ms", "deadline_ms", "server_now_ms", "suggestions",
-        "score_reported", "replaced_by",  # replaced_by is ours, beyond the spec's list
+        "score_reported",
+        "replaced_by", "day",  # ours, beyond the spec's list (day: a daily game's, B13)
     }
-    assert view["replaced_by"] == ""
+    assert view["replaced_by"] == "" and view["day"] == ""
     assert len(view["session"]) == 32 and int(view["session"], 16) >= 0
     assert view["player"] == "An"
     assert view["difficulty"] == "hard"

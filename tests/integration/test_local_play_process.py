@@ -103,6 +103,17 @@ def test_local_play_prints_a_room_link_per_fake_player(server):
         assert view["status"] == "playing" and view["turn"] == 1
 
 
+def test_local_play_prints_a_daily_link(server):
+    found = re.search(r"nối từ hôm nay: http://127\.0\.0\.1:\d+/games/noitu/\?t=(\S+)", server.output())
+    assert found, server.output()
+    with httpx.Client(base_url=server.base, timeout=5) as client:
+        view = client.post("/games/noitu/api/start", json={"token": found.group(1)}).json()
+        assert view["day"] and view["status"] == "playing"
+        # Played once a day: the same game again.
+        again = client.post("/games/noitu/api/start", json={"token": found.group(1)}).json()
+        assert again["session"] == view["session"]
+
+
 def test_token_command_signs_a_room_link(tmp_path):
     import base64
     import json
@@ -120,3 +131,10 @@ def test_token_command_signs_a_room_link(tmp_path):
         env=env, capture_output=True, text=True, timeout=30,
     )
     assert refused.returncode == 2 and "--chat" in refused.stderr
+    daily = subprocess.run(
+        [NOITU, "token", "--user", "5", "--chat", "-100", "--message", "9", "--daily"],
+        env=env, capture_output=True, text=True, timeout=30,
+    )
+    assert daily.returncode == 0, daily.stderr
+    body = daily.stdout.strip().split(".")[0]
+    assert json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["d"] == 1

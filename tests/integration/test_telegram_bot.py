@@ -25,6 +25,7 @@ from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.adapters.telegram.runner import TelegramRunner
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
+    DAILY_COMMAND_DESCRIPTION,
     GAME_DISABLED,
     LOOKUP_COMMAND_DESCRIPTION,
     NO_GAME_MESSAGE,
@@ -410,6 +411,7 @@ async def test_polling_takes_updates_and_stops_cleanly(bot: Bot, session: Record
     assert session.named("setMyCommands") == [
         {"commands": [
             {"command": "noitu", "description": COMMAND_DESCRIPTION},
+            {"command": "noitungay", "description": DAILY_COMMAND_DESCRIPTION},
             {"command": "noituphong", "description": ROOM_COMMAND_DESCRIPTION},
             {"command": "noitutop", "description": TOP_COMMAND_DESCRIPTION},
             {"command": "baotu", "description": REPORT_COMMAND_DESCRIPTION},

@@ -183,4 +183,6 @@ async def test_the_commands_are_in_the_bots_command_list(world):
     runner = world.container.telegram_runner()
     await runner._set_commands()
     (listed,) = world.session.named("setMyCommands")
-    assert [c["command"] for c in listed["commands"]] == ["noitu", "noituphong", "noitutop", "baotu", "tu"]
+    assert [c["command"] for c in listed["commands"]] == [
+        "noitu", "noitungay", "noituphong", "noitutop", "baotu", "tu",
+    ]

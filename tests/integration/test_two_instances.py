@@ -358,3 +358,42 @@ async def test_redis_going_away_answers_busy_then_recovers(cluster, http):
         return (await post(http, a, "state", {"session": session})).status_code == 200
 
     await wait_for(answers_again, timeout_s=8)
+
+
+def daily_token(user: int, message: int) -> str:
+    """A daily game's link (B13) for a player on one game message."""
+    ticket = Ticket(
+        user_id=user, first_name="", message=GameMessage(chat_id=1, message_id=message),
+        expires_at=int(time.time()) + 3600, daily=True,
+    )
+    return HmacTokenSigner(SECRET.encode()).issue(ticket)
+
+
+async def test_the_daily_game_is_the_same_on_both_and_played_once_a_day(cluster, http):
+    a, b = cluster.instances
+    mine = await start(http, a, daily_token(21, 1))
+    theirs = await start(http, b, daily_token(22, 2))
+    assert mine["day"] and mine["day"] == theirs["day"]
+    assert words(mine) == words(theirs)
+    for word in ("đầu mối", "tình yêu"):
+        played = (await move(http, a, mine["session"], word)).json()
+        answered = (await move(http, b, theirs["session"], word)).json()
+        assert played["result"]["bot_word"] == answered["result"]["bot_word"]
+        assert words(played["state"]) == words(answered["state"])
+    ended = played["state"]
+    assert ended["status"] == "won" and ended["score"] > 0
+    # A second start the same day, on the other instance and another game message:
+    # the finished game.
+    again = await start(http, b, daily_token(21, 3))
+    assert (again["session"], again["status"], again["score"]) == (
+        mine["session"], "won", ended["score"],
+    )
+    assert words(again) == words(ended)
+    # Once the session store has let it go, the daily store still has it.
+    with redis.Redis.from_url(cluster.redis.url) as client:
+        assert client.delete(*client.keys(f"*s:{mine['session']}")) == 1
+    later = await start(http, a, daily_token(21, 1))
+    assert later["session"] == mine["session"] and words(later) == words(ended)
+    daily = (await post(http, a, "daily", {"session": later["session"]})).json()
+    assert daily["status"] == "ready" and daily["streak"] == 1
+    assert daily["share"].endswith(f"· 2 từ · {ended['score']} điểm · 1 ngày liền")

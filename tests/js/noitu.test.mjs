@@ -56,6 +56,13 @@ describe("token", () => {
     assert.equal(token.isRoomToken(link({ e: 100 })), false);
     assert.equal(token.isRoomToken("garbage"), false);
   });
+
+  test("a daily game's link carries d: 1", () => {
+    assert.equal(token.isDailyToken(link({ e: 100, d: 1 })), true);
+    assert.equal(token.isDailyToken(link({ e: 100, r: 1 })), false);
+    assert.equal(token.isDailyToken(link({ e: 100, d: true })), false);
+    assert.equal(token.isDailyToken("garbage"), false);
+  });
 });
 
 describe("a limit's wait", () => {

@@ -43,7 +43,7 @@ def played_session(lexicon: Lexicon, *, inline: bool = False) -> Session:
     )
     return Session(
         id="a" * 32,
-        ticket=Ticket(42, "Lan", message, T0 // 1000 + 600),
+        ticket=Ticket(42, "Lan", message, T0 // 1000 + 600, daily=True),
         game=game,
         created_ms=T0,
         last_active_ms=T0 + 500,
@@ -52,6 +52,7 @@ def played_session(lexicon: Lexicon, *, inline: bool = False) -> Session:
         new_record=True,
         replaced_by="",
         refused="đầu gối",
+        day=20_429,
         version=3,
     )
 

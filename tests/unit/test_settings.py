@@ -107,3 +107,12 @@ def test_the_admin_chat_is_a_chat_id():
     with pytest.raises(SettingsError) as refused:
         load_settings({"NOITU_ADMIN_CHAT": "@operators"})
     assert "NOITU_ADMIN_CHAT" in refused.value.problems[0]
+
+
+def test_the_daily_game_s_short_name():
+    assert load_settings({}).daily_game == "noitungay"  # unset: the default
+    assert load_settings({"NOITU_DAILY_GAME": " "}).daily_game == ""  # set empty: off
+    assert load_settings({"NOITU_DAILY_GAME": "hom_nay2"}).daily_game == "hom_nay2"
+    for bad in ("noitu", "nối từ", "a-b", "x" * 65):
+        with pytest.raises(SettingsError, match="NOITU_DAILY_GAME"):
+            load_settings({"NOITU_DAILY_GAME": bad})

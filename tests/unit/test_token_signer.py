@@ -101,3 +101,19 @@ def test_a_room_link_carries_r_1_and_nothing_else_is_a_room_claim():
     for bad in (0, 2, True, "1"):
         with pytest.raises(BadToken):
             signer.verify(signed({"u": 1, "c": 1, "m": 1, "e": NOW, "r": bad}), NOW)
+
+
+def test_a_daily_link_carries_d_1_and_is_never_also_a_room_link():
+    signer = HmacTokenSigner(KEY)
+    ticket = Ticket(7, "Lan", GameMessage(chat_id=1, message_id=2), NOW + 60, daily=True)
+    token = signer.issue(ticket)
+    body = json.loads(base64.urlsafe_b64decode(token.split(".")[0] + "=="))
+    assert body["d"] == 1 and "r" not in body
+    assert signer.verify(token, NOW) == ticket
+    claims = {"u": 7, "c": 1, "m": 2, "e": NOW + 60}
+    assert not signer.verify(signed(claims), NOW).daily
+    for bad in ({"d": 2}, {"d": True}, {"d": "1"}, {"d": 1, "r": 1}):
+        with pytest.raises(BadToken):
+            signer.verify(signed({**claims, **bad}), NOW)
+    with pytest.raises(ValueError):
+        signer.issue(Ticket(7, "", GameMessage(chat_id=1, message_id=2), NOW, room=True, daily=True))

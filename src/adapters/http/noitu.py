@@ -40,6 +40,7 @@ from noitu.application.noitu.errors import (
     TokenExpired,
     TooFast,
 )
+from noitu.application.noitu.get_daily import DailyAnswer, GetDaily
 from noitu.application.noitu.get_record import GetRecord, RecordAnswer
 from noitu.application.noitu.get_state import GetState
 from noitu.application.noitu.give_up import GiveUp
@@ -65,6 +66,7 @@ class NoituUseCases(Protocol):
     get_state: Callable[[], GetState]
     give_up: Callable[[], GiveUp]
     get_record: Callable[[], GetRecord]
+    get_daily: Callable[[], GetDaily]
 
 
 def api_router(use_cases: NoituUseCases) -> Router:
@@ -119,9 +121,21 @@ def api_router(use_cases: NoituUseCases) -> Router:
     async def record(data: Annotated[SessionCommand, JsonBody]) -> RecordAnswer:
         return await use_cases.get_record()(data)
 
+    @post(
+        "/daily",
+        status_code=200,
+        summary="The daily game's end screen (B13): the day, the player's words, score "
+        "and streak, and the share text with no word of the game in it",
+        description="`pending` while the game goes on; `ready` once it is over. A "
+        "session that is not a daily game's is a `bad_request`.",
+        responses=error_responses(NoSession),
+    )
+    async def daily(data: Annotated[SessionCommand, JsonBody]) -> DailyAnswer:
+        return await use_cases.get_daily()(data)
+
     return Router(
         path=NOITU_API_PATH,
-        route_handlers=[start, move, state, give_up, record],
+        route_handlers=[start, move, state, give_up, record, daily],
         tags=["game"],
         request_max_body_size=MAX_BODY_BYTES,
         response_class=JsonAnswer,

@@ -32,6 +32,7 @@ class _TicketRecord(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=Tr
     m: int | None = None
     i: str | None = None
     t: int | None = None
+    d: bool = False  # a daily game's link (B13)
 
 
 class _LinkRecord(msgspec.Struct, array_like=True):
@@ -68,6 +69,7 @@ class _SessionRecord(msgspec.Struct, omit_defaults=True):
     new_record: bool = False
     replaced_by: str = ""
     refused: str = ""
+    day: int = 0  # a daily game's day (B13)
     format: int = 1
 
 
@@ -140,6 +142,7 @@ class SessionCodec:
                 m=message.message_id,
                 i=message.inline_message_id,
                 t=message.topic_id,
+                d=ticket.daily,
             ),
             game=_GameRecordOut(
                 difficulty=game.difficulty.value,
@@ -158,6 +161,7 @@ class SessionCodec:
             new_record=session.new_record,
             replaced_by=session.replaced_by,
             refused=session.refused,
+            day=session.day,
         )
         return self._encoder.encode(record)
 
@@ -190,6 +194,7 @@ class SessionCodec:
                         topic_id=ticket.t,
                     ),
                     expires_at=ticket.e,
+                    daily=ticket.d,
                 ),
                 game=restored,
                 created_ms=record.created,
@@ -199,6 +204,7 @@ class SessionCodec:
                 new_record=record.new_record,
                 replaced_by=record.replaced_by,
                 refused=record.refused,
+                day=record.day,
                 version=version,
             )
         except (msgspec.DecodeError, ValueError, KeyError) as error:

@@ -111,3 +111,33 @@ redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], window)
 return 1
 """
+
+# The daily game (B13).
+# KEYS: the day's entry (hash: s session id, g finished snapshot)
+# ARGV: session id, expires at (Unix ms)
+# Names the day's game unless a finished one is recorded.
+BEGIN_DAILY = """
+if redis.call('HEXISTS', KEYS[1], 'g') == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 's', ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: the day's entry, the user's streak (hash: d last day, n days)
+# ARGV: session id, snapshot, entry expires at (Unix ms), the streak read (d, n; "" when
+# none), the streak to write (d, n), streak expires at (Unix ms)
+# Records the finished game and the streak computed from the one read, unless the
+# streak changed since (then 0: read again).
+FINISH_DAILY = """
+local stored = redis.call('HMGET', KEYS[2], 'd', 'n')
+if (stored[1] or '') ~= ARGV[4] or (stored[2] or '') ~= ARGV[5] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 's', ARGV[1], 'g', ARGV[2])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[2], 'd', ARGV[6], 'n', ARGV[7])
+redis.call('PEXPIREAT', KEYS[2], ARGV[8])
+return 1
+"""

@@ -53,6 +53,7 @@ def make_dispatcher(
     leaderboard: ChatLeaderboard | None = None,
     clock: Clock | None = None,
     words: WordsBot | None = None,
+    daily_game: str = "",
 ) -> Dispatcher:
     """The Dispatcher with the /noitu handlers (and the rooms' with their ports; and
     /baotu, /tu and the review buttons with the words' use cases)."""
@@ -61,7 +62,7 @@ def make_dispatcher(
     from noitu.adapters.telegram.handlers import _say, noitu_router
 
     dispatcher = Dispatcher()
-    dispatcher.include_router(noitu_router(links, cards, leaderboard, clock))
+    dispatcher.include_router(noitu_router(links, cards, leaderboard, clock, daily_game))
     if words is not None:
         from noitu.adapters.telegram.words import words_router
 

@@ -1,4 +1,6 @@
-"""The bot's two handlers: /noitu sends the game, Play answers with a game link.
+"""The bot's handlers: /noitu sends the game, Play answers with a game link; /noitungay
+sends the daily game (the game NOITU_DAILY_GAME names, spec B13), whose Play answers a
+daily game's link.
 
 Thin on purpose: the game itself lives behind the HTTP API; here we only send the game
 message and sign links that point at it.
@@ -13,10 +15,11 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from noitu.adapters.telegram.links import GAME_SHORT_NAME, GameLinks
+from noitu.adapters.telegram.links import DAILY_COMMAND, GAME_SHORT_NAME, GameLinks
 from noitu.adapters.telegram.retry import describe
 from noitu.adapters.telegram.rooms import rooms_router
 from noitu.adapters.telegram.texts import (
+    DAILY_OFF,
     GAME_DISABLED,
     NO_GAME_MESSAGE,
     NO_GAMES_IN_CHANNELS,
@@ -28,7 +31,7 @@ from noitu.application.ports import Clock
 
 log = structlog.get_logger("noitu.telegram")
 
-SHORT_NAME_HINT = "create the game in @BotFather with /newgame and the short name noitu"
+SHORT_NAME_HINT = "create the game in @BotFather with /newgame and the short name {name}"
 
 
 def game_message_of(query: CallbackQuery) -> GameMessage | None:
@@ -68,28 +71,33 @@ async def _answer(query: CallbackQuery, **answer: object) -> None:
         )
 
 
-async def _send_game(message: Message, bot: Bot) -> Message | None:
-    """Send the game where the command came from; the game message, or None (a
-    channel gets a short text instead; a failure is logged and said)."""
+async def _send_game(
+    message: Message, bot: Bot, short_name: str = GAME_SHORT_NAME, unknown: str = SEND_FAILED
+) -> Message | None:
+    """Send the game `short_name` where the command came from; the game message, or
+    None (a channel gets a short text instead; a failure is logged and said: `unknown`
+    when Telegram does not know the game's short name)."""
     if message.chat.type == ChatType.CHANNEL:
         await _say(bot, message, NO_GAMES_IN_CHANNELS)
         return None
     thread = message.message_thread_id if message.is_topic_message else None
     try:
         return await bot.send_game(
-            chat_id=message.chat.id, game_short_name=GAME_SHORT_NAME, message_thread_id=thread
+            chat_id=message.chat.id, game_short_name=short_name, message_thread_id=thread
         )
     except TelegramAPIError as error:
         detail = describe(error, bot.token)
-        hint = {"hint": SHORT_NAME_HINT} if "GAME_SHORTNAME" in detail else {}
+        bad_name = "GAME_SHORTNAME" in detail
+        hint = {"hint": SHORT_NAME_HINT.format(name=short_name)} if bad_name else {}
         log.warning(
             "send_game_failed",
             chat_id=message.chat.id,
+            game=short_name,
             error=type(error).__name__,
             detail=detail,
             **hint,
         )
-        await _say(bot, message, SEND_FAILED)
+        await _say(bot, message, unknown if bad_name else SEND_FAILED)
         return None
 
 
@@ -98,9 +106,11 @@ def noitu_router(
     cards: RoomCards | None = None,
     leaderboard: ChatLeaderboard | None = None,
     clock: Clock | None = None,
+    daily_game: str = "",
 ) -> Router:
     """The /noitu handlers; with the room ports, also /noituphong and /noitutop, and
-    Play on a recorded room card answers a room link (spec B10)."""
+    Play on a recorded room card answers a room link (spec B10). /noitungay sends the
+    game `daily_game` names (off when ""), whose Play answers a daily link (B13)."""
     router = Router(name="noitu")
     command = Command(GAME_SHORT_NAME)  # also /noitu@ThisBot; /noitu@OtherBot is not ours
 
@@ -108,6 +118,33 @@ def noitu_router(
     @router.channel_post(command)
     async def send_game(message: Message, bot: Bot) -> None:
         await _send_game(message, bot)
+
+    daily_command = Command(DAILY_COMMAND)
+
+    @router.message(daily_command)
+    @router.channel_post(daily_command)
+    async def send_daily_game(message: Message, bot: Bot) -> None:
+        if not daily_game:
+            await _say(bot, message, DAILY_OFF)
+            return
+        await _send_game(message, bot, daily_game, unknown=DAILY_OFF)
+
+    if daily_game:
+
+        @router.callback_query(F.game_short_name == daily_game)
+        async def play_daily(query: CallbackQuery) -> None:
+            if not links.enabled:
+                await _answer(query, text=GAME_DISABLED, show_alert=True)
+                return
+            address = game_message_of(query)
+            if address is None:
+                log.warning("play_without_game_message", user_id=query.from_user.id)
+                await _answer(query, text=NO_GAME_MESSAGE, show_alert=True)
+                return
+            url = links.url_for(
+                query.from_user.id, query.from_user.first_name, address, daily=True
+            )
+            await _answer(query, url=url)
 
     @router.callback_query(F.game_short_name == GAME_SHORT_NAME)
     async def play(query: CallbackQuery) -> None:

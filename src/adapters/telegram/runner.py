@@ -26,6 +26,7 @@ from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
 from noitu.adapters.telegram.links import (
+    DAILY_COMMAND,
     GAME_SHORT_NAME,
     LOOKUP_COMMAND,
     REPORT_COMMAND,
@@ -35,6 +36,7 @@ from noitu.adapters.telegram.links import (
 from noitu.adapters.telegram.retry import describe, retry_delay
 from noitu.adapters.telegram.texts import (
     COMMAND_DESCRIPTION,
+    DAILY_COMMAND_DESCRIPTION,
     LOOKUP_COMMAND_DESCRIPTION,
     REPORT_COMMAND_DESCRIPTION,
     ROOM_COMMAND_DESCRIPTION,
@@ -124,6 +126,7 @@ class TelegramRunner:
     async def _set_commands(self) -> None:
         commands = [
             BotCommand(command=GAME_SHORT_NAME, description=COMMAND_DESCRIPTION),
+            BotCommand(command=DAILY_COMMAND, description=DAILY_COMMAND_DESCRIPTION),
             BotCommand(command=ROOM_COMMAND, description=ROOM_COMMAND_DESCRIPTION),
             BotCommand(command=TOP_COMMAND, description=TOP_COMMAND_DESCRIPTION),
             BotCommand(command=REPORT_COMMAND, description=REPORT_COMMAND_DESCRIPTION),

@@ -11,6 +11,10 @@ NO_GAMES_IN_CHANNELS = (
 SEND_FAILED = "Không gửi được trò chơi. Bạn thử lại sau nhé!"
 NO_GAME_MESSAGE = "Không tìm thấy tin nhắn trò chơi. Hãy gửi /noitu để chơi lại nhé!"
 
+# Nối từ hôm nay (spec B13).
+DAILY_COMMAND_DESCRIPTION = "Nối từ hôm nay: một ván chung cho mọi người mỗi ngày"
+DAILY_OFF = "Nối từ hôm nay đang tắt trên máy chủ này. Gửi /noitu để chơi ván thường nhé!"
+
 # Group rooms (spec B10).
 ROOM_COMMAND_DESCRIPTION = "Mở phòng nối từ cho cả nhóm"
 TOP_COMMAND_DESCRIPTION = "Bảng xếp hạng nối từ của nhóm"

@@ -20,3 +20,8 @@ REJECTION_MESSAGES: dict[str, str] = {
 }
 
 GAME_DISABLED = "Trò chơi nối từ chưa được cấu hình trên máy chủ này."
+
+# Nối từ hôm nay (spec B13): the share text holds no word of the game.
+DAILY_SHARE = "Nối từ hôm nay {date} · {words} từ · {score} điểm · {streak} ngày liền"
+NOT_DAILY = "Ván này không phải ván nối từ hôm nay."
+DAILY_OFF = "Ván nối từ hôm nay đang tắt trên máy chủ này."

@@ -12,6 +12,7 @@ from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
 from noitu.application.noitu.session import Session
 from noitu.application.noitu.unit_of_work import Sessions, SessionWork
 from noitu.application.noitu.view import SessionView, SessionViews
+from noitu.domain.noitu.daily import DailyPuzzle
 from noitu.domain.noitu.opponent import Difficulty, Opponent
 from noitu.domain.noitu.rules import Rejection, SessionLimits, typed_word_too_long
 from noitu.domain.noitu.spelling import normalize
@@ -43,12 +44,14 @@ class PlayMove:
         opponents: dict[Difficulty, Opponent],
         limits: SessionLimits,
         rng: random.Random,
+        puzzle: DailyPuzzle | None = None,
     ) -> None:
         self._sessions = sessions
         self._views = views
         self._opponents = opponents
         self._limits = limits
         self._rng = rng
+        self._puzzle = puzzle  # the daily games' bot (B13)
 
     async def __call__(self, command: PlayMoveCommand) -> PlayMoveResult:
         played = await self._sessions.change(command.session, lambda work: self._play(work, command))
@@ -75,7 +78,10 @@ class PlayMove:
         if typed_word_too_long(command.word):
             return BadRequest(WORD_TOO_LONG)
         typed = normalize(command.word)
-        outcome = game.play(typed, now, self._opponents[game.difficulty], self._rng)
+        opponent = self._opponents[game.difficulty]
+        if session.day and self._puzzle is not None:
+            opponent = self._puzzle.opponent(opponent, session.day)
+        outcome = game.play(typed, now, opponent, self._rng)
         if outcome.rejection is Rejection.NOT_IN_DICTIONARY:
             session.refused = typed
         return work, outcome.rejection, outcome.player_word, outcome.bot_word

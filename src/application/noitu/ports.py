@@ -115,3 +115,38 @@ class HighScores(Protocol):
         user's own row when the user has one (Telegram's getGameHighScores gives those
         and the user's neighbours). Raises HighScoresUnavailable."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class DailyEntry:
+    """A player's game of one day (spec B13): its session, and the finished game once
+    it is over (kept all day, after the session store has let the session go)."""
+
+    session_id: str
+    finished: Session | None = None
+
+
+class DailyGames(Protocol):
+    """Each player's daily game and streak (spec B13), shared by every instance.
+
+    Days are the players' day numbers (`players_day.day_of`). An entry lives at least
+    until the end of the day after its own; a streak while it can still grow."""
+
+    async def entry(self, user_id: int, day: int) -> DailyEntry | None:
+        """The user's game of the day, if one was started."""
+        ...
+
+    async def begin(self, user_id: int, day: int, session_id: str) -> None:
+        """Name the user's game of the day (the starts of a user are serialized; a
+        finished game recorded for the day is never replaced)."""
+        ...
+
+    async def finish(self, session: Session) -> int:
+        """Record a finished daily game (a copy, shown again on a later start; a later
+        call replaces it, e.g. once its score report is done) and count its day in the
+        player's streak, once. Answers the streak."""
+        ...
+
+    async def streak(self, user_id: int, day: int) -> int:
+        """The user's streak as it stands on `day` (`Streak.on`)."""
+        ...

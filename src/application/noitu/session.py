@@ -59,6 +59,7 @@ class Ticket:
     message: GameMessage
     expires_at: int  # Unix seconds
     room: bool = False  # a room card's link (claim `r: 1`, spec B10)
+    daily: bool = False  # a daily game's link (claim `d: 1`, spec B13)
 
     @property
     def owner(self) -> str:
@@ -84,6 +85,9 @@ class Session:
     # The word of the last `not_in_dictionary` refusal (normalized): the only word this
     # session may report as missing (spec B11).
     refused: str = ""
+    # The players' day (`players_day.day_of`) of a daily game (spec B13); 0 for a solo
+    # game. The day the game started on: one started at 23:59:50 stays that day's.
+    day: int = 0
     version: int = 0  # of the stored copy this one was read from (stores compare it)
 
     def copy(self) -> Session:
@@ -102,6 +106,7 @@ class Session:
             self.new_record,
             self.replaced_by,
             self.refused,
+            self.day,
             self.version,
         )
 

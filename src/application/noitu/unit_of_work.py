@@ -14,6 +14,8 @@ the copy it is given, and only the attempt that was written counts.
 A commit that records the game's end also marks its score report "pending" in the same
 write, and the report starts only once that write succeeded (B8): a failed write
 reports nothing, and the instance that wrote the ending is the only one that reports.
+A daily game's end is recorded in the daily games' store (B13: the finished game, the
+streak) once the write succeeded, before the answer; again when its report is done.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from typing import TypeVar
 
 from noitu.application.errors import Busy
 from noitu.application.noitu.errors import NoSession
-from noitu.application.noitu.ports import ScoreReporter, SessionRepository, WriteConflict
+from noitu.application.noitu.ports import (
+    DailyGames,
+    ScoreReporter,
+    SessionRepository,
+    WriteConflict,
+)
 from noitu.application.noitu.session import ReportState, Session
 from noitu.application.ports import Background, Clock
 
@@ -74,11 +81,13 @@ class Sessions:
         reporter: ScoreReporter,
         background: Background,
         clock: Clock,
+        daily: DailyGames | None = None,
     ) -> None:
         self._repository = repository
         self._reporter = reporter
         self._background = background
         self._clock = clock
+        self._daily = daily
 
     async def change(
         self, session_id: str, step: Callable[[SessionWork], T], *, touch: bool = True
@@ -134,16 +143,31 @@ class Sessions:
         return await self._repository.ids()
 
     async def _commit(self, session: Session) -> None:
+        ended = self._just_ended(session)
         report = self._mark_ended(session)
         await self._repository.save(session)
+        if ended:
+            await self._after_end(session, report)
+
+    async def _remove(self, session: Session) -> None:
+        ended = self._just_ended(session)
+        report = self._mark_ended(session)
+        await self._repository.remove(session.id)
+        if ended:
+            await self._after_end(session, report)
+
+    async def _after_end(self, session: Session, report: bool) -> None:
+        """A write recorded the game's end: a daily game's goes to the daily store (the
+        streak counts it before the answer), then its score report starts."""
+        if session.day and self._daily is not None:
+            await self._daily.finish(session)
         if report:
             self._background.spawn(self._report(session))
 
-    async def _remove(self, session: Session) -> None:
-        report = self._mark_ended(session)
-        await self._repository.remove(session.id)
-        if report:
-            self._background.spawn(self._report(session))
+    @staticmethod
+    def _just_ended(session: Session) -> bool:
+        """Whether this write records the game's end (its report state is still unset)."""
+        return not session.is_playing and session.report is ReportState.NONE
 
     @staticmethod
     def _mark_ended(session: Session) -> bool:
@@ -159,12 +183,18 @@ class Sessions:
     async def _report(self, ended: Session) -> None:
         outcome = await self._reporter.report(ended.user_id, ended.game.score, ended.ticket.message)
 
-        def record(work: SessionWork) -> None:
+        def record(work: SessionWork) -> Session:
             work.session.report = outcome.state
             work.session.new_record = outcome.new_record
             work.commit()
+            return work.session
 
         try:
-            await self.change(ended.id, record, touch=False)
+            final = await self.change(ended.id, record, touch=False)
         except NoSession:
-            return  # evicted or replaced meanwhile; Telegram has the score anyway
+            # Evicted or replaced meanwhile; Telegram has the score anyway.
+            final = ended.copy()
+            final.report = outcome.state
+            final.new_record = outcome.new_record
+        if final.day and self._daily is not None:
+            await self._daily.finish(final)  # the daily game kept says the report is done

@@ -7,6 +7,7 @@ import msgspec
 from noitu.application.noitu.session import Session
 from noitu.domain.noitu.chain import Link
 from noitu.domain.noitu.lexicon import Lexicon
+from noitu.domain.noitu.players_day import iso_date
 
 CACHED_CHAINS = 4096
 
@@ -51,6 +52,9 @@ class SessionView(msgspec.Struct, frozen=True):
     # player put in this one's place ("" when none). The game still ended as the spec
     # says (`gave_up` or `no_legal_move`); this tells the page why.
     replaced_by: str = ""
+    # Ours: the day (YYYY-MM-DD) of a daily game (B13), "" for a solo game; the page
+    # shows the daily game's end screen for it.
+    day: str = ""
 
 
 def meanings_of(lexicon: Lexicon, word: int) -> tuple[MeaningView, ...]:
@@ -105,4 +109,5 @@ class SessionViews:
             ],
             score_reported=session.report.value,
             replaced_by=session.replaced_by,
+            day=iso_date(session.day) if session.day else "",
         )

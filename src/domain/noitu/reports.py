@@ -8,21 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from noitu.domain.noitu.players_day import DAY_MS, VIETNAM_UTC_OFFSET_MS, day_of, next_day_ms
+
 DAILY_REPORTS = 20  # words one user may report a day (`too_many_reports` beyond)
 MAX_PENDING_WORDS = 10_000  # past this, the oldest words reported once are dropped
-DAY_MS = 86_400_000
-VIETNAM_UTC_OFFSET_MS = 7 * 3_600_000  # the players' calendar day (UTC+7, no DST)
 ADMIN_EDIT_EVERY_MS = 60_000  # a later report edits the admin message at most this often
+
+__all__ = [
+    "ADMIN_EDIT_EVERY_MS", "DAILY_REPORTS", "DAY_MS", "MAX_PENDING_WORDS",
+    "VIETNAM_UTC_OFFSET_MS", "Filed", "PendingWord", "Receipt", "Report", "next_day_ms",
+    "report_day",
+]
 
 
 def report_day(now_ms: int) -> int:
     """The number of the players' calendar day a report made now counts on."""
-    return (now_ms + VIETNAM_UTC_OFFSET_MS) // DAY_MS
-
-
-def next_day_ms(now_ms: int) -> int:
-    """When the daily cap frees up: the next midnight of the players' calendar."""
-    return (report_day(now_ms) + 1) * DAY_MS - VIETNAM_UTC_OFFSET_MS
+    return day_of(now_ms)
 
 
 @dataclass(frozen=True)

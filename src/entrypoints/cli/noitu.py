@@ -68,6 +68,20 @@ def local_play_link(container: Container, host: str, port: int) -> str:
     return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
 
 
+# Local play's daily game (B13): its own game message, so it never replaces the solo one.
+LOCAL_DAILY = GameMessage(chat_id=1, message_id=3)
+
+
+def local_daily_link(container: Container, host: str, port: int) -> str:
+    """Today's game for the local player (a link with the daily claim)."""
+    ticket = Ticket(
+        LOCAL_PLAYER.user_id, LOCAL_PLAYER.first_name, LOCAL_DAILY,
+        int(time.time()) + TOKEN_LIFETIME_S, daily=True,
+    )
+    token = container.token_signer().issue(ticket)
+    return f"http://{_shown_host(host)}:{port}{NOITU_PATH}/?t={token}"
+
+
 # Local play's room: one card, a few fake people to try it from one machine (B10).
 LOCAL_ROOM = GameMessage(chat_id=1, message_id=2)
 LOCAL_ROOM_PLAYERS = 3
@@ -155,6 +169,7 @@ def serve(args: argparse.Namespace) -> None:
         links = []
         if settings.game_enabled:
             links.append(f"  nối từ:  {local_play_link(container, host, port)}")
+            links.append(f"  nối từ hôm nay: {local_daily_link(container, host, port)}")
             links.append("  phòng nối từ (mở mỗi link ở một thẻ hoặc trình duyệt riêng):")
             links += [f"    {name}: {link}" for name, link in local_room_links(container, host, port)]
         if settings.arena_enabled:
@@ -211,6 +226,9 @@ def token(args: argparse.Namespace) -> None:
     if args.room and args.chat is None:
         print("noitu: a room link names a chat message: give --chat and --message", file=sys.stderr)
         raise SystemExit(2)
+    if args.room and args.daily:
+        print("noitu: a link is a room card's or a daily game's, not both", file=sys.stderr)
+        raise SystemExit(2)
     container = build_container(settings)
     ticket = Ticket(
         user_id=args.user,
@@ -221,6 +239,7 @@ def token(args: argparse.Namespace) -> None:
         ),
         expires_at=int(time.time()) + args.ttl,
         room=args.room,
+        daily=args.daily,
     )
     print(container.token_signer().issue(ticket))
 
@@ -278,4 +297,6 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     token_parser.add_argument("--ttl", type=int, default=TOKEN_LIFETIME_S, help="seconds until it expires")
     token_parser.add_argument("--room", action="store_true",
                               help="a room card's link (group rooms, claim r: 1)")
+    token_parser.add_argument("--daily", action="store_true",
+                              help="a daily game's link (Nối từ hôm nay, claim d: 1)")
     token_parser.set_defaults(run=token)
