@@ -31,7 +31,7 @@ from noitu.domain.noitu.game import Game
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import TurnClock
-from noitu.entrypoints.words import FOLLOW_EVERY_S
+from noitu.entrypoints.periodic_tasks import FOLLOW_EVERY_S
 
 T0 = 1_000_000
 
