@@ -7,6 +7,7 @@ word bots' self-play tournament.
     noitu bench app      CPU per request of the real mix inside the app, and the floor's
     noitu bench rooms    group rooms: live-update latency and CPU per move
     noitu bench feeds    group rooms' live feeds: RSS per feed, after close, refusals
+    noitu bench idle     an idle `noitu serve`: its CPU and its event loop's wake-ups
     noitu bench bots     the word bots against each other under the real rules, or
                          (--players) models of a person against each level
     noitu bench ladder   the arena's ladder: does its table find bots of known order
@@ -112,6 +113,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     feeds.add_argument("--sse", action="store_true", help="event streams, not WebSockets")
     feeds.add_argument("--json", action="store_true", help="print one JSON object")
     feeds.set_defaults(run=run_feeds)
+
+    idle = commands.add_parser("idle", help="an idle server's CPU and event loop wake-ups")
+    idle.add_argument("--runs", type=int, default=3, help="repeated runs (medians)")
+    idle.add_argument("--seconds", type=float, default=60.0, help="how long each run watches")
+    idle.add_argument("--warmup", type=float, default=10.0,
+                      help="seconds after start-up before watching")
+    idle.add_argument("--json", action="store_true", help="print one JSON object")
+    idle.set_defaults(run=run_idle)
 
     bots = commands.add_parser("bots", help="the word bots' self-play tournament")
     bots.add_argument("--a", default="hard", choices=DIFFICULTIES, help="policy of side A")
@@ -246,6 +255,16 @@ def run_feeds(args: argparse.Namespace) -> None:
         _positive(args.refusals, "--refusals"), args.sse,
     )
     emit(report, args.json, format_room_feeds)
+
+
+def run_idle(args: argparse.Namespace) -> None:
+    from noitu.bench.idle_cpu import bench_idle, format_idle
+    from noitu.bench.machine import emit
+
+    if args.seconds <= 0 or args.warmup < 0:
+        raise SystemExit("noitu bench: --seconds must be positive and --warmup not negative")
+    emit(bench_idle(_positive(args.runs, "--runs"), args.seconds, args.warmup), args.json,
+         format_idle)
 
 
 def run_bots(args: argparse.Namespace) -> None:

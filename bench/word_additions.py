@@ -35,7 +35,7 @@ from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
 from noitu.domain.noitu.rules import TurnClock
 from noitu.entrypoints.cli.noitu import YOUNG_GC_THRESHOLD
-from noitu.entrypoints.words import FOLLOW_EVERY_S
+from noitu.entrypoints.periodic_tasks import FOLLOW_EVERY_S
 
 T0 = 1_000_000
 

@@ -21,7 +21,6 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from noitu.adapters.arena.sql.engine import describe
-from noitu.adapters.heap import trim_heap
 from noitu.adapters.http.arena import arena_assets, arena_page_routers
 from noitu.adapters.http.arena_bots import (
     arena_bot_routers,
@@ -52,19 +51,12 @@ from noitu.adapters.http.paths import ARENA_API_PATH, SCHEMA_PATH
 from noitu.adapters.http.strict_query import declare_strict_query, strict_query
 from noitu.application.arena.ladder.play_ladder import PlayLadderCommand
 from noitu.application.arena.storage import StorageUnavailable
-from noitu.application.errors import Busy, GameError
-from noitu.application.noitu.rooms.pages import RENEW_EVERY_MS
+from noitu.application.errors import GameError
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings
 from noitu.entrypoints.words import words_lifespan
 
-SWEEP_EVERY_S = 60.0
 SHUTDOWN_REPORTS_S = 5.0
-ROOM_SETTLE_EVERY_S = 0.5  # B10: a turn that ran out is settled within 1 s after its grace
-ROOM_SETTLE_LEAST_S = 0.005  # the shortest sleep between two rounds of the rooms' task
-#: How often a process looks for the matches of a worker that died (B9: within 30 s).
-LOST_MATCHES_EVERY_S = 5.0
-ROOM_CLOSE_EVERY_S = 60.0  # how often every room is brought up to now (idle ones closed)
 #: At shutdown, how long live matches may take to end (each bot gets 1 s to exit).
 ROOMS_SHUTDOWN_S = 10.0
 
@@ -78,69 +70,10 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-async def sweep_forever(container: Container, every_s: float = SWEEP_EVERY_S) -> None:
-    """The minutely task: settle turns that ran out with the page closed."""
-    settle = container.settle_expired()
-    while True:
-        await asyncio.sleep(every_s)
-        try:
-            result = await settle()
-            if result.settled or result.dropped_idle or result.dropped_finished:
-                log.info("sweep", **{f: getattr(result, f) for f in result.__struct_fields__})
-        except Busy:  # the store is unreachable; it logs the outage once, not per round
-            pass
-        except Exception:  # keep sweeping whatever one round hit
-            log.exception("sweep_failed")
-
-
-async def settle_rooms_forever(
-    container: Container, every_s: float = ROOM_SETTLE_EVERY_S,
-    close_every_s: float = ROOM_CLOSE_EVERY_S, renew_every_s: float = RENEW_EVERY_MS / 1000,
-) -> None:
-    """The group rooms' task (B10): rooms with something due are brought up to now —
-    the bot seat's word when its pause ends, turns that ran out within a second after
-    their grace, the presence rules (a host absent 2 minutes passes the role within
-    10 s), whether or not anyone is connected; it sleeps until the next thing due, at
-    most `every_s`. Every `renew_every_s` the feeds served here renew their holds; about
-    once a minute every room is brought up to now (and empty ones closed). After feeds
-    closed, the memory they freed goes back to the system."""
-    settle, close_idle = container.group_settle(), container.group_close_idle()
-    renew, pages = container.group_renew_pages(), container.group_pages()
-    closed_feeds = pages.closed
-    loop = asyncio.get_running_loop()
-    next_close = loop.time() + close_every_s
-    next_renew = loop.time() + renew_every_s
-    pause_s = every_s
-    while True:
-        await asyncio.sleep(pause_s)
-        pause_s = every_s
-        try:
-            await settle()
-            now = loop.time()
-            if now >= next_renew:
-                next_renew = now + renew_every_s
-                await renew()
-            if now >= next_close:
-                next_close = now + close_every_s
-                closed = await close_idle()
-                if closed:
-                    log.info("rooms_closed", closed=closed)
-            if pages.closed != closed_feeds:
-                closed_feeds = pages.closed
-                trim_heap()
-            wait_ms = await settle.wait_ms()
-            if wait_ms is not None:
-                pause_s = min(every_s, max(wait_ms / 1000, ROOM_SETTLE_LEAST_S))
-        except Busy:
-            pass
-        except Exception:
-            log.exception("room_settle_failed")
-
-
 def _resources(container: Container) -> Lifespan:
     """The container's Resources (the Redis link, the arena's database, migrated, the
-    sandbox, the room feeds), opened before every other part starts and closed after
-    every other part has stopped: this lifespan comes first."""
+    sandbox, the room feeds, the periodic tasks), opened before every other part starts
+    and closed after every other part has stopped: this lifespan comes first."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
@@ -153,19 +86,27 @@ def _resources(container: Container) -> Lifespan:
     return lifespan
 
 
-def _noitu_lifespan(container: Container) -> Lifespan:
+def _periodic_stops_first(container: Container) -> Lifespan:
+    """The periodic tasks, started with the Resources, stop before any part does (this
+    lifespan comes last, so it ends first): nothing sweeps, settles or abandons while
+    the rooms close and the reports drain."""
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
-        loop = asyncio.get_running_loop()
-        sweeper = loop.create_task(sweep_forever(container))
-        room_settler = loop.create_task(settle_rooms_forever(container))
         try:
             yield
         finally:
-            for task in (sweeper, room_settler):
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await container.periodic_resource.shutdown()
+
+    return lifespan
+
+
+def _noitu_lifespan(container: Container) -> Lifespan:
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Litestar) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
             await container.background().drain(SHUTDOWN_REPORTS_S)
 
     return lifespan
@@ -203,24 +144,6 @@ def _arena_lifespan(container: Container, settings: Settings) -> Lifespan:
     return lifespan
 
 
-async def abandon_lost_matches_forever(container: Container) -> None:
-    """Several machines (B9 "Faults"): every few seconds, the matches of a worker that
-    stopped beating end as ABANDONED (any process may do it; the board's hold makes it
-    once)."""
-    abandon = container.abandon_lost_matches()
-    while True:
-        await asyncio.sleep(LOST_MATCHES_EVERY_S)
-        try:
-            abandoned = await abandon()
-        except Busy:
-            continue  # Redis away: an outage under 30 s abandons nothing
-        except Exception:
-            log.exception("lost_matches_failed")
-            continue
-        if abandoned:
-            log.warning("lost_matches_abandoned", matches=abandoned)
-
-
 def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
     """The arena's rooms, and (unless NOITU_ARENA_LADDER=0) the ladder's driver filling the
     slots they leave idle. At shutdown (before the Resources close, so the database and
@@ -234,13 +157,10 @@ def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
         container.room_host()  # listens to the match queue from now on
         loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task[None]] = []
-        on_workers = settings.arena_queue == "saq"
         if settings.arena_ladder:
             tasks.append(
                 loop.create_task(container.play_ladder()(PlayLadderCommand(settings.instance)))
             )
-        if on_workers:
-            tasks.append(loop.create_task(abandon_lost_matches_forever(container)))
         try:
             yield
         finally:
@@ -342,6 +262,7 @@ def create_app(container: Container) -> Litestar:
         before_request = strict_query(ARENA_API_PATH)
         routes.append(room_socket_router(container))
         lifespans.append(_rooms_lifespan(container, settings))
+    lifespans.append(_periodic_stops_first(container))
     _log_startup(settings)
 
     app = Litestar(

@@ -3,9 +3,9 @@
 Settings pick adapters through `Selector`s (NOITU_STORE picks the store; a bot token
 makes Telegram the score reporter; the arena's runner follows the settings' `arena_runner`
 and what the sandbox probe found). What opens and closes is a `Resource` (the Redis
-link, the arena's database, the sandbox, the room feeds): the server opens them all
-with `init_resources()` and closes them with `shutdown_resources()`, in dependency
-order. A Resource yields None when the settings leave its part out, so opening them
+link, the arena's database, the sandbox, the room feeds, and the process's periodic
+tasks): the server opens them all with `init_resources()` and closes them with
+`shutdown_resources()`, in dependency order. A Resource yields None when the settings leave its part out, so opening them
 all is right for any settings.
 
 Nothing depends on a Resource but another Resource: an async Resource turns every
@@ -61,6 +61,7 @@ from noitu.adapters.memory_rooms import (
 from noitu.adapters.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
 from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.noitu_words.memory import InMemoryRefusals
+from noitu.adapters.periodic import Periodic
 from noitu.adapters.system_clock import SystemClock
 from noitu.adapters.telegram import factories as telegram
 from noitu.adapters.telegram.links import GameLinks
@@ -167,6 +168,7 @@ from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
 from noitu.domain.noitu.daily import DailyPuzzle
 from noitu.domain.noitu.room import BotSeat, RoomLimits
+from noitu.entrypoints.periodic_tasks import periodic_of
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -535,6 +537,17 @@ async def open_group_feed(
             await feed.aclose()
 
 
+async def run_periodic(periodic: Periodic, *opened: object) -> AsyncIterator[Periodic]:
+    """The process's periodic tasks (`entrypoints/periodic_tasks.py`: which ones is the
+    process's role's choice), started with it and stopped, every run in progress
+    cancelled, before the Resources they use close (`opened` names them)."""
+    periodic.start()
+    try:
+        yield periodic
+    finally:
+        await periodic.stop()
+
+
 async def open_room_feed(feed: RoomFeed | None, link: RedisLink | None) -> AsyncIterator[None]:
     """The arena's room feed (None when the arena is off), stopped at the end, before
     the Redis connection (`link`) closes."""
@@ -546,6 +559,7 @@ async def open_room_feed(feed: RoomFeed | None, link: RedisLink | None) -> Async
 
 
 class Container(containers.DeclarativeContainer):
+    __self__ = providers.Self()
     settings = providers.Dependency(instance_of=Settings)
 
     # --- nối từ's domain ---------------------------------------------------------------
@@ -1142,4 +1156,15 @@ class Container(containers.DeclarativeContainer):
         id_source,
         on_error=providers.Object(ladder_pass_failed),
         stage=ladder_stage,
+    )
+
+    # --- what the process does by itself, every so often ------------------------------
+    # The tasks of this process's role (web or worker), built when the Resource starts.
+    periodic = providers.Singleton(periodic_of, __self__)
+    periodic_resource = providers.Resource(
+        run_periodic,
+        periodic,
+        redis_resource,
+        room_feed_resource,
+        arena_database_resource,
     )

@@ -14,6 +14,7 @@ from noitu.adapters.arena.build import SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.sql.engine import SQLITE_FILE
+from noitu.adapters.periodic import Periodic, PeriodicTask
 from noitu.application.arena.ladder.errors import LadderBusy
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
 from noitu.application.arena.ports import SandboxStatus
@@ -176,8 +177,40 @@ async def test_with_redis_the_feeds_close_before_the_link(tmp_path: Path) -> Non
     container.redis.override(Closing("link", closed))
     container.group_feed_on_redis.override(Closing("group feed", closed, takes_s=0.05))
     container.room_feed.override(Closing("room feed", closed, takes_s=0.05))
+    container.periodic.override(Periodic([]))  # the periodic tasks: the next test
     await container.init_resources()
     assert closed == []
     await container.shutdown_resources()
     assert sorted(closed[:2]) == ["group feed", "room feed"]
     assert closed[2:] == ["link"]
+
+
+async def test_the_periodic_tasks_run_from_the_start_and_stop_before_what_they_use(
+    tmp_path: Path,
+) -> None:
+    closed: list[str] = []
+    container = container_for(
+        tmp_path / "data", FakeProbe(available=False),
+        NOITU_STORE="redis", REDIS_URL="redis://127.0.0.1:1/0",
+    )
+    container.redis.override(Closing("link", closed))
+    container.group_feed_on_redis.override(Closing("group feed", closed))
+    container.room_feed.override(Closing("room feed", closed))
+    running = asyncio.Event()
+
+    async def write_through_the_link() -> None:  # a run in progress when the stop comes
+        running.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            closed.append("periodic task")
+
+    container.periodic.override(
+        Periodic([PeriodicTask("writes", 60.0, write_through_the_link, first_s=0.0)])
+    )
+    await container.init_resources()
+    await asyncio.wait_for(running.wait(), 5.0)
+    assert container.periodic().running == ["writes"]
+    await container.shutdown_resources()
+    assert container.periodic().running == []
+    assert closed.index("periodic task") < closed.index("room feed") < closed.index("link")

@@ -37,10 +37,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from noitu.adapters.arena.cores import usable_cores
 from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
-from noitu.application.arena.rooms.cluster_ports import WORKER_BEAT_MS, WORKER_TTL_MS
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy
-from noitu.entrypoints.app import ROOMS_SHUTDOWN_S, abandon_lost_matches_forever
+from noitu.entrypoints.app import ROOMS_SHUTDOWN_S
 from noitu.entrypoints.container import Container, worker_slots
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
@@ -137,11 +136,9 @@ async def _run_jobs(
         own_matches_abandoned=own,
         **msgspec.structs.asdict(recovered),
     )
-    loop = asyncio.get_running_loop()
-    upkeep = [
-        loop.create_task(_beat_forever(container, settings.instance, matches)),
-        loop.create_task(abandon_lost_matches_forever(container)),
-    ]
+    # Its beat (the first one now) and the look for other workers' lost matches: the
+    # worker's periodic tasks (entrypoints/periodic_tasks.py).
+    await container.periodic_resource.init()
     close_rooms = container.close_rooms()
 
     async def end_matches() -> None:
@@ -160,24 +157,12 @@ async def _run_jobs(
         )
         return 1
     finally:
-        for task in upkeep:
-            task.cancel()
-        await asyncio.gather(*upkeep, return_exceptions=True)
+        await container.periodic_resource.shutdown()
         ended = await close_rooms(ROOMS_SHUTDOWN_S)  # a match taken as it stopped
         if ended:
             log.info("arena_rooms_closed", abandoned=ended)
     log.info("arena_worker_stopped", instance=settings.instance)
     return 0
-
-
-async def _beat_forever(container: Container, instance: str, matches: int) -> None:
-    """This worker is alive (B9): its matches are abandoned once its beats stop. Each
-    beat says how many matches it plays at once (the ladder fills what is idle)."""
-    board = container.room_board()
-    while True:
-        with contextlib.suppress(Busy):
-            await board.beat(instance, WORKER_TTL_MS, matches)
-        await asyncio.sleep(WORKER_BEAT_MS / 1000)
 
 
 async def _until_stopped(running: object, on_stop: Callable[[], Awaitable[object]]) -> None:

@@ -7,12 +7,10 @@ nothing is left running (a match that just ended may still be closing its bots).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room, RoomPhase
-
-#: How often the rooms are looked at while they finish.
-POLL_S = 0.01
 
 
 class CloseRooms:
@@ -31,12 +29,9 @@ class CloseRooms:
                 ended += 1
             elif room.phase is RoomPhase.WAITING and not room.closed:
                 host.abandon_waiting(room)
-        try:
+        with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout_s):
-                while not all(_done(room) for room in host.registry.rooms()):
-                    await asyncio.sleep(POLL_S)
-        except TimeoutError:
-            pass
+                await host.until_sent(lambda: all(_done(room) for room in host.registry.rooms()))
         return ended
 
 

@@ -9,12 +9,15 @@ and published in order by one sender per room; `close(room)` ends the room's fee
 its last snapshot. When the feed's broker is away (`Busy`), the sender keeps only the
 newest snapshot (each is the whole room) and the end, and tries again with `Patience`
 until the broker is back (B9 "Faults"), so the latest snapshot a reconnecting viewer
-reads is the room's current one.
+reads is the room's current one. Whoever waits for what rooms have to publish to be
+out (`published`, `CloseRooms`, `HostMatch`) waits in `until_sent`, woken each time a
+room's sender stops: no polling.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import Callable
 
@@ -31,9 +34,6 @@ from noitu.application.arena.rooms.room import (
 )
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
 from noitu.application.ports import Background, Clock
-
-#: How often `published` looks at a room's outbox (ms).
-PUBLISHED_POLL_MS = 2
 
 
 class _EndOfFeed:
@@ -61,6 +61,8 @@ class RoomHost:
         self.clock = clock
         self.background = background
         self._patience = patience
+        #: Who waits in `until_sent`, woken each time a room's sender stops.
+        self._waiting: set[asyncio.Future[None]] = set()
         queue.on_change(self._queue_changed)
 
     # -- finding -------------------------------------------------------------------
@@ -113,10 +115,34 @@ class RoomHost:
         """Wait until what the room has to publish is out (at most `within_ms`; the
         sender keeps trying after that): a change answered after this is in the feed,
         so a viewer on any instance that connects at once finds it."""
-        waited = 0
-        while (room.outbox or room.sending) and waited < within_ms:
-            await asyncio.sleep(PUBLISHED_POLL_MS / 1000)
-            waited += PUBLISHED_POLL_MS
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_ms / 1000):
+                await self.until_sent(lambda: not (room.outbox or room.sending))
+
+    async def until_sent(self, done: Callable[[], bool]) -> None:
+        """Return once `done()` holds, a condition on what rooms have to publish: it is
+        asked now, and again each time a room's sender stops or a room is forgotten,
+        the only moments at which what a room has to publish runs out (its sender
+        alone takes things out of its outbox)."""
+        loop = asyncio.get_running_loop()
+        while not done():
+            woken: asyncio.Future[None] = loop.create_future()
+            self._waiting.add(woken)
+            try:
+                await woken
+            finally:
+                self._waiting.discard(woken)
+
+    def _wake(self) -> None:
+        for woken in self._waiting:
+            if not woken.done():
+                woken.set_result(None)
+
+    def forget(self, room: Room) -> None:
+        """Take the room out of this process's registry (whoever waits for every room's
+        feed to close no longer waits for it)."""
+        self.registry.remove(room.code)
+        self._wake()
 
     def close(self, room: Room) -> None:
         """End the room's feed once what it has to publish is out."""
@@ -141,6 +167,7 @@ class RoomHost:
                     )
         finally:
             room.sending = False
+            self._wake()
 
     async def _send_first(self, room: Room) -> None:
         """Publish the outbox's first item and take it out; when the feed is away, keep
@@ -176,7 +203,7 @@ class RoomHost:
         room.finished_ms = self.clock.now_ms()
         self.changed(room)
         self.close(room)
-        self.registry.remove(room.code)
+        self.forget(room)
 
     def sweep(self) -> None:
         """Forget finished rooms kept long enough, close waiting rooms nobody completed."""
@@ -191,7 +218,7 @@ class RoomHost:
                 and room.finished_ms is not None
                 and now - room.finished_ms >= FINISHED_ROOM_MS
             ):
-                self.registry.remove(room.code)
+                self.forget(room)
 
 
 def _keep_newest(outbox: deque[object]) -> None:

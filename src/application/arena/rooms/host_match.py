@@ -28,8 +28,6 @@ from noitu.application.arena.rooms.ports import MatchStarter
 from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 
-#: How often a finished match's feed is looked at until it is closed (seconds).
-POLL_S = 0.02
 #: How long a match cut short may take to be archived and its feed closed (seconds).
 WIND_DOWN_S = 10.0
 #: How often a running match's card is written again (seconds; the board forgets a
@@ -101,7 +99,7 @@ class HostMatch:
             await asyncio.gather(serving, return_exceptions=True)
             with contextlib.suppress(Busy):
                 await asyncio.shield(self._write(room))
-            self._host.registry.remove(room.code)
+            self._host.forget(room)
         result = room.result
         return MatchVerdict(
             match_id=room.match_id, reason=None if result is None else result.reason.value
@@ -133,8 +131,9 @@ class HostMatch:
             except TimeoutError:
                 with contextlib.suppress(Busy):
                     await self._write(room)
-        while not room.feed_closed or room.sending or room.outbox:
-            await asyncio.sleep(POLL_S)
+        await self._host.until_sent(
+            lambda: room.feed_closed and not room.sending and not room.outbox
+        )
 
     async def _serve(self, code: str) -> None:
         """Answer the room's requests while the match lives here."""
