@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from noitu.application.arena.fair_order import Waiting, in_fair_order
-from noitu.application.arena.jobs import InLine
+from noitu.application.arena.jobs import InLine, SeatCard
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
+from noitu.application.arena.rooms.cluster_ports import RoomCard
 from noitu.application.arena.rooms.room import Room, RoomSeat
 
 
@@ -20,7 +20,7 @@ def card_of(room: Room) -> RoomCard:
         code=room.code,
         created_ms=room.created_ms,
         creator=room.creator,
-        seats=(_seat_card(room.seats[0]), _seat_card(room.seats[1])),
+        seats=(seat_card(room.seats[0]), seat_card(room.seats[1])),
         version=room.version,
         closed=room.closed,
         handed_over=room.handed_over,
@@ -43,7 +43,7 @@ def room_of(card: RoomCard) -> Room:
         code=card.code,
         created_ms=card.created_ms,
         creator=card.creator,
-        seats=[_room_seat(card.seats[0]), _room_seat(card.seats[1])],
+        seats=[room_seat(card.seats[0]), room_seat(card.seats[1])],
         match_id=card.match_id,
         closed=card.closed,
         finished_ms=card.finished_ms,
@@ -98,7 +98,7 @@ def queue_places(cards: Iterable[RoomCard]) -> dict[str, int]:
     return {entry.key: place for place, entry in enumerate(rooms, start=1)}
 
 
-def _seat_card(held: RoomSeat | None) -> SeatCard | None:
+def seat_card(held: RoomSeat | None) -> SeatCard | None:
     if held is None:
         return None
     seat = held.seat
@@ -112,7 +112,7 @@ def _seat_card(held: RoomSeat | None) -> SeatCard | None:
     )
 
 
-def _room_seat(card: SeatCard | None) -> RoomSeat | None:
+def room_seat(card: SeatCard | None) -> RoomSeat | None:
     if card is None:
         return None
     return RoomSeat(
