@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from noitu.application.arena.errors import WrongRoomPhase
+from noitu.application.arena.errors import Busy, WrongRoomPhase
 from noitu.application.arena.jobs import MatchSpec, SeatCard
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
@@ -392,3 +392,57 @@ def ladder_spec(seat: SeatCard) -> MatchSpec:
         code="ACE347", ladder=True, seed=7, turn_limit=8,
         seats=(seat, SeatCard(kind="builtin", ref="random", name="random", seated_by="")),
     )
+
+
+async def test_a_match_the_archive_cannot_record_is_told_and_played_from_the_next_tick(
+    arena: Arena,
+):
+    ladder = ladder_over(arena, "random", "tactical")
+    real_add = arena.stores.add_match
+    failures = 1
+
+    async def add_once_down(record):
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise ConnectionError("the database is down")
+        await real_add(record)
+
+    arena.stores.add_match = add_once_down  # type: ignore[method-assign]
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.errors) == 1, "the failure told")
+        await settle_a_while()
+        # the pairing's other match was recorded; the failed one waits for the next
+        # tick (a server whose store is down does not spin)
+        assert len(arena.stores.matches) == 1 and ladder.closed == []
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 1, "the pairing played after all")
+    assert isinstance(ladder.errors[0], ConnectionError) and len(ladder.errors) == 1
+    pairing = ladder.closed[0]
+    assert all(end.rated for end in pairing.ends)
+    # the room of the match that could not be recorded closed with it
+    assert all(room.match_id is not None for room in arena.registry.rooms())
+
+
+async def test_play_match_answers_busy_when_its_room_code_is_taken(arena: Arena):
+    held = thinking_bots(arena, "random", 2)
+    spec = MatchSpec(
+        code="ACE347", ladder=True, seed=7, turn_limit=8,
+        seats=(
+            SeatCard(kind="builtin", ref="random", name="random", seated_by=""),
+            SeatCard(kind="builtin", ref="tactical", name="tactical", seated_by=""),
+        ),
+    )
+    play = PlayMatch(arena.host, arena.start)
+    playing = asyncio.create_task(play(spec))
+    try:
+        await arena.until(lambda: held[0].asked or held[1].asked, "the match playing")
+        with pytest.raises(Busy):
+            await play(spec)
+        assert len(arena.registry.rooms()) == 1 and len(arena.stores.matches) == 1
+    finally:
+        for bot in held:
+            bot.release()
+    outcome = await asyncio.wait_for(playing, 5)
+    assert outcome.match_id in arena.stores.matches and outcome.result is not None
+    assert outcome.ended_ms == arena.stores.matches[outcome.match_id].finished_ms
