@@ -1,5 +1,5 @@
 """The ladder's driver (spec B8 "Pairings", "Rating", "Scheduling"): ladder matches on
-idle capacity, each played in a room and rated when it ends.
+idle capacity, each handed to `PlayMatch` and rated when it ends.
 
 Whenever the match queue has a slot nobody else wants (no room's match waits, and the
 ladder holds fewer than all but one of the slots), the driver starts the next ladder
