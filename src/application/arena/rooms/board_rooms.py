@@ -26,10 +26,9 @@ from typing import Generic, TypeVar
 
 from noitu.application.arena.errors import Busy, RoomNotFound
 from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs
-from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of
+from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of, spec_of
 from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.play_match import spec_of
 from noitu.application.arena.rooms.room import FINISHED_ROOM_MS, Room, is_room_code, normalize_code
 
 T = TypeVar("T")

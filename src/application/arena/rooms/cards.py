@@ -1,4 +1,5 @@
-"""A room as a `RoomCard` on the board (spec B9) and back: what every process of the
+"""A room as a `RoomCard` on the board (spec B9) and back, and a full room as the
+`MatchSpec` of its match job and back: what every process of the
 cluster reads of a room — its seats, who made it, its version, whether its match was
 handed to the queue and which worker runs it. The live match itself (`Room.live`) is
 never on a card: it lives on the worker."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from noitu.application.arena.fair_order import Waiting, in_fair_order
-from noitu.application.arena.jobs import InLine, SeatCard
+from noitu.application.arena.jobs import InLine, MatchSpec, SeatCard
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.cluster_ports import RoomCard
@@ -20,7 +21,7 @@ def card_of(room: Room) -> RoomCard:
         code=room.code,
         created_ms=room.created_ms,
         creator=room.creator,
-        seats=(seat_card(room.seats[0]), seat_card(room.seats[1])),
+        seats=(_seat_card(room.seats[0]), _seat_card(room.seats[1])),
         version=room.version,
         closed=room.closed,
         handed_over=room.handed_over,
@@ -43,7 +44,7 @@ def room_of(card: RoomCard) -> Room:
         code=card.code,
         created_ms=card.created_ms,
         creator=card.creator,
-        seats=[room_seat(card.seats[0]), room_seat(card.seats[1])],
+        seats=[_room_seat(card.seats[0]), _room_seat(card.seats[1])],
         match_id=card.match_id,
         closed=card.closed,
         finished_ms=card.finished_ms,
@@ -55,6 +56,25 @@ def room_of(card: RoomCard) -> Room:
         handed_ms=card.handed_ms,
         queue_rank=card.queue_rank,
         worker=card.worker,
+    )
+
+
+def spec_of(room: Room) -> MatchSpec:
+    """The match of a room whose seats are filled."""
+    p1, p2 = (_seat_card(held) for held in room.seats)
+    assert p1 is not None and p2 is not None
+    return MatchSpec(
+        code=room.code, seats=(p1, p2), seed=room.seed, turn_limit=room.turn_limit,
+        ladder=room.ladder, creator=room.creator, created_ms=room.created_ms,
+    )
+
+
+def room_for(spec: MatchSpec) -> Room:
+    """The room a spec's match is watched in, its seats filled."""
+    return Room(
+        spec.code, spec.created_ms, spec.creator,
+        seats=[_room_seat(spec.seats[0]), _room_seat(spec.seats[1])],
+        ladder=spec.ladder, seed=spec.seed, turn_limit=spec.turn_limit,
     )
 
 
@@ -98,7 +118,7 @@ def queue_places(cards: Iterable[RoomCard]) -> dict[str, int]:
     return {entry.key: place for place, entry in enumerate(rooms, start=1)}
 
 
-def seat_card(held: RoomSeat | None) -> SeatCard | None:
+def _seat_card(held: RoomSeat | None) -> SeatCard | None:
     if held is None:
         return None
     seat = held.seat
@@ -112,7 +132,7 @@ def seat_card(held: RoomSeat | None) -> SeatCard | None:
     )
 
 
-def room_seat(card: SeatCard | None) -> RoomSeat | None:
+def _room_seat(card: SeatCard | None) -> RoomSeat | None:
     if card is None:
         return None
     return RoomSeat(

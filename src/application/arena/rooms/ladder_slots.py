@@ -28,10 +28,9 @@ from noitu.application.arena.errors import Busy
 from noitu.application.arena.jobs import MatchOutcome, MatchSpec
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import card_of, room_of
+from noitu.application.arena.rooms.cards import card_of, room_for, room_of
 from noitu.application.arena.rooms.cluster_ports import RoomCard
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.play_match import room_for
 from noitu.application.arena.storage import MatchArchive, StorageUnavailable
 
 #: How often a ladder match's card is read until it is over (ms).

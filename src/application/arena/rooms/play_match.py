@@ -29,7 +29,7 @@ import msgspec
 
 from noitu.application.arena.errors import BadRequest, Busy, GameError
 from noitu.application.arena.jobs import MatchOutcome, MatchSpec
-from noitu.application.arena.rooms.cards import card_of, room_of, room_seat, seat_card
+from noitu.application.arena.rooms.cards import card_of, room_for, room_of
 from noitu.application.arena.rooms.cluster_ports import DeskReply, DeskRequest, RoomBoard, RoomDesk
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.ports import MatchStarter
@@ -62,25 +62,6 @@ class DeskUseCase:
 
 
 _encoder = msgspec.json.Encoder()
-
-
-def spec_of(room: Room) -> MatchSpec:
-    """The match of a room whose seats are filled."""
-    p1, p2 = (seat_card(held) for held in room.seats)
-    assert p1 is not None and p2 is not None
-    return MatchSpec(
-        code=room.code, seats=(p1, p2), seed=room.seed, turn_limit=room.turn_limit,
-        ladder=room.ladder, creator=room.creator, created_ms=room.created_ms,
-    )
-
-
-def room_for(spec: MatchSpec) -> Room:
-    """The room a spec's match is watched in, its seats filled."""
-    return Room(
-        spec.code, spec.created_ms, spec.creator,
-        seats=[room_seat(spec.seats[0]), room_seat(spec.seats[1])],
-        ladder=spec.ladder, seed=spec.seed, turn_limit=spec.turn_limit,
-    )
 
 
 class PlayMatch:
