@@ -16,9 +16,10 @@ and t0.5.
 Everything is the server's own: the handicapped bots are uploaded bots (stored in the
 arena's SQLite database, their program in the data directory, ranked by `RankBot`), the
 ladder's stores are the SQL ones, `PlayLadder` drives the ladder with `SchedulePairing`
-choosing every pairing and `RecordLadderResult` rating every match, and each match is a
-room played by `StartMatch` through the match queue and the runner (the sandbox when this
-machine has one, else the direct launcher the server falls back to). The queue gives the
+choosing every pairing and `RecordLadderResult` rating every match, and each match is
+handed to `PlayMatch` (watchable under a room code) and played by `StartMatch` through the
+match queue and the runner (the sandbox when this machine has one, else the direct
+launcher the server falls back to). The queue gives the
 ladder `--slots` slots; matches are shortened to `--turn-limit` turns.
 
 Printed: after every bot has played `--pairings` pairings (a bot's pairings counted as
@@ -176,6 +177,8 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     from noitu.application.arena.records import BotRecord, BuildStatus, new_bot_id, owner_hash
     from noitu.application.arena.rooms.close_rooms import CloseRooms
     from noitu.application.arena.rooms.host import RoomHost
+    from noitu.application.arena.rooms.ladder_slots import QueueSlots
+    from noitu.application.arena.rooms.play_match import PlayMatch
     from noitu.application.arena.rooms.start_match import StartMatch
     from noitu.application.arena.run_match import RunMatch
     from noitu.entrypoints.container import Container
@@ -244,9 +247,10 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         )
         errors: list[Exception] = []
         driver = PlayLadder(
-            container.schedule_pairing(), record, host, start, repository,
-            container.ladder_members(), container.ladder_pairings(), container.builtin_bots(),
-            timer, rng, errors.append, turn_limit=args.turn_limit,
+            container.schedule_pairing(), record, PlayMatch(host, start), QueueSlots(host),
+            repository, container.ladder_members(), container.ladder_pairings(),
+            container.builtin_bots(), clock, host.background, timer, rng, errors.append,
+            turn_limit=args.turn_limit,
         )
         began = time.monotonic()
         task = asyncio.create_task(driver(PlayLadderCommand("bench")))

@@ -80,7 +80,6 @@ from noitu.application.arena.build_queue import BuildQueue
 from noitu.application.arena.check_bot import CheckBot
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB, JobKind
-from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.ladder.ladder_bot import LadderBotOf
 from noitu.application.arena.ladder.ladder_matches import LadderMatches
 from noitu.application.arena.ladder.list_ladder import ListLadder
@@ -91,7 +90,6 @@ from noitu.application.arena.ladder.record_ladder_result import RecordLadderResu
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
-from noitu.application.arena.ladder.stage import RoomStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.my_bots import MyBots
@@ -117,13 +115,14 @@ from noitu.application.arena.rooms.get_replay import GetReplay
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
 from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.host_match import DeskUseCase, HostMatch
 from noitu.application.arena.rooms.join_room import JoinRoom
+from noitu.application.arena.rooms.ladder_slots import BoardSlots, QueueSlots
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
 from noitu.application.arena.rooms.ports import RoomFeed
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
@@ -325,11 +324,12 @@ def saq_runner(
     queues: dict[JobKind, Queue],
     name: str,
     build: RunBuild,
-    host_match: HostMatch,
+    play_match: PlayMatch,
     matches: int,
     builds: int,
 ) -> SaqJobRunner:
-    """A worker's runner of the arena's jobs: rooms' matches, `matches` at once (as
+    """A worker's runner of the arena's jobs: matches (rooms' and the ladder's),
+    `matches` at once (as
     many as its match queue's slots), and builds, `builds` at once, each kind from its
     own queue with its own slots (B14: waiting matches never delay a build)."""
     from noitu.adapters.arena.saq_jobs import SaqJobRunner
@@ -341,7 +341,7 @@ def saq_runner(
         grace_s=BUILD_JOB.timeout_s,
     )
     runner.handle(BUILD_JOB, build)
-    runner.handle(MATCH_JOB, host_match)
+    runner.handle(MATCH_JOB, play_match)
     return runner
 
 
@@ -1040,7 +1040,7 @@ class Container(containers.DeclarativeContainer):
     # One machine: the room use cases on this process's rooms. Several (B9,
     # NOITU_ARENA_QUEUE=saq): a web instance runs them on a copy of the board and hands
     # full rooms' matches to the queue, and forwards a person's requests to the worker
-    # running the match; the worker runs them on its own rooms (`host_match`).
+    # running the match; the worker runs them on its own rooms (`worker_play_match`).
     room_board = providers.Singleton(redis_room_board, redis)
     room_desk = providers.Singleton(redis_room_desk, redis)
     board_rooms = providers.Singleton(BoardRooms, room_board, room_host, cluster_jobs)
@@ -1103,14 +1103,16 @@ class Container(containers.DeclarativeContainer):
         local=providers.Singleton(WatchRoom, room_host),
         saq=providers.Singleton(WatchRoom, room_host, get_room),
     )
-    # The worker's side: a match job runs the room's match here and answers its
-    # requests with the same use cases as one machine.
-    host_match = providers.Singleton(
-        HostMatch,
-        room_board,
-        room_desk,
+    # A match job (issue 31): on one machine the ladder's, played in this process; on
+    # a worker every match, its room taken from the board and its requests answered
+    # with the same use cases as one machine.
+    play_match_here = providers.Singleton(PlayMatch, room_host, start_match)
+    worker_play_match = providers.Singleton(
+        PlayMatch,
         room_host,
         start_match,
+        room_board,
+        room_desk,
         providers.Dict(
             get=providers.Factory(DeskUseCase, GetRoomCommand, room_get),
             place=providers.Factory(DeskUseCase, PlacePiecesCommand, room_place),
@@ -1128,34 +1130,39 @@ class Container(containers.DeclarativeContainer):
         job_queue,
         settings.provided.instance,
         run_build,
-        host_match,
+        worker_play_match,
         matches=providers.Callable(match_slots, settings),
         builds=providers.Callable(worker_slots),
     )
-    # Where the ladder's matches are played. One machine: rooms of this process; several
-    # (B9): rooms on the board, their matches jobs for the workers.
-    ladder_stage = providers.Selector(
+    # The slots the ladder fills. One machine: this process's match queue; several (B9):
+    # the workers', as the board shows them.
+    ladder_slots = providers.Selector(
         job_queue_kind,
-        local=providers.Singleton(RoomStage, room_host, start_match, id_source),
-        saq=providers.Singleton(BoardStage, board_rooms, arena_repository, arena_timer, id_source),
+        local=providers.Singleton(QueueSlots, room_host),
+        saq=providers.Singleton(BoardSlots, board_rooms, arena_repository, arena_timer),
     )
-    # Unranking ends the bot's ladder matches that wait where the stage keeps them.
-    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members, ladder_stage)
+    # Where the ladder hands its matches: `PlayMatch` here, or the workers' queue.
+    ladder_match_jobs = providers.Selector(
+        job_queue_kind, local=play_match_here, saq=ladder_slots.provided.play
+    )
+    # Unranking ends the bot's ladder matches that wait for a slot or a worker.
+    unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members, ladder_slots)
     # The ladder's matches on the slots the rooms leave idle (NOITU_ARENA_LADDER).
     play_ladder = providers.Singleton(
         PlayLadder,
         schedule_pairing,
         record_ladder_result,
-        room_host,
-        start_match,
+        ladder_match_jobs,
+        ladder_slots,
         arena_repository,
         ladder_members,
         ladder_pairings,
         builtin_bots,
+        clock,
+        background,
         arena_timer,
         id_source,
         on_error=providers.Object(ladder_pass_failed),
-        stage=ladder_stage,
     )
 
     # --- what the process does by itself, every so often ------------------------------

@@ -16,6 +16,8 @@ from noitu.application.arena.ladder.play_ladder import PlayLadder, PlayLadderCom
 from noitu.application.arena.ladder.ports import (
     BuiltinRoster,
     LadderBots,
+    LadderMatchJobs,
+    LadderSlots,
     TableEntry,
     Written,
 )
@@ -29,12 +31,13 @@ from noitu.application.arena.ladder.record_ladder_result import (
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
-from noitu.application.arena.ladder.stage import LadderStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord, BuildStatus, owner_hash
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.ladder_slots import QueueSlots
+from noitu.application.arena.rooms.play_match import PlayMatch
 from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.ports import Clock
 from noitu.domain.arena.board import Side
@@ -394,9 +397,11 @@ class LadderRun:
         seed: int = 1,
         builtins_alone: bool = True,
         instance: str = "instance-1",
-        stage: LadderStage | None = None,
+        play: LadderMatchJobs | None = None,
+        slots: LadderSlots | None = None,
     ) -> None:
-        """`stage`: where the matches are played (by default rooms of `host`)."""
+        """`play` and `slots`: where the matches are handed and which slots they fill
+        (by default `PlayMatch` in `host` and its match queue, as on one machine)."""
         self.stores = Ladder(seed)
         self.instance = instance
         self.roster = roster or BuiltinNames()
@@ -412,10 +417,11 @@ class LadderRun:
             stores.results, stores.standings, stores.members, stores.pairings, self.roster,
             clock, rng,
         )
+        self.slots = slots or QueueSlots(host)
         self.driver = PlayLadder(
-            self.schedule, self.record, host, start, bots, stores.members, stores.pairings,
-            self.roster, timer, rng, self.errors.append,
-            turn_limit=turn_limit, stage=stage,
+            self.schedule, self.record, play or PlayMatch(host, start), self.slots, bots,
+            stores.members, stores.pairings, self.roster, clock, host.background, timer, rng,
+            self.errors.append, turn_limit=turn_limit,
         )
 
     @asynccontextmanager

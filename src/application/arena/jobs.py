@@ -17,7 +17,8 @@ Jobs of a kind are taken in the fair order of B10 (`fair_order.py`): each comes 
 its place in line (`InLine`: who it counts for, and for a room's match what kind of
 match and, as its card says, its rank and arrival).
 
-Builds of uploads (`BUILD_JOB`) and rooms' matches (`MATCH_JOB`) are the kinds.
+Builds of uploads (`BUILD_JOB`) and matches (`MATCH_JOB`: a `MatchSpec`, a room's or
+the ladder's, played by `PlayMatch`) are the kinds.
 
 Payloads and results name things (a bot id, a file's name in `ArenaFiles`), never a
 path or bytes: the runner may be on another machine with its own store.
@@ -33,6 +34,7 @@ from typing import Generic, Protocol, TypeVar
 import msgspec
 
 from noitu.application.arena.ports import BuildLimit, Language
+from noitu.domain.arena.match import Result
 
 #: A build's own wall-clock limit (B2: 60 s), as the sandbox's builder enforces it.
 BUILD_WALL_S = 60.0
@@ -117,19 +119,43 @@ BUILD_JOB: JobType[BuildJob, BuildVerdict] = JobType(
 )
 
 
-class MatchJob(msgspec.Struct, frozen=True, kw_only=True):
-    """Run the match of the room `code`: its seats are on the room's card (the board)."""
+class SeatCard(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat of a match (the archive's `Seat` and who put it there: `RoomSeat`), as
+    a match job and a room's card carry it."""
+
+    kind: str  # upload, builtin or person (SeatKind)
+    ref: str
+    name: str
+    owner: str | None = None
+    seated_by: str
+    address: str = ""
+
+
+class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A match to play (issue 31: the match is the unit of work): the room code it is
+    watched under (in the lobby, its feed, its REST routes), its two seats, its seed
+    (None: a fresh one) and turn limit (None: `MATCH_CLOCK`'s), and whether it is a
+    ladder match (B8). Its id is made when it is recorded. On several machines the
+    room's card on the board holds the same, and is what the worker reads (a room's
+    seats may change until a worker takes its match)."""
 
     code: str
+    seats: tuple[SeatCard, SeatCard]
+    seed: int | None = None
+    turn_limit: int | None = None
+    ladder: bool = False
+    creator: str = ""
+    created_ms: int = 0
 
 
-class MatchVerdict(msgspec.Struct, frozen=True, kw_only=True):
-    """What came of a match job: the match's id once made (None when the room had
-    closed, or another worker held it, before this one took the job)."""
+class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What came of a match job: its id once made (None when its room closed, or
+    another worker held it, before the match was made), its result once archived,
+    and when it ended (ms)."""
 
     match_id: str | None
-    #: The result's reason (an `EndReason`), when the match was played.
-    reason: str | None = None
+    result: Result | None = None
+    ended_ms: int | None = None
 
 
 #: How long a match waits for a worker before its room is abandoned (30 minutes, as
@@ -144,10 +170,10 @@ MATCH_TIMEOUT_S = 4 * 3600.0
 #: sweep after an outage of 15 s would otherwise cut matches that were fine.
 MATCH_HEARTBEAT_S = 60.0
 
-MATCH_JOB: JobType[MatchJob, MatchVerdict] = JobType(
+MATCH_JOB: JobType[MatchSpec, MatchOutcome] = JobType(
     JobKind.MATCH,
-    MatchJob,
-    MatchVerdict,
+    MatchSpec,
+    MatchOutcome,
     timeout_s=MATCH_TIMEOUT_S,
     heartbeat_s=MATCH_HEARTBEAT_S,
     # A match waits for a worker as long as a waiting room is kept (B9: in PLACEMENT,

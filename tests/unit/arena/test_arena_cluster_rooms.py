@@ -1,5 +1,5 @@
 """Rooms on several machines (spec B9), on fakes: two web instances over one board,
-one desk and one feed, and a worker that runs the match (`HostMatch`) with the same
+one desk and one feed, and a worker that runs the match (`PlayMatch`) with the same
 use cases as one machine. A room made on one instance is joined, played and watched
 from the other; the REST answer is the worker's verdict; leaving before a worker took
 the match closes the room; a worker that stops beating has its match abandoned."""
@@ -33,16 +33,15 @@ from noitu.application.arena.jobs import (
     Finished,
     InLine,
     JobType,
-    MatchJob,
+    MatchSpec,
     P,
     R,
+    SeatCard,
 )
-from noitu.application.arena.ladder.board_stage import BoardStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
-from noitu.application.arena.records import Seat, new_owner_key, owner_hash
-from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.records import new_owner_key, owner_hash
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
 from noitu.application.arena.rooms.cards import room_of
@@ -59,15 +58,15 @@ from noitu.application.arena.rooms.forward_room_call import (
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
 from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.host_match import DeskUseCase, HostMatch
 from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.journaled_replay import JOURNAL_BATCH_MS
+from noitu.application.arena.rooms.ladder_slots import LOOK_EVERY_MS, BoardSlots
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms, OpenRoomsCommand
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
-from noitu.application.arena.rooms.room import RoomSeat
+from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
@@ -94,7 +93,7 @@ class QueuedJobs:
     keeps its place in line (`InLine`)."""
 
     def __init__(self) -> None:
-        self.queued: dict[str, MatchJob] = {}
+        self.queued: dict[str, MatchSpec] = {}
         self.lines: dict[str, InLine] = {}
 
     async def submit(
@@ -110,7 +109,7 @@ class QueuedJobs:
             self.queued[key] = payload  # type: ignore[assignment]
             self.lines[key] = line
 
-    def take(self, code: str) -> MatchJob:
+    def take(self, code: str) -> MatchSpec:
         self.lines.pop(code)
         return self.queued.pop(code)
 
@@ -164,11 +163,11 @@ class Cluster:
         self.webs.append(Web(self))
         self.webs.append(Web(self))
         arena = self.arena
-        self.host_match = HostMatch(
-            self.board,
-            self.desk,
+        self.play_match = PlayMatch(
             arena.host,
             arena.start,
+            self.board,
+            self.desk,
             {
                 GET: DeskUseCase(GetRoomCommand, arena.get_room),
                 PLACE: DeskUseCase(PlacePiecesCommand, arena.place_pieces),
@@ -181,7 +180,7 @@ class Cluster:
 
     def run(self, code: str) -> asyncio.Task:
         """A worker takes the room's match job."""
-        return asyncio.create_task(self.host_match(self.jobs.take(code)))
+        return asyncio.create_task(self.play_match(self.jobs.take(code)))
 
     async def work(self) -> None:
         """A worker that takes every job as it comes."""
@@ -250,7 +249,7 @@ async def test_a_room_made_on_one_instance_is_joined_played_and_watched_on_the_o
     gave_up = await a.surrender(SurrenderCommand(code, minh))
     assert gave_up.result is not None and gave_up.result.winner == "P1"
     verdict = await asyncio.wait_for(hosting, 5)
-    assert verdict.reason == EndReason.SURRENDER.value and verdict.match_id
+    assert verdict.result.reason is EndReason.SURRENDER and verdict.match_id
     async for snapshot in watching:
         seen.append(snapshot)
     assert seen[-1].phase == "FINISHED" and seen[-1].replay_ready
@@ -490,12 +489,13 @@ async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_w
 ) -> None:
     arena = cluster.arena
     web = cluster.webs[0]
-    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
-    assert not await stage.idle_slot(0)  # no worker alive: no capacity
+    slots = BoardSlots(web.rooms, arena.stores, arena.timer)
+    assert not await slots.idle_slot(0)  # no worker alive: no capacity
     await cluster.board.beat("worker-1", 10**9, matches=3)
-    assert await stage.idle_slot(1) and not await stage.idle_slot(2)  # all slots but one
+    assert await slots.idle_slot(1) and not await slots.idle_slot(2)  # all slots but one
     ladder = LadderRun(
-        web.host, arena.start, arena.stores, arena.timer, arena.clock, stage=stage
+        web.host, arena.start, arena.stores, arena.timer, arena.clock,
+        play=slots.play, slots=slots,
     )
     working = asyncio.create_task(cluster.work())
     try:
@@ -523,11 +523,11 @@ async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_w
 async def test_a_rooms_match_waiting_for_a_worker_keeps_the_ladder_out(cluster: Cluster) -> None:
     arena = cluster.arena
     web = cluster.webs[0]
-    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
+    slots = BoardSlots(web.rooms, arena.stores, arena.timer)
     await cluster.board.beat("worker-1", 10**9, matches=4)
-    assert await stage.idle_slot(0)
+    assert await slots.idle_slot(0)
     await web.create(CreateRoomCommand(new_owner(), person("Lan"), builtin("random")))
-    assert not await stage.idle_slot(0)  # the room's match waits for a worker: it goes first
+    assert not await slots.idle_slot(0)  # the room's match waits for a worker: it goes first
 
 
 async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
@@ -745,21 +745,27 @@ async def test_unranking_closes_its_ladder_room_no_worker_took_yet(cluster: Clus
     # Issue 30: an unranked bot's ladder match, queued for the workers, still started.
     arena = cluster.arena
     web = cluster.webs[0]
-    stage = BoardStage(web.rooms, arena.stores, arena.timer, random.Random(3))
+    slots = BoardSlots(web.rooms, arena.stores, arena.timer)
     members = MemoryMembers()
     key = new_owner_key(random.Random(5))
     bot = arena.add_bot(owner_hash(key), public=True)
     await members.rank(Member(bot.id, owner_hash(key), 1), max_per_owner=3)
-    seats = [
-        RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), seated_by=""),
-        RoomSeat(Seat(SeatKind.BUILTIN, "random", "random"), seated_by=""),
-    ]
-    outcome = await stage.begin(seats, 7, 8)
+    spec = MatchSpec(
+        code="ACE347", ladder=True, seed=7, turn_limit=8,
+        seats=(
+            SeatCard(kind="upload", ref=bot.id, name=bot.name, owner=bot.owner, seated_by=""),
+            SeatCard(kind="builtin", ref="random", name="random", seated_by=""),
+        ),
+    )
+    playing = asyncio.create_task(slots.play(spec))
+    await arena.until(lambda: bool(cluster.jobs.queued), "the match queued")
     (code,) = cluster.jobs.queued
-    await UnrankBot(arena.stores, members, stage)(UnrankBotCommand(bot.id, key))
+    await UnrankBot(arena.stores, members, slots)(UnrankBotCommand(bot.id, key))
     card = await cluster.board.get(code)
     assert card.closed and card.match_id is None
-    assert await asyncio.wait_for(outcome(), 5) is None  # ended unplayed: the driver's
+    arena.timer.advance(LOOK_EVERY_MS)  # the driver looks at the card again
+    outcome = await asyncio.wait_for(playing, 5)
+    assert outcome.match_id is None  # ended unplayed: the driver's
     verdict = await cluster.run(code)  # a worker takes the job after all
     assert verdict.match_id is None and arena.stores.matches == {}
     latest = await arena.feed.latest(code)

@@ -1,5 +1,5 @@
-"""The ladder's driver (spec B8): pairings played on idle slots as rooms, each match
-rated when it ends, spoiled matches played again, and rooms never kept waiting. Bots are
+"""The ladder's driver (spec B8): pairings handed to `PlayMatch` on idle slots (each
+match watchable under a room code), each match rated when it ends, spoiled matches played again, and rooms never kept waiting. Bots are
 scripted in-process; the ladder's stores are in memory; time is a fake clock."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from noitu.application.arena.errors import WrongRoomPhase
+from noitu.application.arena.errors import Busy, WrongRoomPhase
+from noitu.application.arena.jobs import MatchSpec, SeatCard
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
-from noitu.application.arena.ladder.stage import RoomStage
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Artefact
-from noitu.application.arena.records import Seat, new_owner_key, owner_hash
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.room import RoomSeat
+from noitu.application.arena.records import new_owner_key, owner_hash
+from noitu.application.arena.rooms.ladder_slots import QueueSlots
+from noitu.application.arena.rooms.play_match import PlayMatch
 from noitu.application.arena.rooms.surrender import SurrenderCommand
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
@@ -310,14 +310,13 @@ def ranked_upload(arena: Arena, ladder: LadderRun) -> tuple[str, str]:
 async def test_unranking_cancels_the_match_of_its_pairing_not_begun_yet(tmp_path: Path):
     # Two slots, so the ladder has one: the pairing's second match waits for the first.
     arena = Arena(tmp_path, slots=2)
-    stage = RoomStage(arena.host, arena.start, random.Random(4))
     ladder = LadderRun(
         arena.host, arena.start, arena.stores, arena.timer, arena.clock,
-        roster=Roster("random"), builtins_alone=False, stage=stage,
+        roster=Roster("random"), builtins_alone=False,
     )
     bot, key = ranked_upload(arena, ladder)
     (held,) = thinking_bots(arena, bot, 1)
-    unrank = UnrankBot(arena.stores, ladder.stores.members, stage)
+    unrank = UnrankBot(arena.stores, ladder.stores.members, ladder.slots)
     try:
         async with ladder.running():
             await arena.until(lambda: ladder.driver.in_flight == 1, "the first match playing")
@@ -342,18 +341,108 @@ async def test_unranking_cancels_the_match_of_its_pairing_not_begun_yet(tmp_path
 async def test_unranking_ends_its_ladder_match_waiting_in_the_queue(tmp_path: Path):
     # One slot: the ladder may hold none, so a ladder match begun waits in the queue.
     arena = Arena(tmp_path, slots=1)
-    stage = RoomStage(arena.host, arena.start, random.Random(4))
+    slots = QueueSlots(arena.host)
     ladder = LadderRun(arena.host, arena.start, arena.stores, arena.timer, arena.clock)
     bot, key = ranked_upload(arena, ladder)
-    seats = [
-        RoomSeat(Seat(SeatKind.UPLOAD, bot, "mine", owner_hash(key)), seated_by=""),
-        RoomSeat(Seat(SeatKind.BUILTIN, "random", "random"), seated_by=""),
-    ]
-    outcome = await stage.begin(seats, 7, 8)
-    assert outcome is not None
+    spec = ladder_spec(
+        SeatCard(kind="upload", ref=bot, name="mine", owner=owner_hash(key), seated_by=""),
+    )
+    playing = asyncio.create_task(PlayMatch(arena.host, arena.start)(spec))
+    await arena.until(lambda: arena.registry.rooms() != [], "the match's room")
     (room,) = arena.registry.rooms()
     await arena.until(lambda: arena.queue.place(room.match_id) == 1, "the match queued")
-    await UnrankBot(arena.stores, ladder.stores.members, stage)(UnrankBotCommand(bot, key))
-    played = await asyncio.wait_for(outcome(), 5)
+    await UnrankBot(arena.stores, ladder.stores.members, slots)(UnrankBotCommand(bot, key))
+    played = await asyncio.wait_for(playing, 5)
     assert played.result.reason is EndReason.ABANDONED  # not rated (B8)
     assert arena.queue.waiting == 0 and arena.stores.matches[played.match_id].started_ms is None
+
+
+async def test_unranking_ends_its_ladder_match_being_recorded(tmp_path: Path):
+    # The unranking comes while the match is being recorded, before it waits anywhere.
+    arena = Arena(tmp_path, slots=1)
+    slots = QueueSlots(arena.host)
+    ladder = LadderRun(arena.host, arena.start, arena.stores, arena.timer, arena.clock)
+    bot, key = ranked_upload(arena, ladder)
+    spec = ladder_spec(
+        SeatCard(kind="upload", ref=bot, name="mine", owner=owner_hash(key), seated_by=""),
+    )
+    recording = asyncio.Event()
+    real_add = arena.stores.add_match
+
+    async def add_slowly(record):
+        recording.set()
+        await asyncio.sleep(0.05)
+        await real_add(record)
+
+    arena.stores.add_match = add_slowly  # type: ignore[method-assign]
+    playing = asyncio.create_task(PlayMatch(arena.host, arena.start)(spec))
+    await asyncio.wait_for(recording.wait(), 5)
+    assert await UnrankBot(arena.stores, ladder.stores.members, slots)(
+        UnrankBotCommand(bot, key)
+    )
+    played = await asyncio.wait_for(playing, 5)
+    assert played.match_id is None  # ended unplayed: the driver's, unrated
+    (record,) = arena.stores.matches.values()
+    assert record.result.reason is EndReason.ABANDONED and record.started_ms is None
+    assert arena.queue.waiting == 0 and arena.queue.playing == 0
+
+
+def ladder_spec(seat: SeatCard) -> MatchSpec:
+    return MatchSpec(
+        code="ACE347", ladder=True, seed=7, turn_limit=8,
+        seats=(seat, SeatCard(kind="builtin", ref="random", name="random", seated_by="")),
+    )
+
+
+async def test_a_match_the_archive_cannot_record_is_told_and_played_from_the_next_tick(
+    arena: Arena,
+):
+    ladder = ladder_over(arena, "random", "tactical")
+    real_add = arena.stores.add_match
+    failures = 1
+
+    async def add_once_down(record):
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise ConnectionError("the database is down")
+        await real_add(record)
+
+    arena.stores.add_match = add_once_down  # type: ignore[method-assign]
+    async with ladder.running():
+        await arena.until(lambda: len(ladder.errors) == 1, "the failure told")
+        await settle_a_while()
+        # the pairing's other match was recorded; the failed one waits for the next
+        # tick (a server whose store is down does not spin)
+        assert len(arena.stores.matches) == 1 and ladder.closed == []
+        arena.timer.advance(TICK_MS)
+        await arena.until(lambda: len(ladder.closed) >= 1, "the pairing played after all")
+    assert isinstance(ladder.errors[0], ConnectionError) and len(ladder.errors) == 1
+    pairing = ladder.closed[0]
+    assert all(end.rated for end in pairing.ends)
+    # the room of the match that could not be recorded closed with it
+    assert all(room.match_id is not None for room in arena.registry.rooms())
+
+
+async def test_play_match_answers_busy_when_its_room_code_is_taken(arena: Arena):
+    held = thinking_bots(arena, "random", 2)
+    spec = MatchSpec(
+        code="ACE347", ladder=True, seed=7, turn_limit=8,
+        seats=(
+            SeatCard(kind="builtin", ref="random", name="random", seated_by=""),
+            SeatCard(kind="builtin", ref="tactical", name="tactical", seated_by=""),
+        ),
+    )
+    play = PlayMatch(arena.host, arena.start)
+    playing = asyncio.create_task(play(spec))
+    try:
+        await arena.until(lambda: held[0].asked or held[1].asked, "the match playing")
+        with pytest.raises(Busy):
+            await play(spec)
+        assert len(arena.registry.rooms()) == 1 and len(arena.stores.matches) == 1
+    finally:
+        for bot in held:
+            bot.release()
+    outcome = await asyncio.wait_for(playing, 5)
+    assert outcome.match_id in arena.stores.matches and outcome.result is not None
+    assert outcome.ended_ms == arena.stores.matches[outcome.match_id].finished_ms

@@ -1,5 +1,5 @@
 """Waiting for what rooms have to publish (issue 31): `published`, `CloseRooms` and
-`HostMatch` wait on the host's `until_sent`, woken when a room's sender stops or a room
+`PlayMatch` wait on the host's `until_sent`, woken when a room's sender stops or a room
 is forgotten, not by polling. A feed held at a gate shows each wait ends when, and only
 when, what it waits for has happened (well before the wait's own time limit)."""
 

@@ -1,5 +1,5 @@
 """The ladder's driver (spec B8 "Pairings", "Rating", "Scheduling"): ladder matches on
-idle capacity, each played in a room and rated when it ends.
+idle capacity, each handed to `PlayMatch` and rated when it ends.
 
 Whenever the match queue has a slot nobody else wants (no room's match waits, and the
 ladder holds fewer than all but one of the slots), the driver starts the next ladder
@@ -7,11 +7,12 @@ match: the other match of a pairing it is playing, else a new pairing's first, w
 it asks `SchedulePairing` for. A pairing's two matches (same seed, sides swapped) thus
 run together when two slots are idle and one after the other when one is.
 
-Each match is a room the server makes: a room code, both seats filled with the
-pairing's bots, the pairing's seed, shown in the lobby as a ladder match and watchable
-like any room; its stage (`stage.py`) plays it like a room's match, marked as a ladder
-match — on one machine `StartMatch` through this process's queue (`RoomStage`), on
-several a job on the workers' queue (`BoardStage`). Once the room's match is archived, `RecordLadderResult` rates it; a
+Each match is a `MatchSpec` the driver hands over (issue 31: the match is the unit;
+the ladder makes no room): a fresh room code, both seats filled with the pairing's
+bots, the pairing's seed and turn limit, marked as a ladder match. `PlayMatch` plays
+it — called in this process on one machine, a job on the workers' queue on several
+(`ladder_slots.py`) — and it is shown in the lobby as a ladder match and watchable
+under its code like any room. Once it is archived, `RecordLadderResult` rates it; a
 pairing it says to play again (a match the server spoiled) joins the matches to start,
 from the next tick on, so a server that spoils every match (its sandbox gone) tries
 again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
@@ -43,11 +44,14 @@ from dataclasses import dataclass
 import msgspec
 
 from noitu.application.arena.errors import Busy
+from noitu.application.arena.jobs import MatchOutcome, MatchSpec, SeatCard
 from noitu.application.arena.ladder.ports import (
     BuiltinRoster,
     LadderBots,
+    LadderMatchJobs,
     LadderMembers,
     LadderPairings,
+    LadderSlots,
 )
 from noitu.application.arena.ladder.record_ladder_result import (
     RecordLadderResult,
@@ -58,14 +62,12 @@ from noitu.application.arena.ladder.schedule_pairing import (
     SchedulePairing,
     SchedulePairingCommand,
 )
-from noitu.application.arena.ladder.stage import LadderStage, Outcome, RoomStage
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
-from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import RoomSeat
-from noitu.application.arena.rooms.start_match import StartMatch, first_done
+from noitu.application.arena.rooms.room import new_room_code
+from noitu.application.arena.rooms.start_match import first_done
+from noitu.application.ports import Background, Clock
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING, Pairing
 from noitu.domain.arena.match import EndReason, Result
 
@@ -95,27 +97,30 @@ class PlayLadder:
         self,
         schedule: SchedulePairing,
         record: RecordLadderResult,
-        host: RoomHost,
-        start: StartMatch,
+        play: LadderMatchJobs,
+        slots: LadderSlots,
         bots: LadderBots,
         members: LadderMembers,
         pairings: LadderPairings,
         roster: BuiltinRoster,
+        clock: Clock,
+        background: Background,
         timer: Timer,
         rng: random.Random,
         on_error: Callable[[Exception], None],
         turn_limit: int = MATCH_CLOCK.turn_limit,
         tick_ms: int = TICK_MS,
-        stage: LadderStage | None = None,
     ) -> None:
-        """`on_error` is told of a pass that failed (a store down; the driver goes on
-        and tries again at the next wake); `turn_limit`: the ladder matches' (a
-        benchmark may shorten them); `stage`: where the matches are played (by default
-        rooms of `host` started by `start`, `RoomStage`)."""
+        """`play`: where each match is handed (`PlayMatch`, or the workers' queue);
+        `slots`: which of the match slots the ladder may fill; `on_error` is told of a
+        pass that failed (a store down; the driver goes on and tries again at the next
+        wake); `turn_limit`: the ladder matches' (a benchmark may shorten them)."""
         self._schedule = schedule
         self._record = record
-        self._host = host
-        self._start = start
+        self._play_match = play
+        self._slots = slots
+        self._clock = clock
+        self._background = background
         self._bots = bots
         self._members = members
         self._pairings = pairings
@@ -125,7 +130,6 @@ class PlayLadder:
         self._on_error = on_error
         self._turn_limit = turn_limit
         self._tick_ms = tick_ms
-        self._stage: LadderStage = stage or RoomStage(host, start, rng)
         #: Matches of this driver's pairings not started yet, in order.
         self._to_start: deque[LadderMatch] = deque()
         #: Ladder matches started and not yet archived (in the queue or playing).
@@ -137,7 +141,7 @@ class PlayLadder:
 
     async def __call__(self, command: PlayLadderCommand) -> None:
         """Keep idle slots filled with ladder matches until cancelled."""
-        self._stage.on_change(self._wake.set)
+        self._slots.on_change(self._wake.set)
         try:
             while True:
                 self._wake.clear()
@@ -145,7 +149,7 @@ class PlayLadder:
                     await self._fill(command.scheduler)
                 except Exception as error:  # noqa: BLE001 - told; the next wake tries again
                     self._on_error(error)
-                now = self._host.clock.now_ms()
+                now = self._clock.now_ms()
                 deadline = now + self._tick_ms
                 if self._to_start and self._to_start[0].not_before_ms > now:
                     # a replay due before the tick (never a moment past: no spinning
@@ -153,7 +157,7 @@ class PlayLadder:
                     deadline = min(deadline, self._to_start[0].not_before_ms)
                 await first_done(self._wake.wait(), self._timer.sleep_until(deadline))
         finally:
-            self._stage.off_change(self._wake.set)
+            self._slots.off_change(self._wake.set)
 
     @property
     def in_flight(self) -> int:
@@ -162,86 +166,92 @@ class PlayLadder:
 
     async def _fill(self, scheduler: str) -> None:
         await self._end_lost_pairings(scheduler)
-        while await self._stage.idle_slot(self._in_flight):
+        while await self._slots.idle_slot(self._in_flight):
             if not self._to_start:
                 pairing = await self._schedule(SchedulePairingCommand(scheduler))
                 if pairing is None:
                     return
                 self._play(pairing, not_before_ms=0)
-            if self._to_start[0].not_before_ms > self._host.clock.now_ms():
+            if self._to_start[0].not_before_ms > self._clock.now_ms():
                 return
-            ladder_match = self._to_start.popleft()
-            if not await self._begin(ladder_match):
-                self._to_start.appendleft(ladder_match)  # the store failed: next time
-                return
+            await self._begin(self._to_start.popleft())
 
-    async def _begin(self, ladder_match: LadderMatch) -> bool:
-        """Make the match's room and start its match; False when it could not be made
-        (no free code, the archive failing): nothing is left behind."""
+    async def _begin(self, ladder_match: LadderMatch) -> None:
+        """Hand the match over: it is played in the background, then rated."""
         p1, p2 = ladder_match.pairing.seats(ladder_match.index)
-        seats: list[RoomSeat | None] = [await self._seat(p1), await self._seat(p2)]
-        if None in seats:  # a bot deleted or unranked meanwhile: no match, nobody rated
+        seats = (await self._seat(p1), await self._seat(p2))
+        if seats[0] is None or seats[1] is None:
+            # a bot deleted or unranked meanwhile: no match, nobody rated
             self._unplayed(ladder_match)
-            return True
+            return
+        spec = MatchSpec(
+            code=new_room_code(self._rng), seats=(seats[0], seats[1]),
+            seed=ladder_match.pairing.seed, turn_limit=self._turn_limit, ladder=True,
+            created_ms=self._clock.now_ms(),
+        )
         self._in_flight += 1
+        self._background.spawn(self._play_and_rate(spec, ladder_match))
+
+    async def _play_and_rate(self, spec: MatchSpec, ladder_match: LadderMatch) -> None:
         try:
-            outcome = await self._stage.begin(
-                seats, ladder_match.pairing.seed, self._turn_limit  # type: ignore[arg-type]
+            if await self._unranked(spec):
+                outcome = MatchOutcome(match_id=None)
+            else:
+                # Nothing suspends between the look and the match's room being made on
+                # one machine, so an unranking after the look finds it waiting.
+                outcome = await self._play_match(spec)
+        except Exception as error:  # noqa: BLE001 - not begun: told, tried again
+            self._in_flight -= 1
+            if not isinstance(error, Busy):  # Busy: its room code was taken
+                self._on_error(error)
+            # From the next tick on: a server whose store is down does not spin.
+            self._to_start.appendleft(
+                LadderMatch(ladder_match.pairing, ladder_match.index,
+                            self._clock.now_ms() + self._tick_ms)
             )
-        except Busy:
+            self._wake.set()
+            return
+        except BaseException:
             self._in_flight -= 1
-            return False
-        except Exception as error:  # noqa: BLE001 - the server's store: told, tried again
-            self._in_flight -= 1
-            self._on_error(error)
-            return False
-        if outcome is None:  # closed while its match was being recorded (shutting down)
+            raise
+        if outcome.match_id is None or outcome.result is None:
+            # closed before its match was made, or cut short (shutting down)
             self._in_flight -= 1
             self._unplayed(ladder_match)
-            return True
-        self._host.background.spawn(self._rate_when_over(outcome, ladder_match))
-        await self._cancel_if_unranked(p1, p2)
-        return True
+            return
+        await self._rate(ladder_match, (outcome.match_id, outcome.result), outcome.ended_ms)
 
-    async def _cancel_if_unranked(self, *bots: str) -> None:
+    async def _unranked(self, spec: MatchSpec) -> bool:
         """A bot unranked while its match was being begun: the unranking may have
         looked for its waiting matches before this one was there, so look again."""
-        for bot in bots:
-            if bot not in self._roster.names() and await self._members.get(bot) is None:
-                await self._stage.cancel_waiting(bot)
+        for seat in spec.seats:
+            if seat.kind == SeatKind.UPLOAD.value and await self._members.get(seat.ref) is None:
+                return True
+        return False
 
-    async def _seat(self, bot: str) -> RoomSeat | None:
+    async def _seat(self, bot: str) -> SeatCard | None:
         """The bot's seat; None when the uploaded bot is gone (it then leaves the
         ladder: B8, a deleted bot leaves the table) or was unranked (its owner took it
         off the ladder: it starts no more ladder matches)."""
         if bot in self._roster.names():
-            return RoomSeat(Seat(SeatKind.BUILTIN, bot, bot), seated_by="")
+            return SeatCard(kind=SeatKind.BUILTIN.value, ref=bot, name=bot, seated_by="")
         record = await self._bots.get_bot(bot)
         if record is None:
             await self._members.unrank(bot)
             return None
         if await self._members.get(bot) is None:
             return None
-        return RoomSeat(Seat(SeatKind.UPLOAD, bot, record.name, record.owner), seated_by="")
+        return SeatCard(
+            kind=SeatKind.UPLOAD.value, ref=bot, name=record.name, owner=record.owner,
+            seated_by="",
+        )
 
     def _unplayed(self, ladder_match: LadderMatch) -> None:
         """A ladder match that could not be played: it ends as ABANDONED, not rated,
         under a fresh id (no match of the archive has it)."""
         self._in_flight += 1
         played = f"{self._rng.getrandbits(32):08X}", Result(None, EndReason.ABANDONED, 0)
-        self._host.background.spawn(self._rate(ladder_match, played, None))
-
-    async def _rate_when_over(self, outcome: Outcome, ladder_match: LadderMatch) -> None:
-        try:
-            played = await outcome()
-        except BaseException:
-            self._in_flight -= 1
-            raise
-        if played is None:  # its room closed before the match was made
-            self._in_flight -= 1
-            self._unplayed(ladder_match)
-            return
-        await self._rate(ladder_match, (played.match_id, played.result), played.ended_ms)
+        self._background.spawn(self._rate(ladder_match, played, None))
 
     async def _rate(
         self, ladder_match: LadderMatch, played: tuple[str, Result], ended_ms: int | None
@@ -252,7 +262,7 @@ class PlayLadder:
         match_id, result = played
         p1, p2 = ladder_match.pairing.seats(ladder_match.index)
         if ended_ms is None:
-            ended_ms = self._host.clock.now_ms()
+            ended_ms = self._clock.now_ms()
         try:
             recorded = await self._record(
                 RecordLadderResultCommand(ladder_match.pairing.id, match_id, p1, p2, result, ended_ms)
@@ -267,7 +277,7 @@ class PlayLadder:
         if recorded.pairing_over:
             self._mine.discard(ladder_match.pairing.id)
         if recorded.replay is not None:
-            self._play(recorded.replay, self._host.clock.now_ms() + self._tick_ms)
+            self._play(recorded.replay, self._clock.now_ms() + self._tick_ms)
             self._wake.set()
 
     def _play(self, pairing: Pairing, not_before_ms: int) -> None:
@@ -279,7 +289,7 @@ class PlayLadder:
     async def _end_lost_pairings(self, scheduler: str) -> None:
         """At most once a tick: end the matches not told of every lost pairing (its
         replay is then this instance's, `scheduler`)."""
-        now = self._host.clock.now_ms()
+        now = self._clock.now_ms()
         if now < self._next_look_for_lost_ms:
             return
         self._next_look_for_lost_ms = now + self._tick_ms

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+from noitu.application.arena.jobs import MatchOutcome, MatchSpec
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord
 from noitu.domain.arena.ladder.members import Member
@@ -186,3 +187,36 @@ class BuiltinRoster(Protocol):
     def names(self) -> tuple[str, ...]: ...
 
     def language(self, name: str) -> Language: ...
+
+
+class WaitingLadderMatches(Protocol):
+    async def cancel_waiting(self, bot: str) -> int:
+        """End every ladder match of `bot` submitted and not started (waiting for a
+        slot or for a worker): it ends unplayed, and is not rated; how many."""
+        ...
+
+
+class LadderSlots(WaitingLadderMatches, Protocol):
+    """The match slots the ladder fills when nobody else wants them (B8 "Scheduling"):
+    this process's match queue, or the workers' slots (B9)."""
+
+    async def idle_slot(self, in_flight: int) -> bool:
+        """Whether a ladder match may be submitted now, `in_flight` of them submitted
+        and not archived yet: rooms always go first."""
+        ...
+
+    def on_change(self, wake: Callable[[], None]) -> None:
+        """Call `wake` when a slot may have become idle (or never: the driver's tick)."""
+        ...
+
+    def off_change(self, wake: Callable[[], None]) -> None: ...
+
+
+class LadderMatchJobs(Protocol):
+    """Where the ladder hands its matches (issue 31): `PlayMatch` itself on one
+    machine, the workers' queue on several (B9)."""
+
+    async def __call__(self, spec: MatchSpec) -> MatchOutcome:
+        """Play the match and answer how it went; `Busy` when its room code is taken
+        (nothing left behind); what the stores raise when it could not be recorded."""
+        ...

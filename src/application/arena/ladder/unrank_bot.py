@@ -12,8 +12,11 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.bot_info import owned_bot, viewer_of
-from noitu.application.arena.ladder.ports import LadderBots, LadderMembers
-from noitu.application.arena.ladder.stage import WaitingLadderMatches
+from noitu.application.arena.ladder.ports import (
+    LadderBots,
+    LadderMembers,
+    WaitingLadderMatches,
+)
 
 
 class UnrankBotCommand(msgspec.Struct, frozen=True):
@@ -33,7 +36,7 @@ class UnrankBot:
         members: LadderMembers,
         waiting: WaitingLadderMatches | None = None,
     ) -> None:
-        """`waiting`: where the ladder's matches wait (the driver's stage; None where no
+        """`waiting`: where the ladder's matches wait (the ladder's slots; None where no
         ladder plays)."""
         self._bots = bots
         self._members = members

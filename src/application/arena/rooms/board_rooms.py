@@ -13,7 +13,7 @@ sweep closing a room nobody completed) is written only if nobody changed it mean
 A room whose seats were just filled is handed over (`HandOverMatch`): its match is
 queued as a job (`MATCH_JOB`, keyed by the room's code, so queuing it again is
 harmless) once its card says so, at its place in B10's fair order (`in_line`), and the
-worker that takes it runs it (`HostMatch`).
+worker that takes it plays it (`PlayMatch`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from noitu.application.arena.errors import Busy, RoomNotFound
-from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs, MatchJob
-from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of
+from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs
+from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of, spec_of
 from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import FINISHED_ROOM_MS, Room, is_room_code, normalize_code
@@ -78,7 +78,7 @@ class BoardRooms:
         its place in the fair order (`in_line`: the workers take it in that order)."""
         code = room.code
         try:
-            await self._jobs.enqueue(MATCH_JOB, MatchJob(code=code), code, in_line(room))
+            await self._jobs.enqueue(MATCH_JOB, spec_of(room), code, in_line(room))
         except JobError:
             raise Busy() from None
 

@@ -1,4 +1,5 @@
-"""A room as a `RoomCard` on the board (spec B9) and back: what every process of the
+"""A room as a `RoomCard` on the board (spec B9) and back, and a full room as the
+`MatchSpec` of its match job and back: what every process of the
 cluster reads of a room — its seats, who made it, its version, whether its match was
 handed to the queue and which worker runs it. The live match itself (`Room.live`) is
 never on a card: it lives on the worker."""
@@ -8,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from noitu.application.arena.fair_order import Waiting, in_fair_order
-from noitu.application.arena.jobs import InLine
+from noitu.application.arena.jobs import InLine, MatchSpec, SeatCard
 from noitu.application.arena.records import Seat
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
+from noitu.application.arena.rooms.cluster_ports import RoomCard
 from noitu.application.arena.rooms.room import Room, RoomSeat
 
 
@@ -55,6 +56,25 @@ def room_of(card: RoomCard) -> Room:
         handed_ms=card.handed_ms,
         queue_rank=card.queue_rank,
         worker=card.worker,
+    )
+
+
+def spec_of(room: Room) -> MatchSpec:
+    """The match of a room whose seats are filled."""
+    p1, p2 = (_seat_card(held) for held in room.seats)
+    assert p1 is not None and p2 is not None
+    return MatchSpec(
+        code=room.code, seats=(p1, p2), seed=room.seed, turn_limit=room.turn_limit,
+        ladder=room.ladder, creator=room.creator, created_ms=room.created_ms,
+    )
+
+
+def room_for(spec: MatchSpec) -> Room:
+    """The room a spec's match is watched in, its seats filled."""
+    return Room(
+        spec.code, spec.created_ms, spec.creator,
+        seats=[_room_seat(spec.seats[0]), _room_seat(spec.seats[1])],
+        ladder=spec.ladder, seed=spec.seed, turn_limit=spec.turn_limit,
     )
 
 

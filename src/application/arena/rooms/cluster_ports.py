@@ -25,6 +25,8 @@ from typing import Protocol
 
 import msgspec
 
+from noitu.application.arena.jobs import SeatCard
+
 __all__ = [
     "ASK_WITHIN_S",
     "HOLD_WITHIN_S",
@@ -53,17 +55,6 @@ WORKER_TTL_MS = 20_000
 #: A match's journal is forgotten this long after its last append (a match appends at
 #: least every 2 minutes: placement is 120 s, a person's turn 60 s, a bot's 10 s).
 REPLAY_JOURNAL_TTL_MS = 3600 * 1000
-
-
-class SeatCard(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat of a room (the archive's `Seat` and who put it there: `RoomSeat`)."""
-
-    kind: str  # upload, builtin or person (SeatKind)
-    ref: str
-    name: str
-    owner: str | None = None
-    seated_by: str
-    address: str = ""
 
 
 class RoomCard(msgspec.Struct, frozen=True, kw_only=True):

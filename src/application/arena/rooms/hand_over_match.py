@@ -2,7 +2,7 @@
 seats of a room are filled — instead of making and playing the match itself
 (`StartMatch`), it marks the room handed over: the room shows PLACEMENT, and once its
 card is written (`BoardRooms`) its match is queued for a worker, which makes it and
-plays it (`HostMatch`).
+plays it (`PlayMatch`).
 
 Its place in the queue is B10's fair order, as on one machine (`fair_order.py`): its
 rank is taken now, among the matches handed over and not over across the cluster (this

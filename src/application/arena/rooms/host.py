@@ -10,7 +10,7 @@ its last snapshot. When the feed's broker is away (`Busy`), the sender keeps onl
 newest snapshot (each is the whole room) and the end, and tries again with `Patience`
 until the broker is back (B9 "Faults"), so the latest snapshot a reconnecting viewer
 reads is the room's current one. Whoever waits for what rooms have to publish to be
-out (`published`, `CloseRooms`, `HostMatch`) waits in `until_sent`, woken each time a
+out (`published`, `CloseRooms`, `PlayMatch`) waits in `until_sent`, woken each time a
 room's sender stops: no polling.
 """
 

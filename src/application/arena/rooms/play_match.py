@@ -1,13 +1,21 @@
-"""HostMatch: a worker's side of a match job (spec B9). The worker takes the room from
-the board (its card names this worker from then on, so no other takes it), runs its
-match with the same `StartMatch` as one machine (recorded, placed, played, archived,
-every snapshot published), and answers the room's requests from the `RoomDesk` with
-the same use cases as one machine, until the match is over and its feed closed; the
-card then says the match is over. A room closed, or taken by another worker, before
-this one took it is left alone.
+"""PlayMatch: a match as one unit of work (issue 31; spec B4, B8, B9). Given a
+`MatchSpec` it records, places, plays, archives and publishes the match under the
+spec's room code, and answers its `MatchOutcome`. It is the handler of every match
+job: the ladder's on one machine (called in-process), and every match on a worker
+(`NOITU_ARENA_QUEUE=saq`, a room's or the ladder's).
 
-A job cut short (the worker stops past its grace) abandons the match, as a server's
-stop does on one machine.
+- One machine: the match's room is made from the spec in this process's `RoomHost`
+  (watchable, and in the lobby, from its first snapshot on), and kept there after the
+  end as any room is (its result and stderr stay readable until the sweep).
+- A worker: the room is taken from its card on the board (the card names this worker
+  from then on, so no other takes it; a room closed, or taken by another worker,
+  before this one took it is left alone), its requests come through the `RoomDesk`
+  and are answered by the same use cases as on one machine, and the card is written
+  again when the match is made and once it is over.
+
+Either way `StartMatch` makes and conducts the match; this waits until it is archived
+and the room's last snapshot is out. A job cut short (a worker stopping past its grace,
+a server stopping) abandons the match.
 """
 
 from __future__ import annotations
@@ -20,8 +28,8 @@ from typing import Any
 import msgspec
 
 from noitu.application.arena.errors import BadRequest, Busy, GameError
-from noitu.application.arena.jobs import MatchJob, MatchVerdict
-from noitu.application.arena.rooms.cards import card_of, room_of
+from noitu.application.arena.jobs import MatchOutcome, MatchSpec
+from noitu.application.arena.rooms.cards import card_of, room_for, room_of
 from noitu.application.arena.rooms.cluster_ports import DeskReply, DeskRequest, RoomBoard, RoomDesk
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.ports import MatchStarter
@@ -54,29 +62,32 @@ class DeskUseCase:
 _encoder = msgspec.json.Encoder()
 
 
-class HostMatch:
+class PlayMatch:
     def __init__(
         self,
-        board: RoomBoard,
-        desk: RoomDesk,
         host: RoomHost,
         start: MatchStarter,
-        answers: Mapping[str, DeskUseCase],
-        worker: str,
+        board: RoomBoard | None = None,
+        desk: RoomDesk | None = None,
+        answers: Mapping[str, DeskUseCase] | None = None,
+        worker: str = "",
     ) -> None:
-        """`answers`: the use case of each request kind (see `forward_room_call`)."""
-        self._board = board
-        self._desk = desk
+        """`board`, `desk`, `answers` (the use case of each request kind, see
+        `forward_room_call`) and `worker` (this worker's name on the cards): a
+        worker's; None on one machine."""
         self._host = host
         self._start = start
-        self._answers = dict(answers)
+        self._board = board
+        self._desk = desk
+        self._answers = dict(answers or {})
         self._worker = worker
 
-    async def __call__(self, job: MatchJob) -> MatchVerdict:
-        room = await self._take(job.code)
+    async def __call__(self, spec: MatchSpec) -> MatchOutcome:
+        """Play the match; raises `Busy` (one machine) when its room code is taken."""
+        room = await self._take(spec)
         if room is None:
-            return MatchVerdict(match_id=None)
-        serving = asyncio.create_task(self._serve(room.code))
+            return MatchOutcome(match_id=None)
+        serving = None if self._desk is None else asyncio.create_task(self._serve(room.code))
         try:
             try:
                 await self._start(room)
@@ -95,31 +106,42 @@ class HostMatch:
                 await asyncio.wait_for(asyncio.shield(self._until_done(room)), WIND_DOWN_S)
             raise
         finally:
-            serving.cancel()
-            await asyncio.gather(serving, return_exceptions=True)
-            with contextlib.suppress(Busy):
-                await asyncio.shield(self._write(room))
-            self._host.forget(room)
-        result = room.result
-        return MatchVerdict(
-            match_id=room.match_id, reason=None if result is None else result.reason.value
+            if serving is not None:
+                serving.cancel()
+                await asyncio.gather(serving, return_exceptions=True)
+            if self._board is not None:
+                with contextlib.suppress(Busy):
+                    await asyncio.shield(self._write(room))
+                self._host.forget(room)
+        return MatchOutcome(
+            match_id=room.match_id,
+            result=room.result if room.archived else None,
+            ended_ms=room.finished_ms,
         )
 
-    async def _take(self, code: str) -> Room | None:
-        async with self._board.hold(code):
-            card = await self._board.get(code)
+    async def _take(self, spec: MatchSpec) -> Room | None:
+        host = self._host
+        if self._board is None:
+            room = room_for(spec)
+            if not host.registry.add(room):
+                raise Busy()
+            host.changed(room)  # its first snapshot: watchable, and in the lobby, from now on
+            return room
+        async with self._board.hold(spec.code):
+            card = await self._board.get(spec.code)
             if card is None or card.closed or card.over or card.worker or not card.handed_over:
                 return None
             room = room_of(card)
             room.worker = self._worker
-            self._host.registry.remove(code)
-            self._host.registry.add(room)
+            host.registry.remove(spec.code)
+            host.registry.add(room)
             await self._board.put(card_of(room))
             return room
 
     async def _write(self, room: Room) -> None:
-        async with self._board.hold(room.code):
-            await self._board.put(card_of(room))
+        if self._board is not None:
+            async with self._board.hold(room.code):
+                await self._board.put(card_of(room))
 
     async def _until_done(self, room: Room) -> None:
         """Until the match is archived and the room's last snapshot is out; its card
@@ -137,6 +159,7 @@ class HostMatch:
 
     async def _serve(self, code: str) -> None:
         """Answer the room's requests while the match lives here."""
+        assert self._desk is not None
         while True:
             try:
                 listening = self._desk.listen(code)
