@@ -16,11 +16,10 @@ from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.ports import HighScore, HighScoresUnavailable
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from support.score_tables import ScoreTableSession
-from support.telegram import HANG, Fail
+from support.telegram import BOT_TOKEN, HANG, Fail
 
 CHAT = GameMessage(chat_id=-100200, message_id=7)
 INLINE = GameMessage(inline_message_id="BAAAAB-inline")
-TOKEN = "123456:TEST-token"
 
 
 @pytest.fixture(params=["local", "telegram"])
@@ -29,7 +28,7 @@ def ports(request) -> tuple[Any, Any]:
     if request.param == "local":
         local = LocalScoreTable()
         return local, local
-    bot = Bot(TOKEN, session=ScoreTableSession())
+    bot = Bot(BOT_TOKEN, session=ScoreTableSession())
     return TelegramScoreReporter(bot), TelegramHighScores(bot, 3.0)
 
 
@@ -94,7 +93,7 @@ async def test_a_report_says_whether_it_raised_the_players_best(ports) -> None:
 
 async def test_telegram_rows_carry_the_players_first_names() -> None:
     session = ScoreTableSession(names={1: "An", 2: "Bình"})
-    bot = Bot(TOKEN, session=session)
+    bot = Bot(BOT_TOKEN, session=session)
     await TelegramScoreReporter(bot).report(2, 10, CHAT)
     table = await TelegramHighScores(bot, 3.0).table(1, CHAT)
     assert [(row.name, row.score) for row in table] == [("Bình", 10)]
@@ -109,11 +108,11 @@ async def test_telegram_refusing_is_unavailable(failure) -> None:
     session = ScoreTableSession()
     session.answer("getGameHighScores", failure)
     with pytest.raises(HighScoresUnavailable):
-        await TelegramHighScores(Bot(TOKEN, session=session), 3.0).table(1, CHAT)
+        await TelegramHighScores(Bot(BOT_TOKEN, session=session), 3.0).table(1, CHAT)
 
 
 async def test_telegram_not_answering_is_unavailable_after_its_timeout() -> None:
     session = ScoreTableSession()
     session.answer("getGameHighScores", HANG)
     with pytest.raises(HighScoresUnavailable):
-        await TelegramHighScores(Bot(TOKEN, session=session), 0.05).table(1, CHAT)
+        await TelegramHighScores(Bot(BOT_TOKEN, session=session), 0.05).table(1, CHAT)

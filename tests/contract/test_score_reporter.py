@@ -13,16 +13,10 @@ from aiogram import Bot
 from noitu.adapters.local_scores import LocalScoreTable
 from noitu.adapters.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
-from support.telegram import RecordingSession
+from support.telegram import BOT_TOKEN, RecordingSession, game_message_of
 
 CHAT = GameMessage(chat_id=-100200, message_id=7, topic_id=3)
 INLINE = GameMessage(inline_message_id="BAAAAB-inline")
-
-
-def message_key(call: dict[str, Any]) -> str:
-    if call.get("inline_message_id"):
-        return f"i:{call['inline_message_id']}"
-    return f"c:{call['chat_id']}:{call['message_id']}"
 
 
 @pytest.fixture(params=["log", "telegram"])
@@ -40,9 +34,9 @@ def reporter_and_seen(request) -> tuple[Any, Callable[[], list[tuple[int, int, s
         return LocalScoreTable(), seen
     session = RecordingSession()
     seen = lambda: [
-        (c["user_id"], c["score"], message_key(c)) for c in session.named("setGameScore")
+        (c["user_id"], c["score"], game_message_of(c).key) for c in session.named("setGameScore")
     ]
-    return TelegramScoreReporter(Bot("123456:TEST-token", session=session)), seen
+    return TelegramScoreReporter(Bot(BOT_TOKEN, session=session)), seen
 
 
 @pytest.mark.parametrize("message", [CHAT, INLINE], ids=["chat", "inline"])
@@ -55,7 +49,7 @@ async def test_a_score_is_reported_for_either_kind_of_game_message(reporter_and_
 
 async def test_the_telegram_reporter_names_the_message_it_reports_on():
     session = RecordingSession()
-    reporter = TelegramScoreReporter(Bot("123456:TEST-token", session=session))
+    reporter = TelegramScoreReporter(Bot(BOT_TOKEN, session=session))
     await reporter.report(42, 57, CHAT)
     await reporter.report(42, 60, INLINE)
     calls = session.named("setGameScore")

@@ -20,10 +20,9 @@ from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
 from support.fakes import CollectingBackground, FakeClock
 from support.score_tables import ScoreTableSession
-from support.telegram import Fail
+from support.telegram import BASE_URL, BOT_TOKEN, Fail
 
 API = "/games/noitu/api"
-TOKEN = "123456:TEST-token"
 
 
 class Game:
@@ -64,8 +63,8 @@ async def make_game(clock: FakeClock, arena_probe: Any, little: Any) -> AsyncIte
         }
         if session is not None:
             env |= {
-                "TELEGRAM_BOT_TOKEN": TOKEN,
-                "GAME_BASE_URL": "https://noitu.example.com",
+                "TELEGRAM_BOT_TOKEN": BOT_TOKEN,
+                "GAME_BASE_URL": BASE_URL,
                 "TELEGRAM_MODE": "none",
             }
         container = Container()
@@ -77,7 +76,7 @@ async def make_game(clock: FakeClock, arena_probe: Any, little: Any) -> AsyncIte
         container.background.override(background)
         container.arena_probe.override(arena_probe)
         if session is not None:
-            container.telegram_bot.override(Bot(TOKEN, session=session))
+            container.telegram_bot.override(Bot(BOT_TOKEN, session=session))
         client = AsyncTestClient(create_app(container))
         await client.__aenter__()
         clients.append(client)

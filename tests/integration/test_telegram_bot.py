@@ -1,8 +1,6 @@
 """The Telegram side in process: handlers, score reporter, runner and webhook route.
 
-A recording session stands in for the Bot API: it records every call as a method name
-and its fields, answers canned results, and turns canned error answers into aiogram's
-real error types through `check_response`, the way the real session does.
+A recording session (support.telegram) stands in for the Bot API.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import structlog
 import structlog.testing
 from aiogram import Bot, Dispatcher
 from aiogram.exceptions import TelegramNetworkError
-from aiogram.types import Update
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -43,16 +40,24 @@ from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings
 from support.fakes import START_MS, FakeClock
-from support.telegram import HANG, Fail, RecordingSession
+from support.telegram import (
+    BASE_URL,
+    BOT_TOKEN,
+    CHANNEL,
+    FORUM,
+    GAME,
+    HANG,
+    SUPERGROUP,
+    Fail,
+    RecordingSession,
+    command,
+    feed,
+    message,
+    play,
+    token_of,
+)
 
-BOT_TOKEN = "123456:TEST-token"
-BASE_URL = "https://noitu.example.com"
 KEY = b"k" * 32
-PLAYER = {"id": 42, "is_bot": False, "first_name": "An"}
-PRIVATE = {"id": 42, "type": "private", "first_name": "An"}
-GROUP = {"id": -100200, "type": "supergroup", "title": "Nhóm"}
-FORUM = {"id": -100300, "type": "supergroup", "title": "Diễn đàn", "is_forum": True}
-CHANNEL = {"id": -100400, "type": "channel", "title": "Kênh"}
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -81,43 +86,6 @@ def dispatcher(game_links: GameLinks) -> Dispatcher:
     return dp
 
 
-def command(
-    text: str = "/noitu", chat: dict[str, Any] = PRIVATE, update_id: int = 1, **extra: Any
-) -> dict[str, Any]:
-    message = {
-        "message_id": 10,
-        "date": 1,
-        "chat": chat,
-        "text": text,
-        "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
-        **extra,
-    }
-    if chat["type"] == "channel":
-        return {"update_id": update_id, "channel_post": {**message, "sender_chat": chat}}
-    return {"update_id": update_id, "message": {**message, "from": PLAYER}}
-
-
-def play(update_id: int = 2, short_name: str = "noitu", **where: Any) -> dict[str, Any]:
-    query = {
-        "id": "q1",
-        "from": PLAYER,
-        "chat_instance": "ci",
-        "game_short_name": short_name,
-        **where,
-    }
-    return {"update_id": update_id, "callback_query": query}
-
-
-async def feed(bot: Bot, dp: Dispatcher, update: dict[str, Any]) -> None:
-    await dp.feed_update(bot, Update.model_validate(update, context={"bot": bot}))
-
-
-def token_of(url: str) -> str:
-    prefix = f"{BASE_URL}/games/noitu/?t="
-    assert url.startswith(prefix), url
-    return url[len(prefix) :]
-
-
 # --- /noitu ----------------------------------------------------------------------------
 
 
@@ -130,7 +98,7 @@ async def test_noitu_in_a_private_chat_sends_the_game_without_a_keyboard(
 
 async def test_noitu_in_a_group_ignores_a_reply_thread(bot: Bot, session: RecordingSession) -> None:
     # In a group that is not a forum, a reply carries a thread id but is no topic message.
-    await feed(bot, dispatcher(links()), command(chat=GROUP, message_thread_id=5))
+    await feed(bot, dispatcher(links()), command(chat=SUPERGROUP, message_thread_id=5))
     assert session.named("sendGame") == [{"chat_id": -100200, "game_short_name": "noitu"}]
 
 
@@ -164,7 +132,7 @@ async def test_a_failed_send_says_so(bot: Bot, session: RecordingSession) -> Non
 async def test_a_send_that_fails_twice_does_not_raise(bot: Bot, session: RecordingSession) -> None:
     session.answer("sendGame", Fail(403, "Forbidden: bot was kicked"))
     session.answer("sendMessage", Fail(403, "Forbidden: bot was kicked"))
-    await feed(bot, dispatcher(links()), command(chat=GROUP))
+    await feed(bot, dispatcher(links()), command(chat=SUPERGROUP))
     assert [c.method for c in session.calls] == ["sendGame", "sendMessage"]
 
 
@@ -172,9 +140,9 @@ async def test_noitu_addressed_to_this_bot_works_and_to_another_is_ignored(
     bot: Bot, session: RecordingSession
 ) -> None:
     dp = dispatcher(links())
-    await feed(bot, dp, command("/noitu@NoiTuBot", chat=GROUP, update_id=1))
-    await feed(bot, dp, command("/noitu@OtherBot", chat=GROUP, update_id=2))
-    await feed(bot, dp, command("/start", chat=GROUP, update_id=3))
+    await feed(bot, dp, command("/noitu@NoiTuBot", chat=SUPERGROUP, update_id=1))
+    await feed(bot, dp, command("/noitu@OtherBot", chat=SUPERGROUP, update_id=2))
+    await feed(bot, dp, command("/start", chat=SUPERGROUP, update_id=3))
     assert len(session.named("sendGame")) == 1
 
 
@@ -196,14 +164,7 @@ def answered_url(session: RecordingSession) -> str:
 async def test_play_on_a_chat_message_answers_a_signed_link(
     bot: Bot, session: RecordingSession
 ) -> None:
-    game = {
-        "message_id": 77,
-        "date": 1,
-        "chat": FORUM,
-        "message_thread_id": 7,
-        "is_topic_message": True,
-        "game": {"title": "Nối từ", "description": "", "photo": []},
-    }
+    game = message(77, FORUM, message_thread_id=7, is_topic_message=True, game=GAME)
     await feed(bot, dispatcher(links()), play(message=game))
     ticket = HmacTokenSigner(KEY).verify(token_of(answered_url(session)), START_MS // 1000)
     assert ticket.user_id == 42 and ticket.first_name == "An"
@@ -214,7 +175,7 @@ async def test_play_on_a_chat_message_answers_a_signed_link(
 async def test_play_on_an_inaccessible_message_still_names_it(
     bot: Bot, session: RecordingSession
 ) -> None:
-    await feed(bot, dispatcher(links()), play(message={"message_id": 78, "date": 0, "chat": GROUP}))
+    await feed(bot, dispatcher(links()), play(message=message(78, SUPERGROUP, date=0)))
     ticket = HmacTokenSigner(KEY).verify(token_of(answered_url(session)), START_MS // 1000)
     assert ticket.message == GameMessage(chat_id=-100200, message_id=78)
 

@@ -14,7 +14,6 @@ import itertools
 import json
 import os
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -25,13 +24,21 @@ import pytest
 from aiohttp import web
 
 from support.dictionaries import LITTLE, write
+from support.process import free_port
+from support.telegram import (
+    BASE_URL,
+    BOT_TOKEN,
+    BOT_USER,
+    GAME,
+    SUPERGROUP,
+    command,
+    message,
+    play,
+    token_of,
+)
 
-BOT_TOKEN = "123456:TEST-e2e-token"
-BASE_URL = "https://noitu.example.com"
 START_S = 60.0  # importing aiogram alone takes seconds on a slow machine
 STEP_S = 10.0
-PLAYER = {"id": 42, "is_bot": False, "first_name": "An"}
-GROUP = {"id": -100200, "type": "supergroup", "title": "Nhóm"}
 NOITU = Path(sys.executable).with_name("noitu")
 
 
@@ -47,7 +54,7 @@ class FakeBotApi:
         self._changed = asyncio.Condition()
 
     def push(self, update: dict[str, Any]) -> None:
-        self.updates.append({"update_id": next(self._update_ids), **update})
+        self.updates.append({**update, "update_id": next(self._update_ids)})
         asyncio.get_running_loop().create_task(self._notify())
 
     async def _notify(self) -> None:
@@ -89,31 +96,16 @@ class FakeBotApi:
         await self._notify()
         result: Any = True
         if method == "getMe":
-            result = {"id": 123456, "is_bot": True, "first_name": "Nối từ", "username": "NoiTuBot"}
+            result = BOT_USER
         elif method == "getUpdates":
             wait = min(float(fields.get("timeout", "0")), 2.0)
             result = await self._updates_after(int(fields.get("offset", "0")), wait)
         elif method == "sendGame":
-            result = {
-                "message_id": next(self._message_ids),
-                "date": 1,
-                "chat": {**GROUP, "id": int(fields["chat_id"])},
-                "game": {"title": "Nối từ", "description": "Nối từ với bot", "photo": []},
-            }
+            chat = {**SUPERGROUP, "id": int(fields["chat_id"])}
+            result = message(next(self._message_ids), chat, game=GAME)
         elif method == "sendMessage":
-            result = {
-                "message_id": next(self._message_ids),
-                "date": 1,
-                "chat": GROUP,
-                "text": fields["text"],
-            }
+            result = message(next(self._message_ids), SUPERGROUP, text=fields["text"])
         return web.json_response({"ok": True, "result": result})
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
@@ -228,42 +220,15 @@ async def test_polling_game_flow_reports_the_score(
         line = startup_line(server)
         assert (line["telegram"], line["game"]) == ("polling", "enabled")
 
-        api.push(
-            {
-                "message": {
-                    "message_id": 10,
-                    "date": 1,
-                    "chat": GROUP,
-                    "from": PLAYER,
-                    "text": "/noitu@NoiTuBot",
-                    "entities": [{"type": "bot_command", "offset": 0, "length": 15}],
-                }
-            }
-        )
+        api.push(command("/noitu@NoiTuBot", SUPERGROUP))
         (sent,) = await api.wait_for("sendGame")
         assert sent == {"chat_id": "-100200", "game_short_name": "noitu"}
 
-        game_message = {
-            "message_id": 500,
-            "date": 1,
-            "chat": GROUP,
-            "game": {"title": "Nối từ", "description": "Nối từ với bot", "photo": []},
-        }
-        api.push(
-            {
-                "callback_query": {
-                    "id": "cq1",
-                    "from": PLAYER,
-                    "chat_instance": "ci",
-                    "game_short_name": "noitu",
-                    "message": game_message,
-                }
-            }
-        )
+        game_message = message(500, SUPERGROUP, game=GAME)  # the message sendGame answered
+        api.push(play(query_id="cq1", message=game_message))
         (answer,) = await api.wait_for("answerCallbackQuery")
-        prefix = f"{BASE_URL}/games/noitu/?t="
-        assert answer["callback_query_id"] == "cq1" and answer["url"].startswith(prefix)
-        token = answer["url"][len(prefix) :]
+        assert answer["callback_query_id"] == "cq1"
+        token = token_of(answer["url"])
 
         game_api = f"{server.base}/games/noitu/api"
         started = await http.post(f"{game_api}/start", json={"token": token, "difficulty": "easy"})
@@ -313,17 +278,7 @@ async def test_webhook_mode_registers_and_checks_the_secret(
         assert len(secret) == 64 and BOT_TOKEN not in secret
         assert startup_line(server)["telegram"] == "webhook"
 
-        update = {
-            "update_id": 7001,
-            "message": {
-                "message_id": 11,
-                "date": 1,
-                "chat": GROUP,
-                "from": PLAYER,
-                "text": "/noitu",
-                "entities": [{"type": "bot_command", "offset": 0, "length": 6}],
-            },
-        }
+        update = command("/noitu", SUPERGROUP, update_id=7001, message_id=11)
         hook = f"{server.base}/telegram/webhook"
         wrong = await http.post(
             hook, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "nope"}

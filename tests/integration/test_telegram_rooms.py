@@ -5,17 +5,9 @@ announcement goes to the card's topic, and /noitutop answers the chat's leaderbo
 
 from __future__ import annotations
 
-import base64
-import json
-import os
-from typing import Any
-
 import pytest
-from aiogram import Bot
-from aiogram.types import Update
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.adapters.telegram.texts import (
     EMPTY_LEADERBOARD,
     LEADERBOARD_IS_FOR_GROUPS,
@@ -24,84 +16,24 @@ from noitu.adapters.telegram.texts import (
 )
 from noitu.application.noitu.rooms.messages import announcement
 from noitu.entrypoints.app import create_app
-from noitu.entrypoints.container import Container
-from noitu.entrypoints.settings import load_settings
-from support.dictionaries import LITTLE
-from support.fakes import CollectingBackground, FakeClock
-from support.telegram import RecordingSession
+from support.fakes import FakeClock
+from support.telegram import (
+    CHANNEL,
+    FORUM,
+    GROUP,
+    PRIVATE,
+    TelegramWorld,
+    claims_of,
+    token_of,
+)
 
-BOT_TOKEN = "123456:TEST-token"
-BASE_URL = "https://noitu.example.com"
-FORUM = {"id": -100300, "type": "supergroup", "title": "Diễn đàn", "is_forum": True}
-GROUP = {"id": -100200, "type": "group", "title": "Nhóm"}
-PRIVATE = {"id": 42, "type": "private", "first_name": "An"}
-CHANNEL = {"id": -100400, "type": "channel", "title": "Kênh"}
 TOPIC = 77
 ROOM = "/games/noitu/api/room"
 
 
-def person(user: int) -> dict[str, Any]:
-    return {"id": user, "is_bot": False, "first_name": f"Bạn {user}"}
-
-
-class World:
-    def __init__(self, session: RecordingSession, clock: FakeClock) -> None:
-        self.session = session
-        self.clock = clock
-        self.container = Container()
-        env = {
-            "TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": BASE_URL,
-            "NOITU_GAME_SECRET": "s" * 32, "NOITU_ACCESS_LOG": "0", "MODULES": "noitu",
-            "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"],
-        }
-        self.container.settings.override(load_settings(env))
-        self.bot = Bot(BOT_TOKEN, session=session)
-        self.container.telegram_bot.override(self.bot)
-        self.container.lexicon.override(lexicon_from_lines(LITTLE.splitlines(), "little"))
-        self.container.clock.override(clock)
-        self.background = CollectingBackground()
-        self.container.background.override(self.background)
-        self.updates = 0
-
-    async def feed(self, update: dict[str, Any]) -> None:
-        self.updates += 1
-        update = {"update_id": self.updates, **update}
-        await self.container.telegram_dispatcher().feed_update(
-            self.bot, Update.model_validate(update, context={"bot": self.bot})
-        )
-
-    async def command(self, text: str, chat: dict[str, Any], user: int = 1, **extra: Any) -> None:
-        message = {
-            "message_id": 10, "date": 1, "chat": chat, "text": text,
-            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
-            **extra,
-        }
-        if chat["type"] == "channel":
-            await self.feed({"channel_post": {**message, "sender_chat": chat}})
-        else:
-            await self.feed({"message": {**message, "from": person(user)}})
-
-    async def play(self, user: int, chat: dict[str, Any], message_id: int, **extra: Any) -> str:
-        before = len(self.session.named("answerCallbackQuery"))
-        message = {"message_id": message_id, "date": 1, "chat": chat, **extra}
-        await self.feed({"callback_query": {
-            "id": f"q{self.updates}", "from": person(user), "chat_instance": "ci",
-            "game_short_name": "noitu", "message": message,
-        }})
-        answers = self.session.named("answerCallbackQuery")
-        assert len(answers) == before + 1
-        return answers[-1]["url"]
-
-
 @pytest.fixture
-def world(clock: FakeClock) -> World:
-    return World(RecordingSession(), clock)
-
-
-def claims_of(url: str) -> dict[str, Any]:
-    token = url.split("?t=", 1)[1]
-    body = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+def world(clock: FakeClock) -> TelegramWorld:
+    return TelegramWorld(clock)
 
 
 async def test_a_group_plays_from_the_card_to_the_announcement_and_the_leaderboard(world):
@@ -112,15 +44,15 @@ async def test_a_group_plays_from_the_card_to_the_announcement_and_the_leaderboa
         (sent,) = world.session.named("sendGame")
         assert (sent["chat_id"], sent["game_short_name"], sent["message_thread_id"]) == (
             FORUM["id"], "noitu", TOPIC)
-        card = 901 + next(i for i, c in enumerate(world.session.calls) if c.method == "sendGame")
-        urls = [await world.play(user, FORUM, card, **in_topic) for user in (1, 2, 3)]
+        (card,) = world.session.sent_ids("sendGame")
+        urls = [await world.link(card, FORUM, user, **in_topic) for user in (1, 2, 3)]
         for user, url in zip((1, 2, 3), urls, strict=True):
             claims = claims_of(url)
             assert (claims["u"], claims["c"], claims["m"], claims["t"], claims["r"]) == (
                 user, FORUM["id"], card, TOPIC, 1)
         members = []
         for url in urls:
-            answer = await client.post(f"{ROOM}/join", json={"token": url.split("?t=", 1)[1]})
+            answer = await client.post(f"{ROOM}/join", json={"token": token_of(url)})
             assert answer.status_code == 200, answer.text
             members.append(answer.json()["member"])
         host, guest, _third = members
@@ -174,9 +106,9 @@ async def test_where_noituphong_and_noitutop_answer(world):
 async def test_play_on_a_plain_game_message_opens_the_solo_game(world):
     await world.command("/noitu", GROUP)
     await world.command("/noituphong", GROUP)
-    solo_id, card_id = (901 + i for i, c in enumerate(world.session.calls) if c.method == "sendGame")
-    assert "r" not in claims_of(await world.play(1, GROUP, solo_id))
-    assert claims_of(await world.play(1, GROUP, card_id))["r"] == 1
+    solo_id, card_id = world.session.sent_ids("sendGame")
+    assert "r" not in claims_of(await world.link(solo_id, GROUP))
+    assert claims_of(await world.link(card_id, GROUP))["r"] == 1
 
 
 async def test_the_commands_are_in_the_bots_command_list(world):

@@ -4,89 +4,31 @@ minute, the buttons pressed by an administrator and by someone else, and /tu."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
-from aiogram import Bot
-from aiogram.types import Update
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
 from noitu.adapters.telegram.words import players_date
-from noitu.entrypoints.container import Container
-from noitu.entrypoints.settings import load_settings
-from support.dictionaries import LITTLE
-from support.fakes import CollectingBackground, FakeClock
-from support.telegram import RecordingSession
+from support.fakes import FakeClock
+from support.telegram import TelegramWorld, person
 
-BOT_TOKEN = "123456:TEST-token"
 ADMIN_CHAT = {"id": -100900, "type": "supergroup", "title": "Quản trị"}
-GROUP = {"id": -100200, "type": "group", "title": "Nhóm"}
 
 
-def person(user: int) -> dict[str, Any]:
-    return {"id": user, "is_bot": False, "first_name": f"Bạn {user}"}
-
-
-class World:
-    def __init__(self, session: RecordingSession, clock: FakeClock) -> None:
-        self.session = session
-        self.clock = clock
-        self.container = Container()
-        env = {
-            "TELEGRAM_BOT_TOKEN": BOT_TOKEN, "GAME_BASE_URL": "https://noitu.example.com",
-            "NOITU_GAME_SECRET": "s" * 32, "NOITU_ACCESS_LOG": "0", "MODULES": "noitu",
-            "NOITU_DATA_DIR": os.environ["NOITU_DATA_DIR"],
-            "NOITU_ADMIN_CHAT": str(ADMIN_CHAT["id"]),
-        }
-        self.container.settings.override(load_settings(env))
-        self.bot = Bot(BOT_TOKEN, session=session)
-        self.container.telegram_bot.override(self.bot)
-        self.container.lexicon.override(lexicon_from_lines(LITTLE.splitlines(), "little"))
-        self.container.clock.override(clock)
-        self.background = CollectingBackground()
-        self.container.background.override(self.background)
-        self.updates = 0
-
-    async def feed(self, update: dict[str, Any]) -> None:
-        self.updates += 1
-        await self.container.telegram_dispatcher().feed_update(
-            self.bot, Update.model_validate({"update_id": self.updates, **update}, context={"bot": self.bot})
-        )
-        await self.background.settle()
-
-    async def command(self, text: str, chat: dict[str, Any] = GROUP, user: int = 1) -> str:
-        before = len(self.session.named("sendMessage"))
-        await self.feed({"message": {
-            "message_id": 10, "date": 1, "chat": chat, "text": text, "from": person(user),
-            "entities": [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}],
-        }})
-        replies = [m for m in self.session.named("sendMessage")[before:] if m["chat_id"] == chat["id"]]
-        assert len(replies) == 1
-        return replies[0]["text"]
+class World(TelegramWorld):
+    """Telegram on, with an admin chat for the words players report."""
 
     def admin_messages(self) -> list[dict[str, Any]]:
         return [m for m in self.session.named("sendMessage") if m["chat_id"] == ADMIN_CHAT["id"]]
 
-    async def press(self, data: str, user: int, message: dict[str, Any]) -> dict[str, Any]:
-        before = len(self.session.named("answerCallbackQuery"))
-        await self.feed({"callback_query": {
-            "id": f"q{self.updates}", "from": person(user), "chat_instance": "ci", "data": data,
-            "message": {"message_id": message["id"], "date": 1, "chat": ADMIN_CHAT,
-                        "text": message["text"], "from": {"id": 123456, "is_bot": True, "first_name": "Bot"}},
-        }})
-        answers = self.session.named("answerCallbackQuery")
-        assert len(answers) == before + 1
-        return answers[-1]
-
 
 @pytest.fixture
 def world(clock: FakeClock) -> World:
-    return World(RecordingSession(), clock)
+    return World(clock, NOITU_ADMIN_CHAT=str(ADMIN_CHAT["id"]))
 
 
 async def test_a_report_reaches_the_admin_chat_once_and_later_reports_edit_it(world):
-    reply = await world.command("/baotu Trà  sữa")
+    reply = await world.reply("/baotu Trà  sữa")
     assert reply == "Cảm ơn bạn! Từ «trà sữa» đã được gửi để xem xét."
     [posted] = world.admin_messages()
     assert posted["text"].splitlines() == [
@@ -97,40 +39,40 @@ async def test_a_report_reaches_the_admin_chat_once_and_later_reports_edit_it(wo
         ("Thêm", "words:add"), ("Bỏ qua", "words:skip"),
     ]
     world.clock.advance(10_000)
-    await world.command("/baotu trà sữa", user=2)
+    await world.reply("/baotu trà sữa", user=2)
     assert len(world.admin_messages()) == 1
     assert world.session.named("editMessageText") == []  # within the minute
     world.clock.advance(60_000)
-    await world.command("/baotu trà sữa", user=3)
+    await world.reply("/baotu trà sữa", user=3)
     [edited] = world.session.named("editMessageText")
     assert edited["chat_id"] == ADMIN_CHAT["id"]
     assert "Số người báo: 3" in edited["text"].splitlines()
 
-    await world.command("/baotu đầu gối")
+    await world.reply("/baotu đầu gối")
     nearest = world.admin_messages()[-1]["text"].splitlines()[2]
     assert nearest == "Từ gần nhất: đầu bếp, đầu tiên, đầu óc, đầu mối"  # common first
 
 
 async def test_the_answers_for_a_known_word_an_unfit_one_and_no_word(world):
-    assert await world.command("/baotu hoà bình") == "Từ «hòa bình» đã có trong trò chơi rồi."
-    assert await world.command("/baotu trà") == "Từ cần có ít nhất 2 tiếng."
-    assert (await world.command("/baotu")).startswith("Gõ /baotu")
+    assert await world.reply("/baotu hoà bình") == "Từ «hòa bình» đã có trong trò chơi rồi."
+    assert await world.reply("/baotu trà") == "Từ cần có ít nhất 2 tiếng."
+    assert (await world.reply("/baotu")).startswith("Gõ /baotu")
     assert world.admin_messages() == []
 
 
 async def test_only_the_admin_chats_administrators_can_add(world):
-    await world.command("/baotu trà sữa")
+    await world.reply("/baotu trà sữa")
     [posted] = world.admin_messages()
     [pending] = await world.container.pending_words()()
-    message = {"id": pending.message_id, "text": posted["text"]}
+    message = (pending.message_id, ADMIN_CHAT, posted["text"])
     world.session.answer("getChatMember", {"status": "member", "user": person(7)})
-    refused = await world.press("words:add", 7, message)
+    refused = await world.press("words:add", 7, *message)
     assert refused["show_alert"] and refused["text"] == "Chỉ quản trị viên của nhóm này mới bấm được."
     assert world.container.lexicon().resolve("trà sữa") is None
-    assert (await world.command("/tu trà sữa")).startswith("«trà sữa» chưa có trong trò chơi.")
+    assert (await world.reply("/tu trà sữa")).startswith("«trà sữa» chưa có trong trò chơi.")
 
     world.session.answer("getChatMember", {"status": "creator", "user": person(5), "is_anonymous": False})
-    done = await world.press("words:add", 5, message)
+    done = await world.press("words:add", 5, *message)
     assert done["text"] == "Xong!"
     [edited] = world.session.named("editMessageText")
     assert edited["text"].endswith("\n\nĐã thêm bởi Bạn 5.")
@@ -138,25 +80,25 @@ async def test_only_the_admin_chats_administrators_can_add(world):
     assert [c.fields["user_id"] for c in world.session.calls if c.method == "getChatMember"] == [7, 5]
     assert await world.container.pending_words()() == []
     date = players_date(world.clock.now_ms())
-    assert await world.command("/tu trà sữa") == f"«trà sữa» có trong trò chơi. Từ này đã được thêm ngày {date}."
+    assert await world.reply("/tu trà sữa") == f"«trà sữa» có trong trò chơi. Từ này đã được thêm ngày {date}."
 
 
 async def test_skip_rejects_the_word(world):
-    await world.command("/baotu mây trôi")
+    await world.reply("/baotu mây trôi")
     [posted] = world.admin_messages()
     [pending] = await world.container.pending_words()()
-    message = {"id": pending.message_id, "text": posted["text"]}
+    message = (pending.message_id, ADMIN_CHAT, posted["text"])
     world.session.answer("getChatMember", {"status": "creator", "user": person(5), "is_anonymous": False})
-    await world.press("words:skip", 5, message)
+    await world.press("words:skip", 5, *message)
     assert world.session.named("editMessageText")[0]["text"].endswith("Đã bỏ qua bởi Bạn 5.")
     assert await world.container.pending_words()() == []
-    await world.command("/baotu mây trôi", user=9)
+    await world.reply("/baotu mây trôi", user=9)
     assert len(world.admin_messages()) == 1  # a rejected word is not posted again
 
 
 async def test_tu_answers_for_a_known_word_a_variant_and_a_missing_one(world):
-    assert await world.command("/tu hòa bình") == "«hòa bình» có trong trò chơi."
-    assert await world.command("/tu Hoà Bình") == "«hoà bình» có trong trò chơi, viết là «hòa bình»."
-    assert await world.command("/tu lí do") == "«lí do» có trong trò chơi, viết là «lý do»."
-    missing = await world.command("/tu tắc đường")
+    assert await world.reply("/tu hòa bình") == "«hòa bình» có trong trò chơi."
+    assert await world.reply("/tu Hoà Bình") == "«hoà bình» có trong trò chơi, viết là «hòa bình»."
+    assert await world.reply("/tu lí do") == "«lí do» có trong trò chơi, viết là «lý do»."
+    missing = await world.reply("/tu tắc đường")
     assert missing == "«tắc đường» chưa có trong trò chơi. Gửi /baotu tắc đường để báo thiếu từ nhé!"

@@ -10,13 +10,7 @@ from typing import Any
 from aiogram import Bot
 from aiogram.methods import TelegramMethod
 
-from support.telegram import Fail, RecordingSession, _fields
-
-
-def _table_key(fields: dict[str, Any]) -> str:
-    if fields.get("inline_message_id"):
-        return f"i:{fields['inline_message_id']}"
-    return f"c:{fields['chat_id']}:{fields['message_id']}"
+from support.telegram import Fail, RecordingSession, fields_of, game_message_of
 
 
 class ScoreTableSession(RecordingSession):
@@ -31,8 +25,8 @@ class ScoreTableSession(RecordingSession):
     ) -> Any:
         name = method.__api_method__
         if name in ("setGameScore", "getGameHighScores") and not self.canned[name]:
-            fields = _fields(method)
-            table = self.tables.setdefault(_table_key(fields), {})
+            fields = fields_of(method)
+            table = self.tables.setdefault(game_message_of(fields).key, {})
             if name == "setGameScore":
                 user, score = fields["user_id"], fields["score"]
                 if user in table and score <= table[user][0] and not fields.get("force"):
