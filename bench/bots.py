@@ -295,7 +295,7 @@ def format_report(report: dict) -> str:
 
 def run(args: argparse.Namespace) -> None:
     """`noitu bench bots` (its flags are in `noitu.bench.cli`)."""
-    from noitu.adapters.dictionary_file import load_lexicon
+    from noitu.adapters.noitu.dictionary_file import load_lexicon
 
     if args.games < 1:
         raise SystemExit("noitu bench bots: --games must be at least 1")

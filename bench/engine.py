@@ -56,7 +56,7 @@ def load_probe(trace: bool, cache_dir: str | None = None) -> None:
     With `cache_dir`, the built-Lexicon cache there is used (and filled on a miss);
     without, the Lexicon is built from the text (a first start).
     """
-    from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
+    from noitu.adapters.noitu.dictionary_file import bot_index_of, load_lexicon
 
     gc.collect()
     before = rss_mb()
@@ -230,7 +230,7 @@ def bench_replies(
 
 
 def bench_engine(runs: int, quick: bool = False) -> dict:
-    from noitu.adapters.dictionary_file import load_lexicon
+    from noitu.adapters.noitu.dictionary_file import load_lexicon
 
     report: dict[str, Any] = {"machine": machine()}
     report["load"] = bench_load(runs)

@@ -38,7 +38,7 @@ UPDATE_TIMEOUT_S = 10.0
 def room_tokens(secret: str, rooms: int, players: int) -> list[list[str]]:
     """Room links: room r is card (chat -(r+1), message 1); its members are users
     r·players + 1 …, named "P<seat>"."""
-    from noitu.adapters.token_signer import HmacTokenSigner
+    from noitu.adapters.noitu.token_signer import HmacTokenSigner
     from noitu.application.noitu.session import GameMessage, Ticket
     from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
     from noitu.entrypoints.container import signing_key
@@ -173,7 +173,7 @@ async def run_rooms(
 ) -> dict[str, Any]:
     import httpx
 
-    from noitu.adapters.dictionary_file import load_lexicon
+    from noitu.adapters.noitu.dictionary_file import load_lexicon
 
     lexicon = load_lexicon(None)
     limits = httpx.Limits(max_connections=200, max_keepalive_connections=200)

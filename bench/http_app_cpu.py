@@ -120,8 +120,8 @@ async def _floor(batch: int, runs: int) -> dict[str, float]:
 
 
 async def _real(batch: int, runs: int, env: dict[str, str]) -> dict[str, Any]:
-    from noitu.adapters.dictionary_file import load_lexicon
     from noitu.adapters.log_setup import configure_logging
+    from noitu.adapters.noitu.dictionary_file import load_lexicon
     from noitu.bench.http_load import issue_tokens
     from noitu.bench.http_players import common_words_by_syllable, pick_common
     from noitu.domain.noitu.chain import Chain, Side

@@ -40,7 +40,7 @@ from noitu.bench.processes import terminate
 def issue_tokens(secret: str, players: int) -> list[str]:
     """A game link's token for users 1 to `players` (chat 1, message N), signed as
     `noitu token --user N --chat 1 --message N` signs it for a server with this secret."""
-    from noitu.adapters.token_signer import HmacTokenSigner
+    from noitu.adapters.noitu.token_signer import HmacTokenSigner
     from noitu.application.noitu.session import GameMessage, Ticket
     from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
     from noitu.entrypoints.container import signing_key
@@ -159,7 +159,7 @@ def bench_http(
     server_python: str = "", store: str = "memory", mix: str = "real", route_cpu: bool = True,
     jitter_ms: float = 0.0, floor: bool = False,
 ) -> dict:
-    from noitu.adapters.dictionary_file import load_lexicon
+    from noitu.adapters.noitu.dictionary_file import load_lexicon
     from noitu.domain.noitu.bots import BotIndex
 
     lexicon = load_lexicon(None)

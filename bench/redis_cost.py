@@ -36,10 +36,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
-from noitu.adapters.dictionary_file import load_lexicon
-from noitu.adapters.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.dictionary_file import load_lexicon
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.redis.repository import RedisSessionRepository
 from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.repository import RedisSessionRepository
 from noitu.adapters.system_clock import SystemClock
 from noitu.application.noitu.commands import PlayMoveCommand
 from noitu.application.noitu.play_move import PlayMove

@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from noitu.adapters.dictionary_file import load_lexicon
-from noitu.adapters.noitu_words.memory import InMemoryAdditions
-from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+from noitu.adapters.noitu.dictionary_file import load_lexicon
+from noitu.adapters.noitu.words.memory import InMemoryAdditions
+from noitu.adapters.noitu.words.sqlite import SqliteAdditions
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.ports import AdditionsStore
 from noitu.bench.machine import median, quantiles_us
@@ -209,7 +209,7 @@ async def reach_figures(trials: int) -> dict[str, dict[str, float]]:
     figures = {}
     with tempfile.TemporaryDirectory() as directory:
         figures["sqlite"] = await time_reach(sqlite_stores(Path(directory)), trials)
-    from noitu.adapters.noitu_words.redis import RedisAdditions
+    from noitu.adapters.noitu.words.redis import RedisAdditions
     from noitu.adapters.redis.client import RedisLink
     from noitu.bench.redis_server import REDIS_SERVER, RedisServer
 

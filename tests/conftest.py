@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.lexicon import Lexicon
 from support.dictionaries import LITTLE
 from support.fakes import FakeClock

@@ -21,15 +21,15 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from noitu.adapters.arena.sql.engine import describe
-from noitu.adapters.http.arena import arena_assets, arena_page_routers
-from noitu.adapters.http.arena_bots import (
+from noitu.adapters.http.arena.bots import (
     arena_bot_routers,
     storage_error_handler,
     tighten_bots_schema,
 )
-from noitu.adapters.http.arena_ladder import arena_ladder_routers, tighten_ladder_schema
-from noitu.adapters.http.arena_rooms import arena_room_routers, tighten_rooms_schema
-from noitu.adapters.http.arena_ws import room_socket_router
+from noitu.adapters.http.arena.ladder import arena_ladder_routers, tighten_ladder_schema
+from noitu.adapters.http.arena.pages import arena_assets, arena_page_routers
+from noitu.adapters.http.arena.rooms import arena_room_routers, tighten_rooms_schema
+from noitu.adapters.http.arena.ws import room_socket_router
 from noitu.adapters.http.bodies import GameRequest
 from noitu.adapters.http.errors import (
     game_error_handler,
@@ -38,9 +38,9 @@ from noitu.adapters.http.errors import (
 )
 from noitu.adapters.http.fast_paths import allow_every_method_in_options
 from noitu.adapters.http.middleware import response_headers
-from noitu.adapters.http.noitu import noitu_routers, page_assets, page_figures, tighten_schema
-from noitu.adapters.http.noitu_rooms import group_room_router, tighten_group_rooms_schema
-from noitu.adapters.http.noitu_words import (
+from noitu.adapters.http.noitu.api import noitu_routers, page_assets, page_figures, tighten_schema
+from noitu.adapters.http.noitu.rooms import group_room_router, tighten_group_rooms_schema
+from noitu.adapters.http.noitu.words import (
     tighten_words_schema,
     words_api_router,
     words_page_router,

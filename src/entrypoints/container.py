@@ -45,32 +45,32 @@ from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.adapters.background import AsyncioBackground
-from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.paths import NOITU_PATH
-from noitu.adapters.local_scores import LocalScoreTable
-from noitu.adapters.logging_announcer import LoggingRoomAnnouncer
-from noitu.adapters.memory_daily import InMemoryDailyGames
-from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.memory_rooms import (
+from noitu.adapters.noitu.dictionary_file import bot_index_of, load_lexicon
+from noitu.adapters.noitu.local_scores import LocalScoreTable
+from noitu.adapters.noitu.logging_announcer import LoggingRoomAnnouncer
+from noitu.adapters.noitu.memory_daily import InMemoryDailyGames
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.memory_rooms import (
     InMemoryChatLeaderboard,
     InMemoryMemberCredentials,
     InMemoryRoomCards,
     InMemoryRoomStore,
 )
-from noitu.adapters.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.noitu_words.memory import InMemoryRefusals
-from noitu.adapters.periodic import Periodic
-from noitu.adapters.system_clock import SystemClock
-from noitu.adapters.telegram import factories as telegram
-from noitu.adapters.telegram.links import GameLinks
-from noitu.adapters.time_limit import AsyncioTimeLimit
-from noitu.adapters.token_signer import (
+from noitu.adapters.noitu.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.telegram import factories as telegram
+from noitu.adapters.noitu.telegram.links import GameLinks
+from noitu.adapters.noitu.token_signer import (
     MIN_SECRET_BYTES,
     HmacTokenSigner,
     key_from_bot_token,
 )
+from noitu.adapters.noitu.words.memory import InMemoryRefusals
+from noitu.adapters.periodic import Periodic
+from noitu.adapters.system_clock import SystemClock
+from noitu.adapters.time_limit import AsyncioTimeLimit
 from noitu.application.arena.admission import AddressLimits, Admission
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_figures import BotFiguresOf
@@ -182,20 +182,20 @@ if TYPE_CHECKING:
     from noitu.adapters.arena.redis_room_board import RedisRoomBoard
     from noitu.adapters.arena.redis_room_desk import RedisRoomDesk
     from noitu.adapters.arena.saq_jobs import SaqJobRunner, SaqJobs
-    from noitu.adapters.noitu_words.redis import RedisAdditions, RedisRefusals, RedisReports
-    from noitu.adapters.noitu_words.sqlite import SqliteAdditions, SqliteReports
-    from noitu.adapters.redis.client import RedisLink
-    from noitu.adapters.redis.daily import RedisDailyGames
-    from noitu.adapters.redis.limiter import RedisStartRateLimiter
-    from noitu.adapters.redis.repository import RedisSessionRepository
-    from noitu.adapters.redis.rooms import (
+    from noitu.adapters.noitu.redis.daily import RedisDailyGames
+    from noitu.adapters.noitu.redis.limiter import RedisStartRateLimiter
+    from noitu.adapters.noitu.redis.repository import RedisSessionRepository
+    from noitu.adapters.noitu.redis.rooms import (
         RedisChatLeaderboard,
         RedisMemberCredentials,
         RedisRoomCards,
         RedisRoomStore,
     )
-    from noitu.adapters.redis.rooms import RedisRoomFeed as RedisGroupFeed
-    from noitu.adapters.redis.update_memory import RedisRecentUpdates
+    from noitu.adapters.noitu.redis.rooms import RedisRoomFeed as RedisGroupFeed
+    from noitu.adapters.noitu.redis.update_memory import RedisRecentUpdates
+    from noitu.adapters.noitu.words.redis import RedisAdditions, RedisRefusals, RedisReports
+    from noitu.adapters.noitu.words.sqlite import SqliteAdditions, SqliteReports
+    from noitu.adapters.redis.client import RedisLink
 
 
 def signing_key(settings: Settings) -> bytes:
@@ -215,25 +215,25 @@ def redis_link(url: str) -> RedisLink:
 
 
 def redis_sessions(link: RedisLink, *args: object) -> RedisSessionRepository:
-    from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.noitu.redis.repository import RedisSessionRepository
 
     return RedisSessionRepository(link, *args)  # type: ignore[arg-type]
 
 
 def redis_daily_games(link: RedisLink, *args: object) -> RedisDailyGames:
-    from noitu.adapters.redis.daily import RedisDailyGames
+    from noitu.adapters.noitu.redis.daily import RedisDailyGames
 
     return RedisDailyGames(link, *args)  # type: ignore[arg-type]
 
 
 def redis_start_limiter(link: RedisLink, *args: object) -> RedisStartRateLimiter:
-    from noitu.adapters.redis.limiter import RedisStartRateLimiter
+    from noitu.adapters.noitu.redis.limiter import RedisStartRateLimiter
 
     return RedisStartRateLimiter(link, *args)  # type: ignore[arg-type]
 
 
 def redis_seen_updates(link: RedisLink) -> RedisRecentUpdates:
-    from noitu.adapters.redis.update_memory import RedisRecentUpdates
+    from noitu.adapters.noitu.redis.update_memory import RedisRecentUpdates
 
     return RedisRecentUpdates(link)
 
@@ -346,61 +346,61 @@ def saq_runner(
 
 
 def redis_group_store(link: RedisLink, *args: object) -> RedisRoomStore:
-    from noitu.adapters.redis.rooms import RedisRoomStore
+    from noitu.adapters.noitu.redis.rooms import RedisRoomStore
 
     return RedisRoomStore(link, *args)  # type: ignore[arg-type]
 
 
 def redis_group_cards(link: RedisLink, keep_ms: int) -> RedisRoomCards:
-    from noitu.adapters.redis.rooms import RedisRoomCards
+    from noitu.adapters.noitu.redis.rooms import RedisRoomCards
 
     return RedisRoomCards(link, keep_ms)
 
 
 def sqlite_additions(data_dir: Path) -> SqliteAdditions:
-    from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+    from noitu.adapters.noitu.words.sqlite import SqliteAdditions
 
     return SqliteAdditions.in_data_dir(data_dir)
 
 
 def redis_additions(link: RedisLink) -> RedisAdditions:
-    from noitu.adapters.noitu_words.redis import RedisAdditions
+    from noitu.adapters.noitu.words.redis import RedisAdditions
 
     return RedisAdditions(link)
 
 
 def sqlite_reports(data_dir: Path) -> SqliteReports:
-    from noitu.adapters.noitu_words.sqlite import SqliteReports
+    from noitu.adapters.noitu.words.sqlite import SqliteReports
 
     return SqliteReports.in_data_dir(data_dir)
 
 
 def redis_reports(link: RedisLink) -> RedisReports:
-    from noitu.adapters.noitu_words.redis import RedisReports
+    from noitu.adapters.noitu.words.redis import RedisReports
 
     return RedisReports(link)
 
 
 def redis_refusals(link: RedisLink) -> RedisRefusals:
-    from noitu.adapters.noitu_words.redis import RedisRefusals
+    from noitu.adapters.noitu.words.redis import RedisRefusals
 
     return RedisRefusals(link)
 
 
 def redis_group_leaderboard(link: RedisLink) -> RedisChatLeaderboard:
-    from noitu.adapters.redis.rooms import RedisChatLeaderboard
+    from noitu.adapters.noitu.redis.rooms import RedisChatLeaderboard
 
     return RedisChatLeaderboard(link)
 
 
 def redis_group_credentials(link: RedisLink) -> RedisMemberCredentials:
-    from noitu.adapters.redis.rooms import RedisMemberCredentials
+    from noitu.adapters.noitu.redis.rooms import RedisMemberCredentials
 
     return RedisMemberCredentials(link)
 
 
 def redis_group_feed(link: RedisLink) -> RedisGroupFeed:
-    from noitu.adapters.redis.rooms import RedisRoomFeed
+    from noitu.adapters.noitu.redis.rooms import RedisRoomFeed
 
     return RedisRoomFeed(link)
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from noitu.adapters.http.paths import WEBHOOK_PATH
-from noitu.adapters.telegram.links import DEFAULT_DAILY_GAME
-from noitu.adapters.telegram.links import GAME_SHORT_NAME as SOLO_GAME
-from noitu.adapters.token_signer import MIN_SECRET_BYTES
+from noitu.adapters.noitu.telegram.links import DEFAULT_DAILY_GAME
+from noitu.adapters.noitu.telegram.links import GAME_SHORT_NAME as SOLO_GAME
+from noitu.adapters.noitu.token_signer import MIN_SECRET_BYTES
 from noitu.application.arena.admission import AddressLimits
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
 

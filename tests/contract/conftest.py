@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 import redis
 
-from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.redis.limiter import RedisStartRateLimiter
+from noitu.adapters.noitu.redis.repository import RedisSessionRepository
 from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.limiter import RedisStartRateLimiter
-from noitu.adapters.redis.repository import RedisSessionRepository
 from noitu.application.noitu.session import GameMessage, Session, Ticket
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from noitu.domain.noitu.game import Game

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.dictionary_file import bot_index_of, lexicon_from_lines
-from noitu.adapters.noitu_words.memory import InMemoryAdditions
-from noitu.adapters.noitu_words.redis import RedisAdditions
-from noitu.adapters.noitu_words.sqlite import SqliteAdditions
+from noitu.adapters.noitu.dictionary_file import bot_index_of, lexicon_from_lines
+from noitu.adapters.noitu.words.memory import InMemoryAdditions
+from noitu.adapters.noitu.words.redis import RedisAdditions
+from noitu.adapters.noitu.words.sqlite import SqliteAdditions
 from noitu.adapters.redis.client import RedisLink
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.application.noitu.words.ports import AdditionsStore

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from noitu.adapters.memory_daily import InMemoryDailyGames
+from noitu.adapters.noitu.memory_daily import InMemoryDailyGames
 from noitu.application.noitu.session import ReportState, Session
 from noitu.domain.noitu.chain import Side
 from noitu.domain.noitu.lexicon import Lexicon
@@ -26,7 +26,7 @@ def make_daily(kind: str, request: pytest.FixtureRequest, little: Lexicon, rules
     if kind == "memory":
         shared = InMemoryDailyGames()
         return lambda: shared
-    from noitu.adapters.redis.daily import RedisDailyGames
+    from noitu.adapters.noitu.redis.daily import RedisDailyGames
 
     make_link = request.getfixturevalue("redis_links")
     return lambda: RedisDailyGames(make_link(), little, rules)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from aiogram import Bot
 
-from noitu.adapters.local_scores import LocalScoreTable
-from noitu.adapters.telegram.high_scores import TelegramHighScores
-from noitu.adapters.telegram.reporter import TelegramScoreReporter
+from noitu.adapters.noitu.local_scores import LocalScoreTable
+from noitu.adapters.noitu.telegram.high_scores import TelegramHighScores
+from noitu.adapters.noitu.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.ports import HighScore, HighScoresUnavailable
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from support.score_tables import ScoreTableSession

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.noitu_words.memory import InMemoryReports
-from noitu.adapters.noitu_words.redis import RedisReports
-from noitu.adapters.noitu_words.sqlite import SqliteReports
+from noitu.adapters.noitu.words.memory import InMemoryReports
+from noitu.adapters.noitu.words.redis import RedisReports
+from noitu.adapters.noitu.words.sqlite import SqliteReports
 from noitu.adapters.redis.client import RedisLink
 from noitu.application.noitu.words.report_ports import ReportsStore
 from noitu.domain.noitu.reports import Filed, PendingWord, Report

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 import redis
 
-from noitu.adapters.memory_rooms import (
+from noitu.adapters.noitu.memory_rooms import (
     InMemoryChatLeaderboard,
     InMemoryMemberCredentials,
     InMemoryRoomCards,
     InMemoryRoomFeed,
     InMemoryRoomStore,
 )
-from noitu.adapters.redis.rooms import (
+from noitu.adapters.noitu.redis.rooms import (
     ROOM_TTL_MS,
     RedisChatLeaderboard,
     RedisMemberCredentials,

@@ -10,8 +10,8 @@ import pytest
 import structlog.testing
 from aiogram import Bot
 
-from noitu.adapters.local_scores import LocalScoreTable
-from noitu.adapters.telegram.reporter import TelegramScoreReporter
+from noitu.adapters.noitu.local_scores import LocalScoreTable
+from noitu.adapters.noitu.telegram.reporter import TelegramScoreReporter
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from support.telegram import BOT_TOKEN, RecordingSession, game_message_of
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from noitu.adapters.redis.update_memory import RedisRecentUpdates
-from noitu.adapters.telegram.webhook import RecentUpdates
+from noitu.adapters.noitu.redis.update_memory import RedisRecentUpdates
+from noitu.adapters.noitu.telegram.webhook import RecentUpdates
 
 
 @pytest.fixture

@@ -39,7 +39,8 @@ class RecordingLog:
 
 @pytest.fixture
 def redis_log(monkeypatch) -> RecordingLog:
-    from noitu.adapters.redis import client, repository
+    from noitu.adapters.noitu.redis import repository
+    from noitu.adapters.redis import client
 
     recorder = RecordingLog()
     monkeypatch.setattr(client, "log", recorder)
@@ -718,7 +719,7 @@ async def test_redis_an_unknown_word_reads_as_gone(
 async def test_redis_down_answers_busy_fast_and_logs_once(
     redis_links, little, rules, limits, clock, redis_log
 ):
-    from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.noitu.redis.repository import RedisSessionRepository
     from noitu.bench.redis_server import free_port
 
     link = redis_links(f"redis://127.0.0.1:{free_port()}/0")
@@ -739,7 +740,7 @@ async def test_redis_down_answers_busy_fast_and_logs_once(
 async def test_redis_recovers_by_itself_and_logs_it(
     tmp_path, little, rules, limits, clock, new_session, redis_links, redis_log
 ):
-    from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.noitu.redis.repository import RedisSessionRepository
     from noitu.bench.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis")
@@ -765,7 +766,7 @@ async def test_redis_recovers_by_itself_and_logs_it(
 async def test_redis_a_frozen_server_answers_busy_within_the_timeout(
     tmp_path, little, rules, limits, clock, new_session, redis_links
 ):
-    from noitu.adapters.redis.repository import RedisSessionRepository
+    from noitu.adapters.noitu.redis.repository import RedisSessionRepository
     from noitu.bench.redis_server import RedisServer
 
     server = RedisServer(tmp_path / "redis")

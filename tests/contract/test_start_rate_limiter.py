@@ -36,7 +36,7 @@ async def test_starts_in_the_same_millisecond_each_count(start_limiter):
 
 @pytest.mark.redis
 async def test_redis_the_limit_holds_across_instances_at_once(redis_links, limits):
-    from noitu.adapters.redis.limiter import RedisStartRateLimiter
+    from noitu.adapters.noitu.redis.limiter import RedisStartRateLimiter
 
     first = RedisStartRateLimiter(redis_links(), limits)
     second = RedisStartRateLimiter(redis_links(), limits)
@@ -50,7 +50,7 @@ async def test_redis_the_limit_holds_across_instances_at_once(redis_links, limit
 async def test_redis_the_counter_expires(redis_links, redis_url, limits):
     import redis.asyncio as aioredis
 
-    from noitu.adapters.redis.limiter import RedisStartRateLimiter
+    from noitu.adapters.noitu.redis.limiter import RedisStartRateLimiter
 
     limiter = RedisStartRateLimiter(redis_links(), limits)
     assert await limiter.allow(4, T0)

@@ -45,7 +45,7 @@ from e2e_harness import (
 from playwright.sync_api import Browser, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from support.process import ServerProcess
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from playwright.sync_api import ConsoleMessage, Locator, Page, Request, expect
 
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, Ticket
 from support.dictionaries import LITTLE, write
 from support.process import ServerProcess

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.entrypoints.app import create_app

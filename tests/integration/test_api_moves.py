@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from support.dictionaries import chain_dictionary
 
 ALREADY_USED = "ba ca\nca da\nca ea\nda ca\n"

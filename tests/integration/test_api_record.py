@@ -13,7 +13,7 @@ import pytest
 from aiogram import Bot
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.telegram.high_scores import TelegramHighScores
+from noitu.adapters.noitu.telegram.high_scores import TelegramHighScores
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.entrypoints.app import create_app
 from noitu.entrypoints.container import Container

@@ -19,7 +19,7 @@ import pytest
 import uvicorn
 from websockets.asyncio.client import connect
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from noitu.entrypoints.app import create_app

@@ -48,17 +48,19 @@ def _broken(output: str) -> set[str]:
 VIOLATIONS = [
     ("noitu/domain/noitu/game.py", "from noitu.domain.arena import board",
      "Nối từ does not import the arena"),
-    ("noitu/adapters/memory_repository.py", "from noitu.application.arena import limits",
+    ("noitu/adapters/noitu/memory_repository.py", "from noitu.application.arena import limits",
      "Nối từ does not import the arena"),
-    ("noitu/adapters/http/arena_bots.py", "from noitu.application.noitu import view",
+    ("noitu/adapters/http/arena/bots.py", "from noitu.application.noitu import view",
      "The arena does not import nối từ"),
-    ("noitu/adapters/arena/files.py", "from noitu.adapters.redis import repository",
+    ("noitu/adapters/arena/files.py", "from noitu.adapters.noitu.redis import repository",
      "The arena does not import nối từ"),
-    ("noitu/adapters/http/errors.py", "from noitu.adapters.http import arena_ws",
+    ("noitu/adapters/http/errors.py", "from noitu.adapters.http.arena import ws",
+     "The shared modules import neither game"),
+    ("noitu/adapters/redis/client.py", "from noitu.adapters.noitu.redis import scripts",
      "The shared modules import neither game"),
     ("noitu/domain/noitu/game.py", "from noitu.bench import positions",
      "The bench is the top layer: nothing imports it"),
-    ("noitu/adapters/http/noitu.py", "import noitu.bench.machine",
+    ("noitu/adapters/http/noitu/api.py", "import noitu.bench.machine",
      "The bench is the top layer: nothing imports it"),
     ("noitu/application/noitu/view.py", "from noitu.adapters import system_clock",
      "Layers: entrypoints > adapters > application > domain"),
@@ -99,8 +101,8 @@ def test_every_module_of_the_layers_belongs_to_a_game_or_is_shared() -> None:
     named = set(by_name["Nối từ does not import the arena"]["source_modules"])
     named |= set(by_name["The arena does not import nối từ"]["source_modules"])
     named |= set(by_name["The shared modules import neither game"]["source_modules"])
-    # One level below each layer, and inside noitu.adapters.http (where both games'
-    # routes sit side by side).
+    # One level below each layer, and inside noitu.adapters.http (where the shared HTTP
+    # modules sit beside both games' packages).
     folders = [ROOT / "src" / layer for layer in ("domain", "application", "adapters")]
     folders.append(ROOT / "src" / "adapters" / "http")
     unnamed = []
@@ -120,3 +122,19 @@ def test_every_module_of_the_layers_belongs_to_a_game_or_is_shared() -> None:
         "name these modules in pyproject.toml's import contracts, as nối từ, arena or "
         f"shared: {unnamed}"
     )
+
+
+GAMES = ("Nối từ does not import the arena", "The arena does not import nối từ")
+
+
+def test_each_game_is_named_by_its_folders_only() -> None:
+    # A game's module goes in one of its folders; none is named on its own, at a root
+    # that the games share.
+    by_name = {contract["name"]: contract for contract in _contracts()}
+    loose = [
+        module
+        for game in GAMES
+        for module in by_name[game]["source_modules"]
+        if not (ROOT / "src" / Path(*module.split(".")[1:]) / "__init__.py").is_file()
+    ]
+    assert not loose, f"name each game by its packages, not modules: {loose}"

@@ -22,7 +22,7 @@ from dependency_injector import providers
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.application.arena.ports import Artefact, ProcessFailure
 from noitu.domain.arena.failure import FailureCode
 from noitu.entrypoints.app import create_app

@@ -16,11 +16,11 @@ from aiogram.exceptions import TelegramNetworkError
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.telegram.handlers import noitu_router
-from noitu.adapters.telegram.links import GameLinks
-from noitu.adapters.telegram.reporter import TelegramScoreReporter
-from noitu.adapters.telegram.runner import TelegramRunner
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.handlers import noitu_router
+from noitu.adapters.noitu.telegram.links import GameLinks
+from noitu.adapters.noitu.telegram.reporter import TelegramScoreReporter
+from noitu.adapters.noitu.telegram.runner import TelegramRunner
+from noitu.adapters.noitu.telegram.texts import (
     COMMAND_DESCRIPTION,
     DAILY_COMMAND_DESCRIPTION,
     GAME_DISABLED,
@@ -32,8 +32,8 @@ from noitu.adapters.telegram.texts import (
     SEND_FAILED,
     TOP_COMMAND_DESCRIPTION,
 )
-from noitu.adapters.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.telegram.webhook import SECRET_HEADER, webhook_route, webhook_secret
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.app import create_app

@@ -7,7 +7,7 @@ from __future__ import annotations
 import structlog.testing
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.telegram.texts import DAILY_OFF, NO_GAMES_IN_CHANNELS
+from noitu.adapters.noitu.telegram.texts import DAILY_OFF, NO_GAMES_IN_CHANNELS
 from noitu.entrypoints.app import create_app
 from support.telegram import (
     CHANNEL,

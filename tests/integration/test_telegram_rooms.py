@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from litestar.testing import AsyncTestClient
 
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.texts import (
     EMPTY_LEADERBOARD,
     LEADERBOARD_IS_FOR_GROUPS,
     NO_GAMES_IN_CHANNELS,

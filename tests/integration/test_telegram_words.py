@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from noitu.adapters.telegram.words import players_date
+from noitu.adapters.noitu.telegram.words import players_date
 from support.fakes import FakeClock
 from support.telegram import TelegramWorld, person
 

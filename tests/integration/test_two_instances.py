@@ -22,7 +22,7 @@ import httpx
 import pytest
 import redis
 
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.bench.redis_server import MISSING_REASON, REDIS_SERVER, RedisServer
 from support.dictionaries import LITTLE, write

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.reports import Report
 from noitu.entrypoints.cli import main
 from support.dictionaries import LITTLE, write

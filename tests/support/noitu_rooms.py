@@ -11,14 +11,14 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from noitu.adapters.memory_rooms import (
+from noitu.adapters.noitu.memory_rooms import (
     InMemoryChatLeaderboard,
     InMemoryMemberCredentials,
     InMemoryRoomFeed,
     InMemoryRoomStore,
 )
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.rooms.add_room_bot import AddRoomBot
 from noitu.application.noitu.rooms.commands import MemberCommand
 from noitu.application.noitu.rooms.follow_room import FollowRoom

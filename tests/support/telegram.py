@@ -27,7 +27,7 @@ from aiogram.client.session.base import BaseSession
 from aiogram.methods import TelegramMethod
 from aiogram.types import Update
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.application.noitu.session import GameMessage
 from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import load_settings

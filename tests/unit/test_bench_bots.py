@@ -12,7 +12,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.bench import bots, player_models
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Chain, Side

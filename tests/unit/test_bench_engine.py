@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.bench.engine import typed_words, validate
 from noitu.bench.machine import median_dict, percentile
 from noitu.bench.positions import SurvivorPolicy, chain_of, make_positions

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_dictionary.py"
 

@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
-from noitu.adapters.memory_daily import InMemoryDailyGames
-from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.memory_daily import InMemoryDailyGames
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.errors import BadRequest
 from noitu.application.noitu.commands import PlayMoveCommand, SessionCommand, StartGameCommand
 from noitu.application.noitu.get_daily import GetDaily, share_text

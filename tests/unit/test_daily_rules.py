@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.bots import BotIndex, MediumOpponent
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.daily import DAILY_DIFFICULTY, DailyPuzzle, Streak, day_seed

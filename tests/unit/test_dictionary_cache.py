@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from noitu.adapters.dictionary_file import bot_index_of, load_lexicon
+from noitu.adapters.noitu.dictionary_file import bot_index_of, load_lexicon
 from noitu.domain.noitu.bots import BotIndex, HardOpponent
 from noitu.domain.noitu.game import Game
 from noitu.domain.noitu.opponent import Difficulty

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from noitu.adapters.arena.languages import JVM_FLAGS
-from noitu.adapters.http.arena_config import author_figures
+from noitu.adapters.http.arena.config import author_figures
 from noitu.application.arena.admission import ADDRESS_WINDOW_MS, AddressLimits
 from noitu.domain.arena.failure import FailureCode
 

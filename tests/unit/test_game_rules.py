@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.bots import BotIndex, EasyOpponent, MediumOpponent, make_opponents
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.game import EndReason, Game, Status

@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 import structlog
 
-from noitu.adapters.dictionary_file import (
+from noitu.adapters.noitu.dictionary_file import (
     DictionaryFormatError,
     lexicon_from_lines,
     parse_dictionary,

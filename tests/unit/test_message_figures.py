@@ -7,7 +7,7 @@ import re
 from importlib import resources
 
 from noitu.adapters.arena.process import REPLY_TOO_LONG
-from noitu.adapters.http.noitu import page_figures
+from noitu.adapters.http.noitu.api import page_figures
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS
 from noitu.application.noitu.rooms.errors import NotEnoughPlayers
 from noitu.application.noitu.words.messages import UNFIT

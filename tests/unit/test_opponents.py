@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.bots import BotIndex, EasyOpponent, HardOpponent, MediumOpponent
 from noitu.domain.noitu.bots.counters import edges_to_exhausted
 from noitu.domain.noitu.bots.hard import DRAWLESS

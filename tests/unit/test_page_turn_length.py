@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 
 from noitu.adapters.http.assets import fill_marks
-from noitu.adapters.http.noitu import page_figures
+from noitu.adapters.http.noitu.api import page_figures
 
 ASSETS = resources.files("noitu.assets")
 MARKED_PAGE = '<p>Mỗi lượt có <span data-limit="turn_s" id="t">X</span> giây</p>'.encode()

@@ -13,10 +13,10 @@ from typing import TypeVar
 
 import pytest
 
-from noitu.adapters.local_scores import LocalScoreTable
-from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.local_scores import LocalScoreTable
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.commands import PlayMoveCommand, SessionCommand, StartGameCommand
 from noitu.application.noitu.errors import NoSession
 from noitu.application.noitu.get_record import (

@@ -8,8 +8,8 @@ import random
 import msgspec
 from test_session_storage import T0, played_session, same_state
 
-from noitu.adapters.redis import codec as codec_module
-from noitu.adapters.redis.codec import ChainEncodings, SessionCodec
+from noitu.adapters.noitu.redis import codec as codec_module
+from noitu.adapters.noitu.redis.codec import ChainEncodings, SessionCodec
 from noitu.application.noitu.session import Session
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.lexicon import Lexicon
@@ -103,7 +103,7 @@ def test_the_written_records_have_the_read_records_fields() -> None:
 
 def test_a_chain_holding_a_word_removed_since_still_decodes() -> None:
     """B11: removing a word stops new moves only; a game stored on Redis keeps it."""
-    from noitu.adapters.dictionary_file import lexicon_from_lines
+    from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
     from noitu.domain.noitu.additions import Action, Overlay, WordChange
     from support.dictionaries import LITTLE
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
-from noitu.adapters.noitu_words.memory import InMemoryReports
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.words.memory import InMemoryReports
 from noitu.application.errors import BadRequest
 from noitu.application.noitu.words.file_report import FileReport, TooManyReports, nearest_words
 from noitu.domain.noitu.additions import Overlay

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Chain
 from noitu.domain.noitu.lexicon import Lexicon

@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from noitu.adapters.keyed_locks import KeyedLocks
-from noitu.adapters.memory_repository import FinishedSession, InMemorySessionRepository
+from noitu.adapters.noitu.memory_repository import FinishedSession, InMemorySessionRepository
 from noitu.application.errors import Busy
 from noitu.application.noitu.session import GameMessage, ReportState, Session, Ticket
 from noitu.application.noitu.settle_expired import SWEEP_BATCH, SettleExpired

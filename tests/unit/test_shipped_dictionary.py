@@ -6,7 +6,7 @@ from importlib.resources import files
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines, parse_dictionary
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines, parse_dictionary
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.phonotactics import is_vietnamese_word
 from noitu.domain.noitu.rules import typed_word_too_long

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
 from noitu.domain.noitu.chain import Chain, Side
 from noitu.domain.noitu.rules import SUGGESTION_LIMIT, suggestions
 from support.dictionaries import random_words

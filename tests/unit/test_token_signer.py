@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from noitu.adapters.token_signer import HmacTokenSigner, key_from_bot_token
+from noitu.adapters.noitu.token_signer import HmacTokenSigner, key_from_bot_token
 from noitu.application.noitu.errors import BadToken, TokenExpired
 from noitu.application.noitu.session import GameMessage, Ticket
 

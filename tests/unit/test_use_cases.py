@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from noitu.adapters.memory_repository import InMemorySessionRepository
-from noitu.adapters.memory_start_limiter import InMemoryStartLimiter
-from noitu.adapters.token_signer import HmacTokenSigner
+from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
+from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
+from noitu.adapters.noitu.token_signer import HmacTokenSigner
 from noitu.application.noitu.commands import (
     PlayMoveCommand,
     SessionCommand,

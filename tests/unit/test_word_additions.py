@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from noitu.adapters.dictionary_file import lexicon_from_lines
-from noitu.adapters.noitu_words.memory import InMemoryAdditions
+from noitu.adapters.noitu.dictionary_file import lexicon_from_lines
+from noitu.adapters.noitu.words.memory import InMemoryAdditions
 from noitu.application.noitu.words.follow_additions import FollowAdditions
 from noitu.domain.noitu.additions import ADDED_TIER, Action, Overlay, Unfit, WordChange, unfit
 from noitu.domain.noitu.bots import BotIndex, make_opponents

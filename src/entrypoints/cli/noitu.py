@@ -12,8 +12,8 @@ import time
 
 import structlog
 
-from noitu.adapters.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.adapters.http.paths import ARENA_PATH, NOITU_PATH
+from noitu.adapters.noitu.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
 from noitu.entrypoints.container import Container

@@ -10,7 +10,7 @@ import asyncio
 import sys
 from datetime import UTC, datetime
 
-from noitu.adapters.dictionary_file import DictionaryFormatError, DictionaryUnreadable
+from noitu.adapters.noitu.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.application.errors import Busy
 from noitu.application.noitu.words.change_words import WordsCommand
 from noitu.application.noitu.words.messages import UNFIT

@@ -11,7 +11,7 @@ from importlib import resources
 from litestar.testing import AsyncTestClient
 
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
-from noitu.adapters.http.arena_config import author_figures
+from noitu.adapters.http.arena.config import author_figures
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT

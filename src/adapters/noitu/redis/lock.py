@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from noitu.adapters.keyed_locks import KeyedLocks
+from noitu.adapters.noitu.redis.scripts import RELEASE
 from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.scripts import RELEASE
 from noitu.application.errors import Busy
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from noitu.adapters.logging_reporter import LoggingScoreReporter
+from noitu.adapters.noitu.logging_reporter import LoggingScoreReporter
 from noitu.application.noitu.ports import HighScore
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 

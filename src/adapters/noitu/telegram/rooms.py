@@ -13,9 +13,9 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import Message
 
-from noitu.adapters.telegram.links import ROOM_COMMAND, TOP_COMMAND, GameLinks
-from noitu.adapters.telegram.retry import describe
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.links import ROOM_COMMAND, TOP_COMMAND, GameLinks
+from noitu.adapters.noitu.telegram.retry import describe
+from noitu.adapters.noitu.telegram.texts import (
     EMPTY_LEADERBOARD,
     LEADERBOARD_IS_FOR_GROUPS,
     LEADERBOARD_ROW,

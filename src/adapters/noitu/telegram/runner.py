@@ -25,7 +25,7 @@ from aiogram import Bot, Dispatcher
 from aiogram.loggers import dispatcher as aiogram_dispatcher_log
 from aiogram.types import BotCommand
 
-from noitu.adapters.telegram.links import (
+from noitu.adapters.noitu.telegram.links import (
     DAILY_COMMAND,
     GAME_SHORT_NAME,
     LOOKUP_COMMAND,
@@ -33,8 +33,8 @@ from noitu.adapters.telegram.links import (
     ROOM_COMMAND,
     TOP_COMMAND,
 )
-from noitu.adapters.telegram.retry import describe, retry_delay
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.retry import describe, retry_delay
+from noitu.adapters.noitu.telegram.texts import (
     COMMAND_DESCRIPTION,
     DAILY_COMMAND_DESCRIPTION,
     LOOKUP_COMMAND_DESCRIPTION,

@@ -2,7 +2,7 @@
 docs/arena-api.md "Rooms" and "Matches and replays").
 
 Thin: a handler reads the owner key (header `X-Owner-Key`), decodes the body into the
-tagged unions of `arena_room_bodies` (so the OpenAPI document says exactly what is
+tagged unions of `room_bodies` (so the OpenAPI document says exactly what is
 accepted), turns it into the use case's command, calls the use case and returns its
 result; errors go through the one table in `errors`. Creating or joining a room may
 make a new owner key: both answer `ownerKey`. Use cases are reached through plain
@@ -21,9 +21,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 
-from noitu.adapters.http.arena_bots import OwnerKey, require_owner_key
-from noitu.adapters.http.arena_config import config_router
-from noitu.adapters.http.arena_room_bodies import (
+from noitu.adapters.http.arena.bots import OwnerKey, require_owner_key
+from noitu.adapters.http.arena.config import config_router
+from noitu.adapters.http.arena.room_bodies import (
     BODIES,
     ActionBody,
     CreateRoomBody,

@@ -18,7 +18,7 @@ from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
 from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import FromPath, Parameter
 
-from noitu.adapters.http.arena_bots import (
+from noitu.adapters.http.arena.bots import (
     MATCH_CURSOR_PATTERN,
     MAX_BODY_BYTES,
     OwnerKey,

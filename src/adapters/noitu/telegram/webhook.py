@@ -21,7 +21,7 @@ from litestar.handlers import HTTPRouteHandler
 from pydantic import ValidationError
 
 from noitu.adapters.http.paths import WEBHOOK_PATH
-from noitu.adapters.telegram.retry import describe
+from noitu.adapters.noitu.telegram.retry import describe
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 SECRET_LABEL = b"noitu/webhook/v1"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from noitu.adapters.redis.codec import SnapshotError
+from noitu.adapters.noitu.redis.codec import SnapshotError
 from noitu.application.noitu.rooms.record import RoomRecord
 from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.domain.noitu.lexicon import Lexicon

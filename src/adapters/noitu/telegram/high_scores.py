@@ -14,7 +14,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import GameHighScore
 
-from noitu.adapters.telegram.retry import describe
+from noitu.adapters.noitu.telegram.retry import describe
 from noitu.application.noitu.ports import HighScore, HighScoresUnavailable
 from noitu.application.noitu.session import GameMessage
 

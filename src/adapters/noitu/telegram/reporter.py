@@ -20,7 +20,7 @@ import structlog
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 
-from noitu.adapters.telegram.retry import describe, retry_delay
+from noitu.adapters.noitu.telegram.retry import describe, retry_delay
 from noitu.application.noitu.session import GameMessage, ReportState, ScoreReport
 
 NOT_MODIFIED = "BOT_SCORE_NOT_MODIFIED"

@@ -38,16 +38,16 @@ from contextlib import asynccontextmanager
 
 import structlog
 
-from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.codec import SessionCodec, SnapshotError
-from noitu.adapters.redis.lock import RedisLocks
-from noitu.adapters.redis.scripts import (
+from noitu.adapters.noitu.redis.codec import SessionCodec, SnapshotError
+from noitu.adapters.noitu.redis.lock import RedisLocks
+from noitu.adapters.noitu.redis.scripts import (
     ADD,
     COUNT_LIVE,
     LIST_LIVE,
     REMOVE,
     SAVE,
 )
+from noitu.adapters.redis.client import RedisLink
 from noitu.application.noitu.ports import WriteConflict
 from noitu.application.noitu.session import Session
 from noitu.application.ports import Clock

@@ -15,10 +15,10 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from noitu.adapters.telegram.links import DAILY_COMMAND, GAME_SHORT_NAME, GameLinks
-from noitu.adapters.telegram.retry import describe
-from noitu.adapters.telegram.rooms import rooms_router
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.links import DAILY_COMMAND, GAME_SHORT_NAME, GameLinks
+from noitu.adapters.noitu.telegram.retry import describe
+from noitu.adapters.noitu.telegram.rooms import rooms_router
+from noitu.adapters.noitu.telegram.texts import (
     DAILY_OFF,
     GAME_DISABLED,
     NO_GAME_MESSAGE,

@@ -15,9 +15,9 @@ from aiogram.exceptions import TelegramAPIError, TelegramBadRequest
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 
-from noitu.adapters.telegram.links import LOOKUP_COMMAND, REPORT_COMMAND
-from noitu.adapters.telegram.retry import describe
-from noitu.adapters.telegram.texts import (
+from noitu.adapters.noitu.telegram.links import LOOKUP_COMMAND, REPORT_COMMAND
+from noitu.adapters.noitu.telegram.retry import describe
+from noitu.adapters.noitu.telegram.texts import (
     ADDED_ON,
     LOOKUP_USAGE,
     REPORT_USAGE,
@@ -35,7 +35,7 @@ from noitu.adapters.telegram.texts import (
     WORD_IN_GAME,
     WORD_NOT_IN_GAME,
 )
-from noitu.adapters.telegram.words_bot import WordsBot
+from noitu.adapters.noitu.telegram.words_bot import WordsBot
 from noitu.application.errors import GameError
 from noitu.application.noitu.words.change_words import WordsCommand
 from noitu.domain.noitu.additions import Action

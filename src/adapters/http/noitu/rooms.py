@@ -31,7 +31,7 @@ from litestar.response.sse import ServerSentEventMessage
 
 from noitu.adapters.http.errors import ERROR_STATUS, LIMIT_ERROR_HANDLERS, error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
-from noitu.adapters.http.noitu import (
+from noitu.adapters.http.noitu.api import (
     MAX_BODY_BYTES,
     WORD_CONSTRAINTS,
     JsonBody,

@@ -6,7 +6,7 @@ the days before yesterday are dropped when a new day's first game begins.
 
 from __future__ import annotations
 
-from noitu.adapters.memory_repository import FinishedSession
+from noitu.adapters.noitu.memory_repository import FinishedSession
 from noitu.application.noitu.ports import DailyEntry
 from noitu.application.noitu.session import Session
 from noitu.domain.noitu.daily import Streak

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import secrets
 
+from noitu.adapters.noitu.redis.scripts import ALLOW_START
 from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.scripts import ALLOW_START
 from noitu.domain.noitu.rules import SessionLimits
 
 

@@ -35,11 +35,11 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import structlog
 
-from noitu.adapters.memory_rooms import InMemoryRoomFeed
+from noitu.adapters.noitu.memory_rooms import InMemoryRoomFeed
+from noitu.adapters.noitu.redis.codec import SnapshotError
+from noitu.adapters.noitu.redis.lock import RedisLocks
+from noitu.adapters.noitu.redis.room_codec import RoomCodec
 from noitu.adapters.redis.client import UNAVAILABLE, RedisLink
-from noitu.adapters.redis.codec import SnapshotError
-from noitu.adapters.redis.lock import RedisLocks
-from noitu.adapters.redis.room_codec import RoomCodec
 from noitu.application.errors import Busy
 from noitu.application.noitu.rooms.ports import (
     AddRoom,

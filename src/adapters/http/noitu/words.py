@@ -13,7 +13,7 @@ from litestar.openapi.spec import OpenAPI
 
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
-from noitu.adapters.http.noitu import MAX_BODY_BYTES, WORD_CONSTRAINTS, JsonBody, tighten_schema
+from noitu.adapters.http.noitu.api import MAX_BODY_BYTES, WORD_CONSTRAINTS, JsonBody, tighten_schema
 from noitu.adapters.http.pages import asset_route
 from noitu.adapters.http.paths import NOITU_API_PATH, NOITU_PATH
 from noitu.application.noitu.errors import NoSession

@@ -15,9 +15,9 @@ is still the one read (else read again).
 
 from __future__ import annotations
 
+from noitu.adapters.noitu.redis.codec import SessionCodec, SnapshotError
+from noitu.adapters.noitu.redis.scripts import BEGIN_DAILY, FINISH_DAILY
 from noitu.adapters.redis.client import RedisLink
-from noitu.adapters.redis.codec import SessionCodec, SnapshotError
-from noitu.adapters.redis.scripts import BEGIN_DAILY, FINISH_DAILY
 from noitu.application.errors import Busy
 from noitu.application.noitu.ports import DailyEntry
 from noitu.application.noitu.session import Session
