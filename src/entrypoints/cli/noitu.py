@@ -9,6 +9,7 @@ import resource
 import sys
 import textwrap
 import time
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -16,8 +17,10 @@ from noitu.adapters.dictionary_file import DictionaryFormatError, DictionaryUnre
 from noitu.adapters.http.paths import ARENA_PATH, NOITU_PATH
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
-from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:  # the container is imported by the commands that build it (fast --help)
+    from noitu.entrypoints.container import Container
 
 YOUNG_GC_THRESHOLD = 10_000  # CPython's default is 700 (see `serve`)
 
@@ -37,6 +40,8 @@ def settings_or_exit() -> Settings:
 
 
 def build_container(settings: Settings) -> Container:
+    from noitu.entrypoints.container import Container
+
     return Container(settings=settings)
 
 
