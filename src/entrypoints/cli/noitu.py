@@ -136,12 +136,7 @@ def descriptor_limit(soft: int, hard: int, max_connections: int) -> tuple[int, s
 
 
 def serve(args: argparse.Namespace) -> None:
-    import uvicorn
-
-    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
-    from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
     from noitu.adapters.log_setup import configure_logging
-    from noitu.entrypoints.app import create_app
 
     settings = settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
@@ -157,6 +152,14 @@ def serve(args: argparse.Namespace) -> None:
     container = build_container(settings)
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
+    # The server's parts once the settings and the dictionary are known good: a mistake
+    # in either is told without waiting for them.
+    import uvicorn
+
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
+    from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
+    from noitu.entrypoints.app import create_app
+
     app = create_app(container)
     # The dictionary is a large heap that lives as long as the process: keep it out of
     # the garbage collector's full passes, which would otherwise stall requests.
