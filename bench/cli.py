@@ -15,6 +15,7 @@ word bots' self-play tournament.
                          `noitu serve` ×N and `noitu arena worker` ×M, until Ctrl-C
     noitu bench arena-cluster  B9's capacity (one worker against two, pinned) and a
                          match's start latency (cluster against the embedded default)
+    noitu bench cli      how long quick `noitu` commands take to start and exit
 
 Every benchmark figure is the median over `--runs` repeated runs. Each prints a table,
 or with `--json` one JSON object. This module stays light: `noitu serve` builds the
@@ -178,6 +179,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     arena_cluster.add_argument("--json", action="store_true", help="print one JSON object")
     arena_cluster.set_defaults(run=run_arena_cluster)
 
+    cli_start = commands.add_parser("cli", help="how long quick `noitu` commands take to start")
+    cli_start.add_argument("--runs", type=int, default=7, help="repeated runs (medians)")
+    cli_start.add_argument("--json", action="store_true", help="print one JSON object")
+    cli_start.set_defaults(run=run_cli_start)
+
 
 def _positive(value: int, flag: str) -> int:
     if value < 1:
@@ -288,6 +294,13 @@ def run_cluster(args: argparse.Namespace) -> None:
     from noitu.bench.cluster import run
 
     run(args)
+
+
+def run_cli_start(args: argparse.Namespace) -> None:
+    from noitu.bench.cli_start import bench_cli_start, format_cli_start
+    from noitu.bench.machine import emit
+
+    emit(bench_cli_start(_positive(args.runs, "--runs")), args.json, format_cli_start)
 
 
 def run_arena_cluster(args: argparse.Namespace) -> None:

@@ -15,8 +15,9 @@ What every test gets:
 - tokens signed with the servers' NOITU_GAME_SECRET, for a new user and game message
   each time (see e2e_harness.Tokens).
 
-A test module gets one server (`server`); a module that needs other settings overrides
-the `server_settings` fixture. On a failure the pages' screenshots and the server's log
+A test module gets one server (`server`): the modules with the default settings share
+one; a module that needs other settings overrides the `server_settings` fixture and
+gets its own. On a failure the pages' screenshots and the server's log
 go to test-artifacts/failures/.
 """
 
@@ -159,17 +160,35 @@ def server_settings() -> dict[str, str]:
     return {}
 
 
+def _started(tmp_path_factory: pytest.TempPathFactory, settings: dict[str, str]) -> ServerProcess:
+    directory = tmp_path_factory.mktemp("server")
+    return ServerProcess(server_env(directory, **settings), directory / "server.log").start()
+
+
+@pytest.fixture(scope="session")
+def default_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The server of every module that keeps the default settings, one per pytest
+    process: their tests play new users on new game messages (`Tokens.new`), their own
+    chats, or a local-play link no other module opens, so they share nothing but the
+    process, and each such module saves a start of several seconds."""
+    process = _started(tmp_path_factory, {})
+    yield process
+    process.stop()
+
+
 @pytest.fixture(scope="module")
 def server(
     tmp_path_factory: pytest.TempPathFactory,
     server_settings: dict[str, str],
     request: pytest.FixtureRequest,
 ) -> Iterator[ServerProcess]:
-    directory = tmp_path_factory.mktemp("server")
-    process = ServerProcess(server_env(directory, **server_settings), directory / "server.log")
-    process.start()
-    yield process
-    process.stop()
+    if server_settings:
+        process = _started(tmp_path_factory, server_settings)
+        yield process
+        process.stop()
+    else:
+        process = request.getfixturevalue("default_server")
+        yield process
     if any(_call_failed(item) for item in request.session.items if item.module is request.module):
         save_server_log(process, request.module.__name__)
 

@@ -13,11 +13,15 @@ from support.dictionaries import LITTLE, write
 from support.process import NOITU, ServerProcess
 
 
-@pytest.fixture
-def server(tmp_path):
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """One server for the module's tests of its printed links: each link names a game
+    message of its own (the solo game, the room card, the daily game), so the tests
+    share nothing but the process, whose start is most of their time."""
+    folder = tmp_path_factory.mktemp("local-play")
     process = ServerProcess(
-        {"NOITU_DICTIONARY": write(tmp_path, LITTLE), "NOITU_LOG_FORMAT": "json"},
-        tmp_path / "server.log",
+        {"NOITU_DICTIONARY": write(folder, LITTLE), "NOITU_LOG_FORMAT": "json"},
+        folder / "server.log",
     )
     yield process.start()
     process.stop()

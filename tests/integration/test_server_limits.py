@@ -64,60 +64,74 @@ def closed_by_server(sock: socket.socket) -> bool:
             return True
 
 
-async def test_a_websocket_message_over_4_kib_closes_the_socket_with_1009(tmp_path: Path) -> None:
-    with serve(tmp_path, NOITU_HEAD_TIMEOUT_SECONDS="0.5") as server:
-        async with httpx.AsyncClient(base_url=server.base, timeout=10) as http:
-            created = await http.post(
-                "/arena/api/rooms",
-                json={"seat": {"kind": "person", "name": "Lan"},
-                      "opponent": {"kind": "builtin", "ref": "random"}},
-                headers={"X-Owner-Key": "a" * 32},
-            )
-        assert created.status_code in (200, 201), created.text
-        code = created.json()["room"]["code"]
-        ws_base = server.base.replace("http://", "ws://")
-        async with connect(f"{ws_base}/arena/ws/rooms/{code}") as small:
-            await small.recv()  # the room
-            await small.send("x" * 4096)  # at the limit: dropped like any message
-            # The head timer ended with the upgrade: a room socket outlives it.
-            await asyncio.sleep(1.5)
-            await asyncio.wait_for(await small.ping(), 10)
-        async with connect(f"{ws_base}/arena/ws/rooms/{code}") as big:
-            await big.recv()
-            await big.send("x" * 5 * 1024)
-            with pytest.raises(ConnectionClosed) as closed:
-                while True:
-                    await asyncio.wait_for(big.recv(), 30)
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+#: The head timeout of the `head_timed` server, shorter than any pause of its tests.
+HEAD_TIMEOUT_S = 1
 
 
-def test_a_connection_without_a_whole_head_in_time_is_closed(tmp_path: Path) -> None:
-    with serve(tmp_path, NOITU_HEAD_TIMEOUT_SECONDS="1") as server:
-        silent = open_socket(server)
-        half = open_socket(server)
-        half.sendall(HEAD[: len(HEAD) // 2])
-        drip = open_socket(server)
-        assert closed_by_server(silent)
-        assert closed_by_server(half)
-        # One byte every 0.2 s keeps arriving, yet the head never completes in time.
-        sent = 0
-        while sent < len(HEAD):
-            readable, _, _ = select.select([drip], [], [], 0)
-            if readable and closed_by_server(drip):
-                break
-            try:
-                drip.send(HEAD[sent : sent + 1])
-            except (BrokenPipeError, ConnectionResetError):
-                break  # closed between the look and the send
-            sent += 1
-            time.sleep(0.2)
-        assert sent < len(HEAD)
-        # A whole head in time is answered, and the next one on the same connection too.
-        with httpx.Client(base_url=server.base, timeout=10) as client:
-            assert client.get("/healthz").status_code == 200
-            assert client.get("/healthz").status_code == 200
-        for sock in (silent, half, drip):
-            sock.close()
+@pytest.fixture(scope="module")
+def head_timed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the two tests of the head timer (a start-up each cost seconds)."""
+    folder = tmp_path_factory.mktemp("head-timed")
+    with serve(folder, NOITU_HEAD_TIMEOUT_SECONDS=str(HEAD_TIMEOUT_S)) as server:
+        yield server
+
+
+async def test_a_websocket_message_over_4_kib_closes_the_socket_with_1009(
+    head_timed: ServerProcess,
+) -> None:
+    server = head_timed
+    async with httpx.AsyncClient(base_url=server.base, timeout=10) as http:
+        created = await http.post(
+            "/arena/api/rooms",
+            json={"seat": {"kind": "person", "name": "Lan"},
+                  "opponent": {"kind": "builtin", "ref": "random"}},
+            headers={"X-Owner-Key": "a" * 32},
+        )
+    assert created.status_code in (200, 201), created.text
+    code = created.json()["room"]["code"]
+    ws_base = server.base.replace("http://", "ws://")
+    async with connect(f"{ws_base}/arena/ws/rooms/{code}") as small:
+        await small.recv()  # the room
+        await small.send("x" * 4096)  # at the limit: dropped like any message
+        # The head timer ended with the upgrade: a room socket outlives it.
+        await asyncio.sleep(HEAD_TIMEOUT_S + 1)
+        await asyncio.wait_for(await small.ping(), 10)
+    async with connect(f"{ws_base}/arena/ws/rooms/{code}") as big:
+        await big.recv()
+        await big.send("x" * 5 * 1024)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(big.recv(), 30)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+def test_a_connection_without_a_whole_head_in_time_is_closed(head_timed: ServerProcess) -> None:
+    server = head_timed
+    silent = open_socket(server)
+    half = open_socket(server)
+    half.sendall(HEAD[: len(HEAD) // 2])
+    drip = open_socket(server)
+    assert closed_by_server(silent)
+    assert closed_by_server(half)
+    # One byte every 0.2 s keeps arriving, yet the head never completes in time.
+    sent = 0
+    while sent < len(HEAD):
+        readable, _, _ = select.select([drip], [], [], 0)
+        if readable and closed_by_server(drip):
+            break
+        try:
+            drip.send(HEAD[sent : sent + 1])
+        except (BrokenPipeError, ConnectionResetError):
+            break  # closed between the look and the send
+        sent += 1
+        time.sleep(0.2)
+    assert sent < len(HEAD)
+    # A whole head in time is answered, and the next one on the same connection too.
+    with httpx.Client(base_url=server.base, timeout=10) as client:
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/healthz").status_code == 200
+    for sock in (silent, half, drip):
+        sock.close()
 
 
 def test_past_the_connection_cap_a_new_connection_is_refused_at_once(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ single IPv6 addresses would let it pick a fresh one for every call.
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 
-from litestar.connection import ASGIConnection
+if TYPE_CHECKING:  # a hint only: the CLI builds the container without litestar
+    from litestar.connection import ASGIConnection
 
 FORWARDED_FOR = "x-forwarded-for"
 IPV6_PREFIX = 64

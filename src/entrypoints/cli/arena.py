@@ -36,6 +36,7 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from noitu.adapters.arena.build import BuildUnavailable
 from noitu.adapters.arena.build_cache import CachedBuilder
@@ -43,8 +44,6 @@ from noitu.adapters.arena.builtin import BuiltinBots, BuiltinUnavailable
 from noitu.adapters.arena.languages import accepted_suffixes, language_for
 from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.check_bot import SILENT_HINT, CaseStart, Verdict, all_passed
-from noitu.application.arena.ladder.errors import LadderBusy
-from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand, RebuiltLadder
 from noitu.application.arena.play_series import Game, PlaySeries, SeriesBot, SeriesCommand
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
 from noitu.application.arena.replay import Player, SeatKind
@@ -64,8 +63,11 @@ from noitu.entrypoints.cli.arena_view import (
     say,
 )
 from noitu.entrypoints.cli.arena_worker import add_worker_parser
-from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:  # imported by the commands that run (`noitu --help` stays fast)
+    from noitu.application.arena.ladder.rebuild_ladder import RebuiltLadder
+    from noitu.entrypoints.container import Container
 
 BUILTIN_PREFIX = "builtin:"
 #: The check's first case: the bot built (compiled, or checked) as the server would.
@@ -151,6 +153,8 @@ async def _session(no_sandbox: bool, build_cache: bool) -> AsyncIterator[_Run]:
             cache_dir = Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="noitu-arena-cache-")))
             settings = dataclasses.replace(settings, cache_dir=cache_dir)
             build_cache = False
+        from noitu.entrypoints.container import Container
+
         container = Container(settings=settings)
         # The one Resource these commands need (no database, no Redis, no feed).
         await container.arena_sandbox_resource.init()
@@ -369,6 +373,9 @@ def _server_settings() -> Settings:
 
 async def run_ladder_rebuild(args: argparse.Namespace) -> dict[str, object]:
     """Rebuild the ladder in the server's database; the table as JSON-ready rows."""
+    from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
+    from noitu.entrypoints.container import Container
+
     container = Container(settings=_server_settings())
     # The one Resource this needs: the database, migrated (no sandbox, no Redis).
     await container.arena_database_resource.init()
@@ -419,6 +426,8 @@ def print_ladder(table: dict[str, object]) -> None:
 
 
 def ladder_rebuild_command(args: argparse.Namespace) -> None:
+    from noitu.application.arena.ladder.errors import LadderBusy
+
     try:
         table = _run(run_ladder_rebuild, args)
     except LadderBusy:

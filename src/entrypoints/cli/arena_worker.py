@@ -29,19 +29,19 @@ import dataclasses
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import msgspec
 import structlog
-from redis.exceptions import RedisError
-from sqlalchemy.exc import SQLAlchemyError
 
 from noitu.adapters.arena.cores import usable_cores
 from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy
-from noitu.entrypoints.app import ROOMS_SHUTDOWN_S
-from noitu.entrypoints.container import Container, worker_slots
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:  # the worker's own parts are imported when it runs (fast `noitu --help`)
+    from noitu.entrypoints.container import Container
 
 log = structlog.get_logger("noitu.worker")
 
@@ -78,6 +78,10 @@ def _settings_or_exit(matches: int | None) -> Settings:
 
 async def work(settings: Settings, builds: int | None) -> int:
     """Run jobs until SIGTERM or SIGINT; the exit status."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from noitu.entrypoints.container import Container
+
     container = Container(settings=settings)
     await container.arena_sandbox_resource.init()
     try:
@@ -112,6 +116,11 @@ async def work(settings: Settings, builds: int | None) -> int:
 async def _run_jobs(
     container: Container, settings: Settings, sandbox: str, builds: int | None
 ) -> int:
+    from redis.exceptions import RedisError
+
+    from noitu.entrypoints.app import ROOMS_SHUTDOWN_S
+    from noitu.entrypoints.container import worker_slots
+
     builds = builds or worker_slots()
     matches = settings.arena_matches
     container.room_host()  # listens to the match queue from now on

@@ -9,6 +9,7 @@ import resource
 import sys
 import textwrap
 import time
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -16,8 +17,10 @@ from noitu.adapters.http.paths import ARENA_PATH, NOITU_PATH
 from noitu.adapters.noitu.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
-from noitu.entrypoints.container import Container
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+
+if TYPE_CHECKING:  # the container is imported by the commands that build it (fast --help)
+    from noitu.entrypoints.container import Container
 
 YOUNG_GC_THRESHOLD = 10_000  # CPython's default is 700 (see `serve`)
 
@@ -37,6 +40,8 @@ def settings_or_exit() -> Settings:
 
 
 def build_container(settings: Settings) -> Container:
+    from noitu.entrypoints.container import Container
+
     return Container(settings=settings)
 
 
@@ -131,12 +136,7 @@ def descriptor_limit(soft: int, hard: int, max_connections: int) -> tuple[int, s
 
 
 def serve(args: argparse.Namespace) -> None:
-    import uvicorn
-
-    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
-    from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
     from noitu.adapters.log_setup import configure_logging
-    from noitu.entrypoints.app import create_app
 
     settings = settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
@@ -152,6 +152,14 @@ def serve(args: argparse.Namespace) -> None:
     container = build_container(settings)
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
+    # The server's parts once the settings and the dictionary are known good: a mistake
+    # in either is told without waiting for them.
+    import uvicorn
+
+    from noitu.adapters.http.fast_paths import ClosingWebSocketsProtocol
+    from noitu.adapters.http.server_protocol import BoundedHttpToolsProtocol, ConnectionLimits
+    from noitu.entrypoints.app import create_app
+
     app = create_app(container)
     # The dictionary is a large heap that lives as long as the process: keep it out of
     # the garbage collector's full passes, which would otherwise stall requests.

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import sys
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from noitu.adapters.noitu.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.application.errors import Busy
@@ -16,8 +17,10 @@ from noitu.application.noitu.words.change_words import WordsCommand
 from noitu.application.noitu.words.messages import UNFIT
 from noitu.domain.noitu.additions import ADDED_TIER, Action
 from noitu.domain.noitu.rules import TIERS
-from noitu.entrypoints.cli.noitu import settings_or_exit
-from noitu.entrypoints.container import Container
+from noitu.entrypoints.cli.noitu import build_container, settings_or_exit
+
+if TYPE_CHECKING:
+    from noitu.entrypoints.container import Container
 
 
 def _when(ms: int) -> str:
@@ -67,7 +70,7 @@ async def _reject(container: Container, words: tuple[str, ...]) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    container = Container(settings=settings_or_exit())
+    container = build_container(settings_or_exit())
     try:
         if args.action == "pending":
             return await _pending(container)

@@ -18,16 +18,15 @@ from __future__ import annotations
 import asyncio
 import weakref
 from pathlib import Path
-
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine
+from typing import TYPE_CHECKING
 
 from noitu.adapters.arena.sql.engine import create_engine, writer
 from noitu.adapters.arena.sql.models import VERSION_TABLE
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from sqlalchemy import Connection
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 SCRIPT_LOCATION = Path(__file__).resolve().parent
 VERSIONS = SCRIPT_LOCATION / "versions"
@@ -38,7 +37,11 @@ _process_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Loc
 )
 
 
+# Alembic is imported where a migration runs, not with the module: every `noitu`
+# command builds the container, and only the arena's database ever migrates.
 def alembic_config() -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(SCRIPT_LOCATION))
     config.set_main_option("version_locations", str(VERSIONS))
@@ -47,18 +50,24 @@ def alembic_config() -> Config:
 
 
 def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
 
 
 def _upgrade(connection: Connection, revision: str) -> None:
+    from alembic import command
+
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, revision)
 
 
 def _current(connection: Connection) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
     context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
     return context.get_current_revision()
 
