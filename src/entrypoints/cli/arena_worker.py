@@ -40,7 +40,8 @@ from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy
 from noitu.entrypoints.app import ROOMS_SHUTDOWN_S
-from noitu.entrypoints.container import Container, worker_slots
+from noitu.entrypoints.container import Container
+from noitu.entrypoints.containers.support import worker_slots
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 log = structlog.get_logger("noitu.worker")
