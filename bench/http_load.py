@@ -43,7 +43,7 @@ def issue_tokens(secret: str, players: int) -> list[str]:
     from noitu.adapters.noitu.token_signer import HmacTokenSigner
     from noitu.application.noitu.session import GameMessage, Ticket
     from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
-    from noitu.entrypoints.container import signing_key
+    from noitu.entrypoints.containers.support import signing_key
     from noitu.entrypoints.settings import load_settings
 
     signer = HmacTokenSigner(signing_key(load_settings({"NOITU_GAME_SECRET": secret})))

@@ -119,7 +119,7 @@ async def _run_jobs(
     from redis.exceptions import RedisError
 
     from noitu.entrypoints.app import ROOMS_SHUTDOWN_S
-    from noitu.entrypoints.container import worker_slots
+    from noitu.entrypoints.containers.support import worker_slots
 
     builds = builds or worker_slots()
     matches = settings.arena_matches

@@ -1,0 +1,51 @@
+"""What every part shares: the settings, the clock and random sources, the operator's key,
+the Redis link (NOITU_STORE=redis) and the Telegram bot (built only when used).
+"""
+
+from __future__ import annotations
+
+import random
+
+from dependency_injector import containers, providers
+
+from noitu.adapters.background import AsyncioBackground
+from noitu.adapters.noitu.telegram import factories as telegram
+from noitu.adapters.noitu.token_signer import (
+    HmacTokenSigner,
+)
+from noitu.adapters.system_clock import SystemClock
+from noitu.domain.noitu.daily import DailyPuzzle
+from noitu.entrypoints.containers.resources import (
+    redis_connection,
+)
+from noitu.entrypoints.containers.support import (
+    redis_link,
+    signing_key,
+)
+from noitu.entrypoints.settings import Settings
+
+
+class Core(containers.DeclarativeContainer):
+    settings = providers.Dependency(instance_of=Settings)
+
+    # --- shared adapters --------------------------------------------------------------
+    clock = providers.Singleton(SystemClock)
+    rng = providers.Singleton(random.Random)
+    id_source = providers.Singleton(random.SystemRandom)
+    background = providers.Singleton(AsyncioBackground)
+    # The operator's key, one home: it signs the game links and seeds the daily games.
+    operator_key = providers.Singleton(signing_key, settings)
+    token_signer = providers.Singleton(HmacTokenSigner, operator_key)
+    daily_puzzle = providers.Singleton(DailyPuzzle, operator_key)
+
+    # NOITU_STORE: memory (one process) or redis (shared by every instance).
+    redis = providers.Singleton(redis_link, settings.provided.redis_url)
+    redis_resource = providers.Resource(
+        redis_connection,
+        providers.Selector(settings.provided.store, memory=providers.Object(None), redis=redis),
+    )
+
+    # --- Telegram (aiogram is imported only when one of these is built) ----------------
+    telegram_bot = providers.Singleton(
+        telegram.make_bot, settings.provided.bot_token, settings.provided.telegram_api_base
+    )
