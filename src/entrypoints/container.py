@@ -8,7 +8,7 @@ reach (and override) `container.clock` or `container.arena_probe` as before. The
 Resources that span parts (the feeds, which close before the Redis link) and the
 periodic tasks are composed here, where dependency-injector sees their order.
 
-Settings pick adapters through `Selector`s (NOITU_STORE picks the store; a bot token
+Settings pick adapters through `Selector`s (NOITU_STORE picks the store's part, a whole; a bot token
 makes Telegram the score reporter; the arena's runner follows the settings' `arena_runner`
 and what the sandbox probe found). What opens and closes is a `Resource` (the Redis
 link, the arena's database, the sandbox, the room feeds, and the process's periodic
@@ -35,6 +35,7 @@ from noitu.entrypoints.containers.arena_storage import ArenaStorage
 from noitu.entrypoints.containers.core import Core
 from noitu.entrypoints.containers.noitu import Noitu
 from noitu.entrypoints.containers.resources import open_group_feed, open_room_feed, run_periodic
+from noitu.entrypoints.containers.store import Store
 from noitu.entrypoints.containers.telegram import Telegram
 from noitu.entrypoints.periodic_tasks import periodic_of
 from noitu.entrypoints.settings import Settings
@@ -46,10 +47,13 @@ class Container(containers.DeclarativeContainer):
 
     # --- the parts, by concern (`entrypoints/containers/`), each given what it reads ---
     core = providers.Container(Core, settings=settings)
-    noitu = providers.Container(Noitu, core=core)
-    telegram = providers.Container(Telegram, core=core, noitu=noitu)
-    arena_storage = providers.Container(ArenaStorage, core=core)
-    arena_runtime = providers.Container(ArenaRuntime, core=core, arena_storage=arena_storage)
+    store = providers.Container(Store, core=core)
+    noitu = providers.Container(Noitu, core=core, store=store)
+    telegram = providers.Container(Telegram, core=core, noitu=noitu, store=store)
+    arena_storage = providers.Container(ArenaStorage, core=core, store=store)
+    arena_runtime = providers.Container(
+        ArenaRuntime, core=core, arena_storage=arena_storage, store=store
+    )
 
     # Core's providers, under the names callers and tests use
     clock = core.clock
@@ -60,21 +64,33 @@ class Container(containers.DeclarativeContainer):
     token_signer = core.token_signer
     daily_puzzle = core.daily_puzzle
     redis = core.redis
-    redis_resource = core.redis_resource
     telegram_bot = core.telegram_bot
+    lexicon = core.lexicon
+    turn_clock = core.turn_clock
+    limits = core.limits
+    group_limits = core.group_limits
+
+    # Store's providers (NOITU_STORE picks the memory or the Redis part), likewise
+    redis_resource = store.redis_resource
+    session_repository = store.session_repository
+    daily_games = store.daily_games
+    start_limiter = store.start_limiter
+    group_cards = store.group_cards
+    group_leaderboard = store.group_leaderboard
+    additions_store = store.additions_store
+    reports_store = store.reports_store
+    word_refusals = store.word_refusals
+    group_store = store.group_store
+    group_credentials = store.group_credentials
+    group_feed_on_redis = store.group_feed_on_redis
+    group_feed_channel = store.group_feed_channel
+    seen_updates = store.seen_updates
+    address_limiter = store.address_limiter
+    room_feed = store.room_feed
 
     # Noitu's providers, under the names callers and tests use
-    lexicon = noitu.lexicon
     bot_index = noitu.bot_index
     opponents = noitu.opponents
-    turn_clock = noitu.turn_clock
-    limits = noitu.limits
-    session_repository = noitu.session_repository
-    daily_games = noitu.daily_games
-    start_limiter = noitu.start_limiter
-    group_limits = noitu.group_limits
-    group_cards = noitu.group_cards
-    group_leaderboard = noitu.group_leaderboard
     local_scores = noitu.local_scores
     score_reporter = noitu.score_reporter
     high_scores = noitu.high_scores
@@ -88,11 +104,8 @@ class Container(containers.DeclarativeContainer):
     get_record = noitu.get_record
     get_daily = noitu.get_daily
     settle_expired = noitu.settle_expired
-    additions_store = noitu.additions_store
     word_overlay = noitu.word_overlay
     follow_additions = noitu.follow_additions
-    reports_store = noitu.reports_store
-    word_refusals = noitu.word_refusals
     change_words = noitu.change_words
     reject_words = noitu.reject_words
     pending_words = noitu.pending_words
@@ -102,10 +115,6 @@ class Container(containers.DeclarativeContainer):
     file_report = noitu.file_report
     report_refused_word = noitu.report_refused_word
     group_bots = noitu.group_bots
-    group_store = noitu.group_store
-    group_credentials = noitu.group_credentials
-    group_feed_on_redis = noitu.group_feed_on_redis
-    group_feed_channel = noitu.group_feed_channel
     group_announcer = noitu.group_announcer
     group_unit_of_work = noitu.group_unit_of_work
     group_report = noitu.group_report
@@ -128,7 +137,6 @@ class Container(containers.DeclarativeContainer):
     game_links = telegram.game_links
     telegram_dispatcher = telegram.telegram_dispatcher
     webhook_secret = telegram.webhook_secret
-    seen_updates = telegram.seen_updates
     webhook_route = telegram.webhook_route
     telegram_runner = telegram.telegram_runner
     words_bot = telegram.words_bot
@@ -159,7 +167,6 @@ class Container(containers.DeclarativeContainer):
     record_ladder_result = arena_storage.record_ladder_result
     schedule_pairing = arena_storage.schedule_pairing
     client_addresses = arena_storage.client_addresses
-    address_limiter = arena_storage.address_limiter
     admission = arena_storage.admission
     rank_bot = arena_storage.rank_bot
     build_queue = arena_storage.build_queue
@@ -193,7 +200,6 @@ class Container(containers.DeclarativeContainer):
     sweep_failed_builds = arena_runtime.sweep_failed_builds
     recover_at_start = arena_runtime.recover_at_start
     room_registry = arena_runtime.room_registry
-    room_feed = arena_runtime.room_feed
     arena_timer = arena_runtime.arena_timer
     arena_patience = arena_runtime.arena_patience
     match_queue = arena_runtime.match_queue
@@ -239,9 +245,7 @@ class Container(containers.DeclarativeContainer):
     # --- the feeds, opened after the Redis link and closed before it ------------------
     group_feed_resource = providers.Resource(
         open_group_feed,
-        providers.Selector(
-            settings.provided.store, memory=providers.Object(None), redis=group_feed_on_redis
-        ),
+        store.group_feed_to_close,
         redis_resource,
     )
     room_feed_resource = providers.Resource(

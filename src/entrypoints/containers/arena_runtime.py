@@ -11,7 +11,7 @@ from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.local_jobs import local_builds
-from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
+from noitu.adapters.arena.rooms import InMemoryRoomRegistry, LoopTimer
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.check_bot import CheckBot
@@ -71,7 +71,6 @@ from noitu.entrypoints.containers.support import (
     redis_replay_journal,
     redis_room_board,
     redis_room_desk,
-    redis_room_feed,
     runner_kind,
     sandbox_wanted,
     saq_jobs,
@@ -86,6 +85,7 @@ from noitu.entrypoints.containers.support import (
 class ArenaRuntime(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
     arena_storage = providers.DependenciesContainer()
+    store = providers.DependenciesContainer()
     settings = core.settings
     clock = core.clock
     id_source = core.id_source
@@ -205,11 +205,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
     # Live rooms are this process's; their snapshots go through Redis with
     # NOITU_STORE=redis, so a viewer may watch from another instance.
     room_registry = providers.Singleton(InMemoryRoomRegistry)
-    room_feed = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryRoomFeed),
-        redis=providers.Singleton(redis_room_feed, redis),
-    )
+    room_feed = store.room_feed  # NOITU_STORE's part
     arena_timer = providers.Singleton(LoopTimer, clock)
     # Writes tried again while Redis or the database is away (B9 "Faults").
     arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dependency_injector import containers, providers
 
-from noitu.adapters.arena.address_limiter import InMemoryAddressLimiter
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.sql.engine import create_engine
@@ -33,16 +32,15 @@ from noitu.entrypoints.containers.resources import (
 from noitu.entrypoints.containers.support import (
     build_slots,
     on_off,
-    redis_address_limiter,
 )
 
 
 class ArenaStorage(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
+    store = providers.DependenciesContainer()
     settings = core.settings
     clock = core.clock
     rng = core.rng
-    redis = core.redis
 
     # "on" when the settings run the arena; the arena's Resources open nothing when "off".
     arena_part = providers.Callable(on_off, settings.provided.arena_enabled)
@@ -112,11 +110,7 @@ class ArenaStorage(containers.DeclarativeContainer):
 
     # --- admission control (B10): per client address, and builds at once ---------------
     client_addresses = providers.Singleton(ClientAddresses, settings.provided.trusted_proxies)
-    address_limiter = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryAddressLimiter, settings.provided.address_limits),
-        redis=providers.Singleton(redis_address_limiter, redis, settings.provided.address_limits),
-    )
+    address_limiter = store.address_limiter  # NOITU_STORE's part
     admission = providers.Singleton(Admission, address_limiter, clock)
     # Ranking counts toward the address's uploads (B10).
     rank_bot = providers.Singleton(

@@ -1,5 +1,6 @@
 """What every part shares: the settings, the clock and random sources, the operator's key,
-the Redis link (NOITU_STORE=redis) and the Telegram bot (built only when used).
+the Redis link (opened by the store's part when NOITU_STORE=redis), nối từ's dictionary
+and limits (its stores read them) and the Telegram bot (built only when used).
 """
 
 from __future__ import annotations
@@ -9,15 +10,14 @@ import random
 from dependency_injector import containers, providers
 
 from noitu.adapters.background import AsyncioBackground
+from noitu.adapters.noitu.dictionary_file import load_lexicon
 from noitu.adapters.noitu.telegram import factories as telegram
 from noitu.adapters.noitu.token_signer import (
     HmacTokenSigner,
 )
 from noitu.adapters.system_clock import SystemClock
 from noitu.domain.noitu.daily import DailyPuzzle
-from noitu.entrypoints.containers.resources import (
-    redis_connection,
-)
+from noitu.domain.noitu.room import RoomLimits
 from noitu.entrypoints.containers.support import (
     redis_link,
     signing_key,
@@ -38,12 +38,18 @@ class Core(containers.DeclarativeContainer):
     token_signer = providers.Singleton(HmacTokenSigner, operator_key)
     daily_puzzle = providers.Singleton(DailyPuzzle, operator_key)
 
-    # NOITU_STORE: memory (one process) or redis (shared by every instance).
+    # The Redis link, built only when used (NOITU_STORE=redis, the arena's cluster).
     redis = providers.Singleton(redis_link, settings.provided.redis_url)
-    redis_resource = providers.Resource(
-        redis_connection,
-        providers.Selector(settings.provided.store, memory=providers.Object(None), redis=redis),
+
+    # --- nối từ's dictionary, turn clock and limits: the stores read them too ----------
+    lexicon = providers.Singleton(
+        load_lexicon,
+        providers.Callable(lambda s: s.dictionary or None, settings),
+        settings.provided.cache_dir,
     )
+    turn_clock = providers.Singleton(lambda s: s.turn_clock, settings)
+    limits = providers.Singleton(lambda s: s.session_limits, settings)
+    group_limits = providers.Singleton(RoomLimits)
 
     # --- Telegram (aiogram is imported only when one of these is built) ----------------
     telegram_bot = providers.Singleton(

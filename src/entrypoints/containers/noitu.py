@@ -6,21 +6,10 @@ from __future__ import annotations
 
 from dependency_injector import containers, providers
 
-from noitu.adapters.noitu.dictionary_file import bot_index_of, load_lexicon
+from noitu.adapters.noitu.dictionary_file import bot_index_of
 from noitu.adapters.noitu.local_scores import LocalScoreTable
 from noitu.adapters.noitu.logging_announcer import LoggingRoomAnnouncer
-from noitu.adapters.noitu.memory_daily import InMemoryDailyGames
-from noitu.adapters.noitu.memory_repository import InMemorySessionRepository
-from noitu.adapters.noitu.memory_rooms import (
-    InMemoryChatLeaderboard,
-    InMemoryMemberCredentials,
-    InMemoryRoomCards,
-    InMemoryRoomStore,
-)
-from noitu.adapters.noitu.memory_rooms import InMemoryRoomFeed as InMemoryGroupFeed
-from noitu.adapters.noitu.memory_start_limiter import InMemoryStartLimiter
 from noitu.adapters.noitu.telegram import factories as telegram
-from noitu.adapters.noitu.words.memory import InMemoryRefusals
 from noitu.adapters.time_limit import AsyncioTimeLimit
 from noitu.application.noitu.get_daily import GetDaily
 from noitu.application.noitu.get_record import GetRecord
@@ -55,29 +44,16 @@ from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
 from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
 from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
-from noitu.domain.noitu.room import BotSeat, RoomLimits
+from noitu.domain.noitu.room import BotSeat
 from noitu.entrypoints.containers.support import (
     make_group_rooms,
-    redis_additions,
-    redis_daily_games,
-    redis_group_cards,
-    redis_group_credentials,
-    redis_group_feed,
-    redis_group_leaderboard,
-    redis_group_store,
-    redis_refusals,
-    redis_reports,
-    redis_sessions,
-    redis_start_limiter,
-    sqlite_additions,
-    sqlite_reports,
 )
 
 
 class Noitu(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
+    store = providers.DependenciesContainer()
     settings = core.settings
-    redis = core.redis
     clock = core.clock
     telegram_bot = core.telegram_bot
     background = core.background
@@ -85,48 +61,31 @@ class Noitu(containers.DeclarativeContainer):
     rng = core.rng
     id_source = core.id_source
     daily_puzzle = core.daily_puzzle
+    lexicon = core.lexicon
+    turn_clock = core.turn_clock
+    limits = core.limits
+    group_limits = core.group_limits
+    # NOITU_STORE's part (`containers/store.py`): nối từ's stores
+    session_repository = store.session_repository
+    daily_games = store.daily_games
+    start_limiter = store.start_limiter
+    group_cards = store.group_cards
+    group_leaderboard = store.group_leaderboard
+    additions_store = store.additions_store
+    reports_store = store.reports_store
+    word_refusals = store.word_refusals
+    group_store = store.group_store
+    group_credentials = store.group_credentials
+    group_feed_channel = store.group_feed_channel
 
     # --- nối từ's domain ---------------------------------------------------------------
-    lexicon = providers.Singleton(
-        load_lexicon,
-        providers.Callable(lambda s: s.dictionary or None, settings),
-        settings.provided.cache_dir,
-    )
     bot_index = providers.Singleton(bot_index_of, lexicon)
     opponents = providers.Singleton(make_opponents, bot_index)
-    turn_clock = providers.Singleton(lambda s: s.turn_clock, settings)
-    limits = providers.Singleton(lambda s: s.session_limits, settings)
 
 
-    session_repository = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemorySessionRepository),
-        redis=providers.Singleton(redis_sessions, redis, lexicon, turn_clock, limits, clock),
-    )
     # Each player's daily game and streak (B13).
-    daily_games = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryDailyGames),
-        redis=providers.Singleton(redis_daily_games, redis, lexicon, turn_clock),
-    )
-    start_limiter = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryStartLimiter, limits),
-        redis=providers.Singleton(redis_start_limiter, redis, limits),
-    )
 
     # The group rooms' cards and leaderboard: the bot records and reads them too (B10).
-    group_limits = providers.Singleton(RoomLimits)
-    group_cards = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryRoomCards, group_limits.provided.card_keep_ms),
-        redis=providers.Singleton(redis_group_cards, redis, group_limits.provided.card_keep_ms),
-    )
-    group_leaderboard = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryChatLeaderboard),
-        redis=providers.Singleton(redis_group_leaderboard, redis),
-    )
 
     # With a bot token, scores go to the chat's high-score table; else to the log and
     # the server's own tables of local play, which the record block then reads (B12).
@@ -176,23 +135,8 @@ class Noitu(containers.DeclarativeContainer):
     # --- the words the players bring (spec B11) ---------------------------------------
     # The operators' additions: a SQLite file in NOITU_DATA_DIR, or Redis with
     # NOITU_STORE=redis (shared by every instance); applied over the Lexicon in place.
-    additions_store = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(sqlite_additions, settings.provided.data_dir),
-        redis=providers.Singleton(redis_additions, redis),
-    )
     word_overlay = providers.Singleton(Overlay, lexicon)
     follow_additions = providers.Singleton(FollowAdditions, additions_store, word_overlay, bot_index)
-    reports_store = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(sqlite_reports, settings.provided.data_dir),
-        redis=providers.Singleton(redis_reports, redis),
-    )
-    word_refusals = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryRefusals),
-        redis=providers.Singleton(redis_refusals, redis),
-    )
     change_words = providers.Singleton(
         ChangeWords, additions_store, reports_store, follow_additions, clock
     )
@@ -219,22 +163,6 @@ class Noitu(containers.DeclarativeContainer):
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)
-    group_store = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryRoomStore),
-        redis=providers.Singleton(redis_group_store, redis, lexicon, turn_clock),
-    )
-    group_credentials = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryMemberCredentials),
-        redis=providers.Singleton(redis_group_credentials, redis),
-    )
-    group_feed_on_redis = providers.Singleton(redis_group_feed, redis)
-    group_feed_channel = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(InMemoryGroupFeed),
-        redis=group_feed_on_redis,
-    )
     group_announcer = providers.Selector(
         settings.provided.score_reports,
         log=providers.Singleton(LoggingRoomAnnouncer),

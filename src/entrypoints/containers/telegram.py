@@ -9,18 +9,15 @@ from dependency_injector import containers, providers
 from noitu.adapters.http.paths import NOITU_PATH
 from noitu.adapters.noitu.telegram import factories as telegram
 from noitu.adapters.noitu.telegram.links import GameLinks
-from noitu.entrypoints.containers.support import (
-    redis_seen_updates,
-)
 
 
 class Telegram(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
     noitu = providers.DependenciesContainer()
+    store = providers.DependenciesContainer()
     settings = core.settings
     token_signer = core.token_signer
     clock = core.clock
-    redis = core.redis
     telegram_bot = core.telegram_bot
     group_cards = noitu.group_cards
     group_leaderboard = noitu.group_leaderboard
@@ -43,11 +40,7 @@ class Telegram(containers.DeclarativeContainer):
         daily_game=settings.provided.daily_game,
     )
     webhook_secret = providers.Singleton(telegram.webhook_secret_of, settings.provided.bot_token)
-    seen_updates = providers.Selector(
-        settings.provided.store,
-        memory=providers.Singleton(telegram.make_process_seen_updates),
-        redis=providers.Singleton(redis_seen_updates, redis),
-    )
+    seen_updates = store.seen_updates
     webhook_route = providers.Singleton(
         telegram.make_webhook_route, telegram_bot, telegram_dispatcher, webhook_secret, seen_updates
     )
