@@ -4,13 +4,14 @@ job queue (NOITU_ARENA_QUEUE), the rooms and their matches, and the ladder's dri
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from dependency_injector import containers, providers
 
 from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, BubblewrapProbe
 from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.direct import DirectLauncher
-from noitu.adapters.arena.local_jobs import local_builds
 from noitu.adapters.arena.rooms import InMemoryRoomRegistry, LoopTimer
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
@@ -25,24 +26,14 @@ from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
 from noitu.application.arena.recover_at_start import RecoverAtStart
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
-from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
+from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
-from noitu.application.arena.rooms.forward_room_call import (
-    ACT,
-    GET,
-    LEAVE,
-    PLACE,
-    SURRENDER,
-    ForwardRoomCall,
-)
 from noitu.application.arena.rooms.get_replay import GetReplay
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
-from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.join_room import JoinRoom
-from noitu.application.arena.rooms.ladder_slots import BoardSlots, QueueSlots
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
@@ -52,11 +43,11 @@ from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
-from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
+from noitu.entrypoints.containers.arena_queue import LocalQueue, SaqQueue
 from noitu.entrypoints.containers.resources import (
     job_queue_connection,
     probed_sandbox,
@@ -148,32 +139,11 @@ class ArenaRuntime(containers.DeclarativeContainer):
     # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------
     job_queue_kind = providers.Callable(queue_kind_of, settings)
     job_queue = providers.Singleton(saq_queues, settings.provided.redis_url)
-    job_queue_resource = providers.Resource(
-        job_queue_connection,
-        providers.Selector(job_queue_kind, local=providers.Object(None), saq=job_queue),
-    )
-    # What builds uploads: this process's sandbox (a Factory, as the builder is known
-    # after the start-up probe; None without one), or the workers.
     cluster_jobs = providers.Singleton(saq_jobs, job_queue, settings.provided.arena_job_take_s)
-    upload_builds = providers.Selector(
-        job_queue_kind,
-        local=providers.Factory(local_builds, upload_builder, arena_files, build_queue),
-        saq=cluster_jobs,
-    )
     # `noitu arena worker`'s side: the builds run in its own sandbox.
     run_build = providers.Factory(RunBuild, arena_files, arena_sandbox_builder)
 
     # --- the arena's uploaded bots (B5) ---------------------------------------------
-    # A Factory: what builds is picked per upload, after the start-up probe.
-    upload_bot = providers.Factory(
-        UploadBot,
-        catalogue=arena_repository,
-        files=arena_files,
-        builds=upload_builds,
-        clock=clock,
-        rng=id_source,
-        admission=admission,
-    )
     my_bots = providers.Singleton(MyBots, arena_repository)
     public_bots = providers.Singleton(PublicBots, arena_repository)
     bot_details = providers.Singleton(BotDetails, arena_repository)
@@ -219,6 +189,76 @@ class ArenaRuntime(containers.DeclarativeContainer):
     replay_journal = providers.Singleton(redis_replay_journal, redis)
     room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
     seating = providers.Singleton(Seating, arena_repository, builtin_bots)
+    # Several machines: the rooms' board and the desk answering a person's requests.
+    room_board = providers.Singleton(redis_room_board, redis)
+    room_desk = providers.Singleton(redis_room_desk, redis)
+    board_rooms = providers.Singleton(BoardRooms, room_board, room_host, cluster_jobs)
+    # The room use cases on this process's rooms (a worker runs them for its matches).
+    room_leave = providers.Singleton(LeaveRoom, room_host)
+    room_place = providers.Singleton(PlacePieces, room_host)
+    room_act = providers.Singleton(PlayAction, room_host)
+    room_surrender = providers.Singleton(Surrender, room_host)
+    room_get = providers.Singleton(GetRoom, room_host)
+    room_lobby = providers.Singleton(OpenRooms, room_host)
+
+    # NOITU_ARENA_QUEUE picks the whole queue part (one machine, or several through
+    # SAQ); each name below reads the picked part's provider. The inputs built from the
+    # part's own names (the match starter of one machine, the rooms that start matches)
+    # are read from this container when called, through `__self__`.
+    __self__ = providers.Self()
+    _queue_inputs: ClassVar[dict[str, providers.Provider]] = {
+        "arena_files": arena_files,
+        "build_queue": build_queue,
+        "arena_repository": arena_repository,
+        "arena_timer": arena_timer,
+        "upload_builder": upload_builder,
+        "job_queue": job_queue,
+        "cluster_jobs": cluster_jobs,
+        "replay_journal": replay_journal,
+        "room_host": room_host,
+        "board_rooms": board_rooms,
+        "room_desk": room_desk,
+        "start_match": __self__.provided.start_match.call(),
+        "play_match_here": __self__.provided.play_match_here.call(),
+        "room_create": __self__.provided.room_create.call(),
+        "room_join": __self__.provided.room_join.call(),
+        "room_lobby": room_lobby,
+        "room_leave": room_leave,
+        "room_place": room_place,
+        "room_act": room_act,
+        "room_surrender": room_surrender,
+        "room_get": room_get,
+    }
+    queue = providers.Selector(
+        job_queue_kind,
+        local=providers.Container(LocalQueue, **_queue_inputs),
+        saq=providers.Container(SaqQueue, **_queue_inputs),
+    )
+    del _queue_inputs
+    # The SAQ queues' connections (nothing to open on one machine).
+    job_queue_resource = providers.Resource(
+        job_queue_connection, queue.provided.job_queue_to_open.call()
+    )
+    # What builds uploads: this process's sandbox, or the workers.
+    upload_builds = queue.provided.upload_builds.call()
+    # What starts a full room's match: here, or handed to the workers' queue.
+    match_starter = queue.provided.match_starter.call()
+    # The room use cases a request reaches: on one machine this process's rooms'; on
+    # several, run on a copy of the board or forwarded to the match's worker.
+    create_room = queue.provided.create_room.call()
+    join_room = queue.provided.join_room.call()
+    open_rooms = queue.provided.open_rooms.call()
+    leave_room = queue.provided.leave_room.call()
+    place_pieces = queue.provided.place_pieces.call()
+    play_action = queue.provided.play_action.call()
+    surrender = queue.provided.surrender.call()
+    get_room = queue.provided.get_room.call()
+    watch_room = queue.provided.watch_room.call()
+    # The slots the ladder fills: this process's match queue, or the workers' as the
+    # board shows them; and where the ladder hands its matches.
+    ladder_slots = queue.provided.ladder_slots.call()
+    ladder_match_jobs = queue.provided.ladder_match_jobs.call()
+
     start_match = providers.Singleton(
         StartMatch,
         room_host,
@@ -233,81 +273,16 @@ class ArenaRuntime(containers.DeclarativeContainer):
         builder=upload_builder,
         build_queue=build_queue,
         patience=arena_patience,
-        journal=providers.Selector(
-            job_queue_kind, local=providers.Object(None), saq=replay_journal
-        ),
-    )
-    owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
-    failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
-    get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
-    close_rooms = providers.Singleton(CloseRooms, room_host)
-
-    # One machine: the room use cases on this process's rooms. Several (B9,
-    # NOITU_ARENA_QUEUE=saq): a web instance runs them on a copy of the board and hands
-    # full rooms' matches to the queue, and forwards a person's requests to the worker
-    # running the match; the worker runs them on its own rooms (`worker_play_match`).
-    room_board = providers.Singleton(redis_room_board, redis)
-    room_desk = providers.Singleton(redis_room_desk, redis)
-    board_rooms = providers.Singleton(BoardRooms, room_board, room_host, cluster_jobs)
-    match_starter = providers.Selector(
-        job_queue_kind,
-        local=start_match,
-        saq=providers.Singleton(HandOverMatch, room_host),
+        journal=queue.provided.journal.call(),
     )
     room_create = providers.Singleton(
         CreateRoom, room_host, seating, match_starter, id_source, admission
     )
     room_join = providers.Singleton(JoinRoom, room_host, seating, match_starter)
-    room_leave = providers.Singleton(LeaveRoom, room_host)
-    room_place = providers.Singleton(PlacePieces, room_host)
-    room_act = providers.Singleton(PlayAction, room_host)
-    room_surrender = providers.Singleton(Surrender, room_host)
-    room_get = providers.Singleton(GetRoom, room_host)
-    room_lobby = providers.Singleton(OpenRooms, room_host)
-
-    create_room = providers.Selector(
-        job_queue_kind,
-        local=room_create,
-        saq=providers.Singleton(OnTheBoard, room_create, board_rooms, counted=True),
-    )
-    join_room = providers.Selector(
-        job_queue_kind,
-        local=room_join,
-        saq=providers.Singleton(OnTheBoard, room_join, board_rooms, counted=True),
-    )
-    open_rooms = providers.Selector(
-        job_queue_kind, local=room_lobby, saq=providers.Singleton(OnTheBoard, room_lobby, board_rooms)
-    )
-    leave_room = providers.Selector(
-        job_queue_kind,
-        local=room_leave,
-        saq=providers.Singleton(ForwardRoomCall, LEAVE, room_leave, board_rooms, room_desk),
-    )
-    place_pieces = providers.Selector(
-        job_queue_kind,
-        local=room_place,
-        saq=providers.Singleton(ForwardRoomCall, PLACE, room_place, board_rooms, room_desk),
-    )
-    play_action = providers.Selector(
-        job_queue_kind,
-        local=room_act,
-        saq=providers.Singleton(ForwardRoomCall, ACT, room_act, board_rooms, room_desk),
-    )
-    surrender = providers.Selector(
-        job_queue_kind,
-        local=room_surrender,
-        saq=providers.Singleton(ForwardRoomCall, SURRENDER, room_surrender, board_rooms, room_desk),
-    )
-    get_room = providers.Selector(
-        job_queue_kind,
-        local=room_get,
-        saq=providers.Singleton(ForwardRoomCall, GET, room_get, board_rooms, room_desk),
-    )
-    watch_room = providers.Selector(
-        job_queue_kind,
-        local=providers.Singleton(WatchRoom, room_host),
-        saq=providers.Singleton(WatchRoom, room_host, get_room),
-    )
+    owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
+    failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
+    get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
+    close_rooms = providers.Singleton(CloseRooms, room_host)
     # A match job (issue 31): on one machine the ladder's, played in this process; on
     # a worker every match, its room taken from the board and its requests answered
     # with the same use cases as one machine.
@@ -339,16 +314,17 @@ class ArenaRuntime(containers.DeclarativeContainer):
         matches=providers.Callable(match_slots, settings),
         builds=providers.Callable(worker_slots),
     )
-    # The slots the ladder fills. One machine: this process's match queue; several (B9):
-    # the workers', as the board shows them.
-    ladder_slots = providers.Selector(
-        job_queue_kind,
-        local=providers.Singleton(QueueSlots, room_host),
-        saq=providers.Singleton(BoardSlots, board_rooms, arena_repository, arena_timer),
-    )
-    # Where the ladder hands its matches: `PlayMatch` here, or the workers' queue.
-    ladder_match_jobs = providers.Selector(
-        job_queue_kind, local=play_match_here, saq=ladder_slots.provided.play
+
+    # --- the arena's uploaded bots (B5), continued -----------------------------------
+    # A Factory: what builds is picked per upload, after the start-up probe.
+    upload_bot = providers.Factory(
+        UploadBot,
+        catalogue=arena_repository,
+        files=arena_files,
+        builds=upload_builds,
+        clock=clock,
+        rng=id_source,
+        admission=admission,
     )
     # Unranking ends the bot's ladder matches that wait for a slot or a worker.
     unrank_bot = providers.Singleton(UnrankBot, arena_repository, ladder_members, ladder_slots)

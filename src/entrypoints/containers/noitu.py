@@ -50,6 +50,23 @@ from noitu.entrypoints.containers.support import (
 )
 
 
+class LogReports(containers.DeclarativeContainer):
+    """No bot: scores go to the log and the server's own tables of local play (B12)."""
+
+    local_scores = providers.Dependency()
+    score_reporter = local_scores
+    high_scores = local_scores
+    group_announcer = providers.Singleton(LoggingRoomAnnouncer)
+
+
+class TelegramReports(containers.DeclarativeContainer):
+    """With a bot: scores go to the chat's high-score table, rooms' news to the chat."""
+
+    telegram_bot = providers.Dependency()
+    score_reporter = providers.Singleton(telegram.make_score_reporter, telegram_bot)
+    high_scores = providers.Singleton(telegram.make_high_scores, telegram_bot)
+    group_announcer = providers.Singleton(telegram.make_room_announcer, telegram_bot)
+
 class Noitu(containers.DeclarativeContainer):
     core = providers.DependenciesContainer()
     store = providers.DependenciesContainer()
@@ -90,16 +107,15 @@ class Noitu(containers.DeclarativeContainer):
     # With a bot token, scores go to the chat's high-score table; else to the log and
     # the server's own tables of local play, which the record block then reads (B12).
     local_scores = providers.Singleton(LocalScoreTable)
-    score_reporter = providers.Selector(
+    # Where scores go (Telegram with a bot, else the log) picks the whole part; each
+    # name below reads the picked part's provider.
+    score_reports = providers.Selector(
         settings.provided.score_reports,
-        log=local_scores,
-        telegram=providers.Singleton(telegram.make_score_reporter, telegram_bot),
+        log=providers.Container(LogReports, local_scores=local_scores),
+        telegram=providers.Container(TelegramReports, telegram_bot=telegram_bot),
     )
-    high_scores = providers.Selector(
-        settings.provided.score_reports,
-        log=local_scores,
-        telegram=providers.Singleton(telegram.make_high_scores, telegram_bot),
-    )
+    score_reporter = score_reports.provided.score_reporter.call()
+    high_scores = score_reports.provided.high_scores.call()
     time_limit = providers.Singleton(AsyncioTimeLimit)
 
     # --- nối từ's use cases -----------------------------------------------------------
@@ -163,11 +179,7 @@ class Noitu(containers.DeclarativeContainer):
 
     # --- nối từ's group rooms (spec B10) -----------------------------------------------
     group_bots = providers.Singleton(BotSeat, opponents, rng)
-    group_announcer = providers.Selector(
-        settings.provided.score_reports,
-        log=providers.Singleton(LoggingRoomAnnouncer),
-        telegram=providers.Singleton(telegram.make_room_announcer, telegram_bot),
-    )
+    group_announcer = score_reports.provided.group_announcer.call()
     group_unit_of_work = providers.Singleton(
         Rooms, group_store, group_credentials, group_feed_channel, background, clock,
         group_limits, turn_clock,
