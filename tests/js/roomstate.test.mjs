@@ -32,6 +32,17 @@ describe("roomstate", () => {
     assert.equal(roomstate.accept(snapshot(5), false), false);
   });
 
+  test("a keyed answer overtaken by the feed still says whose seats they are, once play began", () => {
+    roomstate.accept(snapshot(7), false);
+    assert.equal(roomstate.accept(snapshot(5, { mine: ["P2"], seats }), true), false);
+    assert.deepEqual(roomstate.state.mine, ["P2"]);
+    assert.equal(roomstate.state.newest.version, 7);
+    roomstate.resetRoom("ABC123");
+    roomstate.accept(snapshot(7, { phase: "WAITING" }), false);
+    roomstate.accept(snapshot(5, { phase: "WAITING", mine: ["P1"], seats }), true);
+    assert.deepEqual(roomstate.state.mine, []); // a waiting room's seats may have changed since
+  });
+
   test("a feed snapshot of the same position keeps the legal actions the key showed", () => {
     const keyed = snapshot(5, { mine: ["P1"], seats, currentPlayer: "P1", legalActions: [{ type: "MOVE" }] });
     roomstate.accept(keyed, true);

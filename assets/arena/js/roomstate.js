@@ -122,6 +122,12 @@ export function accept(room, keyed) {
   }
   const now = state.newest;
   if (now && (room.version < now.version || (room.version === now.version && (!keyed || fromKey)))) {
+    if (keyed && room.phase !== "WAITING" && Array.isArray(room.mine)) {
+      // Whose seats they are cannot change once the match began: a keyed answer that a
+      // feed snapshot overtook still says it (else an owner watching a ladder match,
+      // asked by key once, would never learn it).
+      state.mine = room.mine.slice();
+    }
     return false;
   }
   noteServerTime(room.serverNowMs);
