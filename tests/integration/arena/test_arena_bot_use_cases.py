@@ -565,13 +565,15 @@ async def test_one_addresss_flood_of_uploads_builds_after_another_addresss_uploa
 
     async def until_waiting(count: int) -> None:
         async with asyncio.timeout(30):  # the uploads reach the queue (SQL runs in threads)
-            while queue.waiting < count:
+            while queue.waiting < count or not builder.began:
                 await asyncio.sleep(0.01)
 
     flood = []
     for n in range(3):
         flood.append(asyncio.create_task(use_case(UploadBotCommand(
             f"flood{n}.py", source(f"flood{n}"), owner_key=None, address="10.0.0.66"))))
+        # Each in turn: the first holds the build place before the second is sent (an
+        # upload's SQL runs in a thread, so two sent at once may reach the queue swapped).
         await until_waiting(n)
     victim = asyncio.create_task(use_case(UploadBotCommand(
         "mine.py", source("mine"), owner_key=KEY_B, address="10.0.0.7")))
