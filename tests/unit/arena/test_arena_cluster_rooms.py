@@ -287,6 +287,44 @@ async def test_a_seated_viewer_watching_from_another_instance_sees_their_own_pie
     await watching.aclose()
 
 
+class LateFeed:
+    """The shared feed, but its first `latest` is the one read just before the room's
+    last snapshot was published: a watcher that connected as the room ended."""
+
+    def __init__(self, feed, stale) -> None:
+        self._feed = feed
+        self._stale = stale
+
+    async def latest(self, code):
+        stale, self._stale = self._stale, None
+        return stale if stale is not None else await self._feed.latest(code)
+
+    def subscribe(self, code):
+        return self._feed.subscribe(code)
+
+
+async def test_a_watcher_that_came_as_the_room_ended_still_gets_its_last_snapshot(
+    cluster: Cluster,
+) -> None:
+    a, _ = cluster.webs
+    lan = new_owner()
+    code = (await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))).code
+    hosting = cluster.run(code)
+    await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    before_the_end = await cluster.arena.feed.latest(code)
+    await a.surrender(SurrenderCommand(code, lan))
+    await asyncio.wait_for(hosting, 5)
+    arena = cluster.arena
+    late = RoomHost(
+        InMemoryRoomRegistry(), LateFeed(arena.feed, before_the_end), MatchQueue(1),
+        arena.clock, arena.background,
+    )
+    watching = await WatchRoom(late, a.get)(GetRoomCommand(code))  # a spectator
+    seen = [snapshot async for snapshot in watching]
+    assert [snapshot.phase for snapshot in seen] == ["PLACEMENT", "FINISHED"]
+    assert seen[-1].result is not None and seen[-1].result.winner == "P2"
+
+
 async def test_leaving_before_a_worker_took_the_match_closes_the_room(cluster: Cluster) -> None:
     a, b = cluster.webs
     lan = new_owner()

@@ -67,6 +67,12 @@ class WatchRoom:
                 shown = published if own is None else await self._own(own, published, viewer)
                 sent = max(sent, shown.version)
                 yield shown
+            # The feed ended: the room closed. A room that ended between the read of
+            # `latest` above and the subscription's joining has a closed feed that ends
+            # at once (the port's word), its last snapshot only in `latest` now.
+            last = await self._host.feed.latest(first.code)
+            if last is not None and last.version > sent:
+                yield last if own is None else await self._own(own, last, viewer)
         finally:
             await feed.aclose()
 
