@@ -14,13 +14,18 @@ import pytest
 from noitu.adapters.arena.redis_feed import RedisRoomFeed
 from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.application.arena.rooms.room import Room
-from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
+from noitu.application.arena.rooms.snapshot import RoomViews, snapshot_of
 
 CODE = "A3C4E6"
+OWNER = "ab" * 32
 
 
-def snapshot(version: int, code: str = CODE) -> RoomSnapshot:
-    return msgspec.structs.replace(snapshot_of(Room(code, 0, ""), 1_000), version=version)
+def snapshot(version: int, code: str = CODE) -> RoomViews:
+    """A room's views at `version`: the spectator's, and an owner's own view (what only
+    they see travels with the rest, and comes back equal)."""
+    room = msgspec.structs.replace(snapshot_of(Room(code, 0, ""), 1_000), version=version)
+    own = msgspec.structs.replace(room, mine=("P1",))
+    return RoomViews(room, {OWNER: ("P1",)}, {OWNER: own})
 
 
 @pytest.fixture
@@ -58,7 +63,7 @@ async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def take(feed: AsyncGenerator[RoomSnapshot, None], n: int) -> list[int]:
+async def take(feed: AsyncGenerator[RoomViews, None], n: int) -> list[int]:
     return [(await anext(feed)).version for _ in range(n)]
 
 
@@ -84,6 +89,7 @@ async def test_the_latest_snapshot_is_kept_and_unknown_rooms_have_none(feeds: An
     await publisher.publish(CODE, snapshot(7))
     latest = await other.latest(CODE)
     assert latest is not None and latest.version == 7 and latest == snapshot(7)
+    assert latest.seen_by(OWNER).mine == ("P1",) and latest.seen_by("").mine == ()
 
 
 async def test_a_closed_rooms_feed_ends_at_once(feeds: Any) -> None:

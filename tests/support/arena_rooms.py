@@ -397,7 +397,7 @@ class Arena:
         self.play_action = PlayAction(self.host)
         self.surrender = Surrender(self.host)
         self.get_room = GetRoom(self.host)
-        self.watch_room = WatchRoom(self.host)
+        self.watch_room = WatchRoom(self.feed, self.host.views)
         self.open_rooms = OpenRooms(self.host)
         self.failure_details = FailureDetails(self.host, self.stores)
         self.get_replay = GetReplay(self.stores, self.files)

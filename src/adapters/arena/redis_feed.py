@@ -1,24 +1,26 @@
-"""`RoomFeed` through Redis (NOITU_STORE=redis): a room's snapshots reach viewers on
-every instance, whichever instance runs its match.
+"""`RoomFeed` through Redis (NOITU_STORE=redis): each change of a room (its
+`RoomViews`) reaches viewers on every instance, whichever instance runs its match.
 
-- `publish` writes the snapshot as the room's latest (a key, kept `LATEST_TTL_S`) and
-  publishes it on the room's channel, in one MULTI/EXEC; `close` marks the room closed
+- `publish` writes the views as the room's latest (a key, kept `LATEST_TTL_S`) and
+  publishes them on the room's channel, in one MULTI/EXEC; `close` marks the room closed
   the same way and publishes the end.
 - Each instance holds ONE pub/sub connection, subscribed to the channels of the rooms
   its own viewers watch (the first viewer of a room subscribes, the last one leaving
   unsubscribes), and fans the messages out to its viewers through an in-memory feed.
-- A subscription joins the channel first, then reads the latest snapshot and the
-  closed mark (a closed room's subscription ends at once: `latest` still has its last
-  snapshot), so nothing published meanwhile is missed; snapshots carry their room's
-  version, so one seen both ways is yielded once, and never an older one after a newer.
+- A subscription joins the channel first, then reads the latest views and the closed
+  mark (a closed room's subscription ends at once: `latest` still has its last views),
+  so nothing published meanwhile is missed; views carry their room's version, so one
+  seen both ways is yielded once, and never an older one after a newer.
 
 When the pub/sub connection fails (Redis away), every subscription of this instance ends
 with `Busy` (the WebSocket sends `busy` and closes 1011, B9 "Faults") and the
 connection is dropped: a viewer that comes back subscribes anew, which joins again and
-re-reads the latest snapshot, so nothing published during the outage is missed.
+re-reads the latest views, so nothing published during the outage is missed.
 
-Redis pub/sub drops what nobody listens to, which is right for snapshots: each one is
-the whole room, and the latest is in the key for whoever comes later.
+Redis pub/sub drops what nobody listens to, which is right here: each message is the
+whole room, and the latest is in the key for whoever comes later. The views hold what
+only an owner may see (their pieces in placement): they stay between the server's
+processes; a client gets only its own (`RoomViews.seen_by`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import structlog
 
 from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.adapters.redis.client import UNAVAILABLE, RedisLink
-from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.snapshot import RoomViews
 from noitu.application.errors import Busy
 
 log = structlog.get_logger("noitu.redis")
@@ -45,7 +47,7 @@ LATEST_TTL_S = 2 * 3600
 LISTEN_TIMEOUT_S = 1.0
 SNAPSHOT, END = "S", "E"
 
-_decoder = msgspec.json.Decoder(RoomSnapshot)
+_decoder = msgspec.json.Decoder(RoomViews)
 _encoder = msgspec.json.Encoder()
 
 
@@ -79,8 +81,8 @@ class RedisRoomFeed:
 
     # -- the publishing side --------------------------------------------------------
 
-    async def publish(self, code: str, snapshot: RoomSnapshot) -> None:
-        data = _encoder.encode(snapshot).decode()
+    async def publish(self, code: str, views: RoomViews) -> None:
+        data = _encoder.encode(views).decode()
         pipe = self._link.client.pipeline(transaction=True)
         pipe.set(self._latest_key(code), data, ex=LATEST_TTL_S)
         pipe.publish(self._channel(code), SNAPSHOT + data)
@@ -92,19 +94,19 @@ class RedisRoomFeed:
         pipe.publish(self._channel(code), END)
         await self._link.run(pipe.execute())
 
-    async def latest(self, code: str) -> RoomSnapshot | None:
+    async def latest(self, code: str) -> RoomViews | None:
         raw = await self._link.run(self._link.client.get(self._latest_key(code)))
         return None if raw is None else _decoder.decode(raw)
 
     # -- the watching side ----------------------------------------------------------
 
-    def subscribe(self, code: str) -> AsyncGenerator[RoomSnapshot, None]:
+    def subscribe(self, code: str) -> AsyncGenerator[RoomViews, None]:
         local = self._local.subscribe(code)  # joined now: the listener feeds it
         return self._watch(code, local)
 
     async def _watch(
-        self, code: str, local: AsyncGenerator[RoomSnapshot, None]
-    ) -> AsyncGenerator[RoomSnapshot, None]:
+        self, code: str, local: AsyncGenerator[RoomViews, None]
+    ) -> AsyncGenerator[RoomViews, None]:
         self._viewers[code] = self._viewers.get(code, 0) + 1
         generation = self._generation
         try:
@@ -120,10 +122,10 @@ class RedisRoomFeed:
                 first = _decoder.decode(raw)
                 sent = first.version
                 yield first
-            async for snapshot in local:
-                if snapshot.version > sent:
-                    sent = snapshot.version
-                    yield snapshot
+            async for views in local:
+                if views.version > sent:
+                    sent = views.version
+                    yield views
         finally:
             await local.aclose()
             if generation == self._generation:

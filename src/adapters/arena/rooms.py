@@ -9,7 +9,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator
 
 from noitu.application.arena.rooms.room import Room
-from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.snapshot import RoomViews
 from noitu.application.ports import Clock
 
 #: Snapshots a subscriber may fall behind by; older unread ones are dropped.
@@ -44,13 +44,13 @@ class _Subscriber:
     __slots__ = ("backlog", "closed", "failure", "wake")
 
     def __init__(self) -> None:
-        self.backlog: deque[RoomSnapshot] = deque(maxlen=SUBSCRIBER_BACKLOG)
+        self.backlog: deque[RoomViews] = deque(maxlen=SUBSCRIBER_BACKLOG)
         self.wake = asyncio.Event()
         self.closed = False
         self.failure: Exception | None = None
 
-    def push(self, snapshot: RoomSnapshot) -> None:
-        self.backlog.append(snapshot)
+    def push(self, views: RoomViews) -> None:
+        self.backlog.append(views)
         self.wake.set()
 
     def end(self) -> None:
@@ -66,7 +66,7 @@ class _Channel:
     __slots__ = ("latest", "subscribers")
 
     def __init__(self) -> None:
-        self.latest: RoomSnapshot | None = None
+        self.latest: RoomViews | None = None
         self.subscribers: set[_Subscriber] = set()
 
 
@@ -79,7 +79,7 @@ class InMemoryRoomFeed:
     def __init__(self) -> None:
         self._channels: dict[str, _Channel] = {}
         self._closed: OrderedDict[str, None] = OrderedDict()
-        self._last: OrderedDict[str, RoomSnapshot] = OrderedDict()
+        self._last: OrderedDict[str, RoomViews] = OrderedDict()
 
     def subscribers(self, code: str) -> int:
         channel = self._channels.get(code)
@@ -93,11 +93,11 @@ class InMemoryRoomFeed:
             self._last.pop(code, None)
         return channel
 
-    async def publish(self, code: str, snapshot: RoomSnapshot) -> None:
+    async def publish(self, code: str, views: RoomViews) -> None:
         channel = self._channel(code)
-        channel.latest = snapshot
+        channel.latest = views
         for subscriber in channel.subscribers:
-            subscriber.push(snapshot)
+            subscriber.push(views)
 
     async def close(self, code: str) -> None:
         channel = self._channels.pop(code, None)
@@ -112,7 +112,7 @@ class InMemoryRoomFeed:
             for subscriber in channel.subscribers:
                 subscriber.end()
 
-    async def latest(self, code: str) -> RoomSnapshot | None:
+    async def latest(self, code: str) -> RoomViews | None:
         channel = self._channels.get(code)
         return self._last.get(code) if channel is None else channel.latest
 
@@ -127,7 +127,7 @@ class InMemoryRoomFeed:
     async def stop(self) -> None:
         """Nothing to release (the server's shutdown closes every room first)."""
 
-    def subscribe(self, code: str) -> AsyncGenerator[RoomSnapshot, None]:
+    def subscribe(self, code: str) -> AsyncGenerator[RoomViews, None]:
         # Joined now, not at the first iteration: nothing published after this call is
         # missed. A code not closed lately gets its channel now (its room may not have
         # published yet).
@@ -144,7 +144,7 @@ class InMemoryRoomFeed:
     @staticmethod
     async def _iterate(
         channel: _Channel | None, subscriber: _Subscriber
-    ) -> AsyncGenerator[RoomSnapshot, None]:
+    ) -> AsyncGenerator[RoomViews, None]:
         try:
             while True:
                 while subscriber.backlog:

@@ -73,7 +73,10 @@ class LocalQueue(_QueueInputs):
     play_action = _QueueInputs.room_act
     surrender = _QueueInputs.room_surrender
     get_room = _QueueInputs.room_get
-    watch_room = providers.Singleton(WatchRoom, _QueueInputs.room_host)
+    # A watch is the feed's; a room of this process is shown at once from here.
+    watch_room = providers.Singleton(
+        WatchRoom, _QueueInputs.room_host.provided.feed, _QueueInputs.room_host.provided.views
+    )
     # The ladder fills this process's match queue and plays its matches here.
     ladder_slots = providers.Singleton(QueueSlots, _QueueInputs.room_host)
     ladder_match_jobs = _QueueInputs.play_match_here
@@ -133,7 +136,8 @@ class SaqQueue(_QueueInputs):
         _QueueInputs.board_rooms,
         _QueueInputs.room_desk,
     )
-    watch_room = providers.Singleton(WatchRoom, _QueueInputs.room_host, get_room)
+    # A watch is the feed's alone: no room is hosted on a web instance.
+    watch_room = providers.Singleton(WatchRoom, _QueueInputs.room_host.provided.feed)
     # The workers' slots, as the board shows them; the ladder's matches go to the queue.
     ladder_slots = providers.Singleton(
         BoardSlots, _QueueInputs.board_rooms, _QueueInputs.arena_repository, _QueueInputs.arena_timer

@@ -31,7 +31,7 @@ from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
 from noitu.application.arena.rooms.get_replay import GetReplay
-from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
+from noitu.application.arena.rooms.get_room import GetRoom
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.join_room import JoinRoom
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
@@ -294,7 +294,6 @@ class ArenaRuntime(containers.DeclarativeContainer):
         room_board,
         room_desk,
         providers.Dict(
-            get=providers.Factory(DeskUseCase, GetRoomCommand, room_get),
             place=providers.Factory(DeskUseCase, PlacePiecesCommand, room_place),
             act=providers.Factory(DeskUseCase, PlayActionCommand, room_act),
             surrender=providers.Factory(DeskUseCase, SurrenderCommand, room_surrender),

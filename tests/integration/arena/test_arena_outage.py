@@ -156,7 +156,8 @@ async def test_redis_away_is_busy_within_two_seconds_and_play_resumes_when_it_re
 
         async with connect(f"{served.ws_base}/arena/ws/rooms/{code}") as socket:
             frame = json.loads(await asyncio.wait_for(socket.recv(), 10))
-        assert frame["type"] == "room" and frame["room"]["version"] >= latest["version"]
+        assert frame["type"] == "room", frame
+        assert frame["room"]["version"] >= latest["version"]
         # What changed during the outage is published once Redis is back (its next try).
         feed = served.container.room_feed()
         async with asyncio.timeout(15):

@@ -147,7 +147,7 @@ class Web:
         self.act = ForwardRoomCall(ACT, PlayAction(self.host), self.rooms, desk)
         self.surrender = ForwardRoomCall(SURRENDER, Surrender(self.host), self.rooms, desk)
         self.leave = ForwardRoomCall(LEAVE, LeaveRoom(self.host), self.rooms, desk)
-        self.watch = WatchRoom(self.host, self.get)
+        self.watch = WatchRoom(cluster.arena.feed)
         self.lost = AbandonLostMatches(self.rooms, arena.stores, arena.files, arena.journal)
 
 
@@ -278,10 +278,16 @@ async def test_a_seated_viewer_watching_from_another_instance_sees_their_own_pie
     first = await anext(watching)
     assert first.mine == ("P1",) and first.board.pieces == ()
     await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
+    asked = cluster.desk.asked  # the placement's request
     shown = await anext(watching)
     while len(shown.board.pieces) < 18:
         shown = await anext(watching)
     assert {piece.owner_id for piece in shown.board.pieces} == {"P1"}  # only hers
+    # Her frames and her looks are the feed's: nothing more was asked of the worker.
+    looked = await a.get(GetRoomCommand(code, lan))
+    assert looked.mine == ("P1",) and len(looked.board.pieces) == 18
+    assert (await a.get(GetRoomCommand(code))).board.pieces == ()  # a spectator's
+    assert cluster.desk.asked == asked
     await a.leave(LeaveRoomCommand(code, lan))  # leaving the match: a surrender
     await asyncio.wait_for(hosting, 5)
     await watching.aclose()
@@ -314,12 +320,8 @@ async def test_a_watcher_that_came_as_the_room_ended_still_gets_its_last_snapsho
     before_the_end = await cluster.arena.feed.latest(code)
     await a.surrender(SurrenderCommand(code, lan))
     await asyncio.wait_for(hosting, 5)
-    arena = cluster.arena
-    late = RoomHost(
-        InMemoryRoomRegistry(), LateFeed(arena.feed, before_the_end), MatchQueue(1),
-        arena.clock, arena.background,
-    )
-    watching = await WatchRoom(late, a.get)(GetRoomCommand(code))  # a spectator
+    late = LateFeed(cluster.arena.feed, before_the_end)
+    watching = await WatchRoom(late)(GetRoomCommand(code))  # a spectator
     seen = [snapshot async for snapshot in watching]
     assert [snapshot.phase for snapshot in seen] == ["PLACEMENT", "FINISHED"]
     assert seen[-1].result is not None and seen[-1].result.winner == "P2"
@@ -500,7 +502,7 @@ async def test_a_match_its_worker_archived_before_dying_keeps_its_result(
     assert replay[-1]["reason"] == "SURRENDER"
 
 
-async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_feed(
+async def test_a_request_nobody_answers_is_busy_but_a_look_is_the_feeds(
     cluster: Cluster,
 ) -> None:
     a, _ = cluster.webs
@@ -516,10 +518,9 @@ async def test_a_request_nobody_answers_is_busy_but_a_look_falls_back_to_the_fee
     asked = cluster.desk.asked
     look = await a.get(GetRoomCommand(code, lan))
     assert look.phase == "PLACEMENT" and look.mine == ("P1",)
-    assert cluster.desk.asked == asked + 1  # a seated viewer's look is the worker's
     spectator = await a.get(GetRoomCommand(code, new_owner()))
     assert spectator.mine == () and spectator.version == look.version
-    assert cluster.desk.asked == asked + 1  # a spectator's is the feed's: no ask
+    assert cluster.desk.asked == asked  # looks are the feed's: nothing asked of a worker
 
 
 async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_workers(
@@ -807,4 +808,4 @@ async def test_unranking_closes_its_ladder_room_no_worker_took_yet(cluster: Clus
     verdict = await cluster.run(code)  # a worker takes the job after all
     assert verdict.match_id is None and arena.stores.matches == {}
     latest = await arena.feed.latest(code)
-    assert latest.phase == "ABANDONED"
+    assert latest.room.phase == "ABANDONED"

@@ -160,7 +160,7 @@ async def test_leaving_a_waiting_room_frees_the_seat_and_an_empty_room_closes(ar
     assert left.phase == "ABANDONED" and left.seats == (None, None)
     with pytest.raises(RoomNotFound):
         await arena.room(created.code)
-    seen = [snapshot async for snapshot in feed]  # the feed ends with the room
+    seen = [views.room async for views in feed]  # the feed ends with the room
     assert seen[-1].phase == "ABANDONED"
 
 
@@ -191,10 +191,18 @@ async def test_the_feed_sends_the_latest_snapshot_to_a_new_subscriber_then_each_
     created = await arena.create(lan, person())
     feed = arena.feed.subscribe(created.code)
     first = await anext(feed)
-    assert first.version == created.version and first.mine == ()  # the feed is a spectator's
+    # The spectator's snapshot, and the sides each owner answers for.
+    assert first.version == created.version and first.room.mine == ()
+    assert first.sides == {lan: ("P1",)} and first.seen_by(lan).mine == ("P1",)
+    assert first.own == {}  # waiting: she sees nothing a spectator does not
     await arena.join(created.code, new_owner(), builtin("random"))
     after = await anext(feed)
-    assert after.version == first.version + 1 and after.seats[1].builtin == "random"
+    assert after.version == first.version + 1 and after.room.seats[1].builtin == "random"
+    placing = after
+    while placing.room.phase != "PLACEMENT":
+        placing = await anext(feed)
+    # In placement she sees more than a spectator (her own pieces, once placed).
+    assert placing.own[lan].mine == ("P1",) and placing.seen_by(lan) == placing.own[lan]
     await feed.aclose()  # the subscriber goes away
     assert arena.feed.subscribers(created.code) == 0
 

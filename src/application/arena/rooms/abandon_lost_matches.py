@@ -110,7 +110,7 @@ class AbandonLostMatches:
         of a better rank came in ahead of it)."""
         feed = self._rooms.host.feed
         latest = await feed.latest(code)
-        if latest is None or latest.queue_place == place or latest.phase != "PLACEMENT":
+        if latest is None or latest.room.queue_place == place or latest.room.phase != "PLACEMENT":
             return
         board = self._rooms.board
         async with board.hold(code):
@@ -120,10 +120,7 @@ class AbandonLostMatches:
             version = max(card.version, latest.version) + 1
             now_ms = self._rooms.host.clock.now_ms()
             await feed.publish(
-                code,
-                msgspec.structs.replace(
-                    latest, queue_place=place, version=version, server_now_ms=now_ms
-                ),
+                code, latest.replaced(queue_place=place, version=version, server_now_ms=now_ms)
             )
             await board.put(msgspec.structs.replace(card, version=version))
 
@@ -132,15 +129,15 @@ class AbandonLostMatches:
         feed = host.feed
         now_ms = host.clock.now_ms()
         latest = await feed.latest(card.code)
-        turns = 0 if latest is None else latest.turn
+        turns = 0 if latest is None else latest.room.turn
         result = Result(None, EndReason.ABANDONED, turns)
         replay: str | None = None
         if card.match_id is not None:
             result, replay = await self._archived(card.match_id, turns, now_ms)
         version = card.version if latest is None else max(card.version, latest.version)
         if latest is not None:
-            final = msgspec.structs.replace(
-                latest,
+            final = latest.replaced(
+                owners_too=False,
                 phase=(
                     RoomPhase.ABANDONED
                     if result.reason is EndReason.ABANDONED

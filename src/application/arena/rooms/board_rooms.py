@@ -103,10 +103,10 @@ class BoardRooms:
         remote = [room for room in rooms if room.handed_over and not room.closed]
         latest = await asyncio.gather(*(self.host.feed.latest(room.code) for room in remote))
         places = queue_places(card_of(room) for room in remote)
-        for room, snapshot in zip(remote, latest, strict=True):
-            room.remote = snapshot
-            if snapshot is not None:
-                room.version = max(room.version, snapshot.version)
+        for room, views in zip(remote, latest, strict=True):
+            if views is not None:
+                room.remote = views.room
+                room.version = max(room.version, views.version)
             if room.code in places:
                 room.queued, room.queue_place = True, places[room.code]
         loaded = {}

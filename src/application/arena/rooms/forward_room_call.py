@@ -2,15 +2,15 @@
 action"): a look at the room (`get`), a placement, a move, a surrender or a leave,
 asked of any web instance.
 
-- While a worker runs the room's match, the request goes to that worker through the
-  `RoomDesk` (a spectator's look excepted: the room's latest snapshot is theirs), which judges it with the same use case as one machine does, and its
+- A look is answered here, never asked of a worker: from the room's latest views in
+  the feed (they say what each owner sees: `RoomViews`), or its card before any.
+- While a worker runs the room's match, a change goes to that worker through the
+  `RoomDesk`, which judges it with the same use case as one machine does, and its
   answer (the room as the asker sees it, or the refusal) is this call's (`busy` when no
-  answer came within 2 s). A look falls back to the room's latest snapshot then, so a
-  page never goes blank because a worker is slow or gone.
+  answer came within 2 s).
 - Before that (the room waits for a player, or its match for a worker) and after it
-  (the match is over), this instance answers from the board: a look from the room's
-  card or its latest snapshot; a change with the use case on the board's copy
-  (`BoardRooms.change`). Leaving a room whose match no worker took yet closes it, as
+  (the match is over), this instance makes a change with the use case on the board's
+  copy (`BoardRooms.change`). Leaving a room whose match no worker took yet closes it, as
   leaving does before a match is made.
 """
 
@@ -71,28 +71,13 @@ class ForwardRoomCall(Generic[C]):
         card = await self._rooms.board.get(code) if is_room_code(code) else None
         if card is None:
             raise RoomNotFound()
-        running = card.handed_over and card.worker and not card.over and not card.closed
-        if running and self._kind == GET and not self._seated(card, command):
-            return await self._shown(card, command)  # a spectator's view is the feed's
-        if running:
-            try:
-                return await self.ask(code, command)
-            except Busy:
-                if self._kind != GET:
-                    raise
-            return await self._shown(card, command)
         if self._kind == GET:
-            return await self._shown(card, command)
+            return await self._shown(card, command)  # the feed has every viewer's view
+        if card.handed_over and card.worker and not card.over and not card.closed:
+            return await self.ask(code, command)
         if self._kind == LEAVE and card.handed_over and not card.over and not card.closed:
             return await self._rooms.change(code, lambda: self._withdraw(code, command))
         return await self._rooms.change(code, lambda: self._local(command))
-
-    @staticmethod
-    def _seated(card: RoomCard, command: C) -> bool:
-        """Whether the viewer of a look answers for a side (only they see more than a
-        spectator: their pieces in placement, their legal actions)."""
-        viewer = command.viewer if isinstance(command, GetRoomCommand) else ""
-        return bool(viewer) and bool(room_of(card).sides_of(viewer))
 
     async def ask(self, code: str, command: C) -> RoomSnapshot:
         """The worker's answer to the request; raises its refusal, or `Busy`."""
@@ -103,16 +88,14 @@ class ForwardRoomCall(Generic[C]):
         raise error_of(reply.error or Busy.code, reply.message)
 
     async def _shown(self, card: RoomCard, command: C) -> RoomSnapshot:
-        """The room from the board: its latest snapshot once handed over (the viewer's
-        sides added), else its card."""
-        room = room_of(card)
+        """The room as the viewer sees it: from its latest views once handed over (the
+        feed's views say what each owner sees), else from its card."""
         viewer = command.viewer if isinstance(command, GetRoomCommand) else ""
         host = self._rooms.host
         latest = await host.feed.latest(card.code) if card.handed_over else None
         if latest is None:
-            return host.view(room, viewer)
-        mine = tuple(side.value for side in room.sides_of(viewer)) if viewer else ()
-        return msgspec.structs.replace(latest, mine=mine, server_now_ms=host.clock.now_ms())
+            return host.view(room_of(card), viewer)
+        return msgspec.structs.replace(latest.seen_by(viewer), server_now_ms=host.clock.now_ms())
 
     async def _withdraw(self, code: str, command: C) -> RoomSnapshot:
         """Leave a room whose match waits for a worker: it closes (nobody played)."""

@@ -4,8 +4,8 @@ container: it listens to the queue once, and rooms re-send their snapshot when t
 place in it changes).
 
 Every change of a room goes through `changed(room)`: the room's version grows by one,
-the snapshot of that moment is built at once (so every change has its own snapshot)
-and published in order by one sender per room; `close(room)` ends the room's feed after
+its views of that moment (`RoomViews`: the spectator's and each owner's) are built at
+once (so every change has its own) and published in order by one sender per room; `close(room)` ends the room's feed after
 its last snapshot. When the feed's broker is away (`Busy`), the sender keeps only the
 newest snapshot (each is the whole room) and the end, and tries again with `Patience`
 until the broker is back (B9 "Faults"), so the latest snapshot a reconnecting viewer
@@ -32,7 +32,7 @@ from noitu.application.arena.rooms.room import (
     RoomPhase,
     normalize_code,
 )
-from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
+from noitu.application.arena.rooms.snapshot import RoomSnapshot, RoomViews, snapshot_of, views_of
 from noitu.application.ports import Background, Clock
 
 
@@ -95,9 +95,15 @@ class RoomHost:
         mine = room.sides_of(viewer) if viewer else []
         return snapshot_of(room, self.clock.now_ms(), mine)
 
+    def views(self, code: str) -> RoomViews | None:
+        """The current views of a room this process hosts (None: it hosts none of that
+        code)."""
+        room = self.registry.get(normalize_code(code))
+        return None if room is None else views_of(room, self.clock.now_ms())
+
     def changed(self, room: Room) -> None:
         room.version += 1
-        room.outbox.append(snapshot_of(room, self.clock.now_ms()))
+        room.outbox.append(views_of(room, self.clock.now_ms()))
         self._send(room)
 
     def on_change_of(self, room: Room) -> Callable[[], None]:

@@ -87,7 +87,7 @@ class PlayMatch:
         room = await self._take(spec)
         if room is None:
             return MatchOutcome(match_id=None)
-        serving = None if self._desk is None else asyncio.create_task(self._serve(room.code))
+        serving = None if self._desk is None else asyncio.create_task(self._serve(room))
         try:
             try:
                 await self._start(room)
@@ -157,15 +157,19 @@ class PlayMatch:
             lambda: room.feed_closed and not room.sending and not room.outbox
         )
 
-    async def _serve(self, code: str) -> None:
-        """Answer the room's requests while the match lives here."""
+    async def _serve(self, room: Room) -> None:
+        """Answer the room's requests while the match lives here: each once the change
+        it made is in the feed, so a look asked on any instance after the answer shows
+        it (looks are the feed's: `RoomViews`)."""
         assert self._desk is not None
         while True:
             try:
-                listening = self._desk.listen(code)
+                listening = self._desk.listen(room.code)
                 try:
                     async for asked in listening:
-                        await asked.answer(await self.answer(asked.request))
+                        reply = await self.answer(asked.request)
+                        await self._host.published(room)
+                        await asked.answer(reply)
                 finally:
                     await listening.aclose()
             except Busy:

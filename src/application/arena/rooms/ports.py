@@ -12,7 +12,7 @@ from noitu.application.arena.ports import Artefact
 
 if TYPE_CHECKING:
     from noitu.application.arena.rooms.room import Room
-    from noitu.application.arena.rooms.snapshot import RoomSnapshot
+    from noitu.application.arena.rooms.snapshot import RoomViews
 
 __all__ = ["BuiltinArtefacts", "MatchStarter", "RoomFeed", "RoomRegistry", "Timer"]
 
@@ -35,28 +35,29 @@ class RoomRegistry(Protocol):
 
 
 class RoomFeed(Protocol):
-    """Snapshots of rooms to whoever watches them (the WebSocket adapter): in memory for
-    one instance, through a broker for several.
+    """Each change of a room (its `RoomViews`: the spectator's snapshot and what each
+    owner sees) to whoever watches it (`WatchRoom`): in memory for one instance,
+    through a broker for several.
 
-    A subscription first yields the room's latest snapshot (when one was published),
-    then each one published after it, in order; it ends when the room's feed is closed
-    (the room is over, after its last snapshot) or when the subscriber stops iterating
+    A subscription first yields the room's latest views (when some were published),
+    then each published after them, in order; it ends when the room's feed is closed
+    (the room is over, after its last views) or when the subscriber stops iterating
     (close the iterator: `aclose()`). A subscriber too slow to keep up loses the oldest
-    snapshots it has not read, never the latest: each snapshot is the whole room.
-    Subscribing to a room whose feed was closed ends at once; to a room that has not
-    published yet waits for its first snapshot (`WatchRoom` checks the room exists).
+    views it has not read, never the latest: each is the whole room. Subscribing to a
+    room whose feed was closed ends at once (`latest` still has its last views); to a
+    room that has not published yet waits for its first views.
     """
 
-    async def publish(self, code: str, snapshot: RoomSnapshot) -> None: ...
+    async def publish(self, code: str, views: RoomViews) -> None: ...
 
     async def close(self, code: str) -> None:
         """The room is over: end every subscription after what was published."""
         ...
 
-    def subscribe(self, code: str) -> AsyncGenerator[RoomSnapshot, None]: ...
+    def subscribe(self, code: str) -> AsyncGenerator[RoomViews, None]: ...
 
-    async def latest(self, code: str) -> RoomSnapshot | None:
-        """The room's latest snapshot, when one was published (through a broker, also a
+    async def latest(self, code: str) -> RoomViews | None:
+        """The room's latest views, when some were published (through a broker, also a
         room that lives on another instance; None once it is forgotten)."""
         ...
 

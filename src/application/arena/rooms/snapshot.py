@@ -1,8 +1,12 @@
 """RoomSnapshot: everything the page shows of a room, as one frozen value whose fields
-encode to camelCase JSON (msgspec). The feed carries the snapshot every viewer may see
-(a spectator's); `GetRoom` with the viewer's owner hash adds what that viewer may see:
-the sides they answer for (`mine`), during placement their own pieces, and on their
-turn their `legalActions` (nobody else gets those).
+encode to camelCase JSON (msgspec). A viewer with an owner hash sees more than a
+spectator: the sides they answer for (`mine`), during placement their own pieces, and
+on their turn their `legalActions` (nobody else gets those).
+
+The feed carries `RoomViews`: the spectator's snapshot, the sides each owner answers
+for, and the whole view of each owner who sees more than `mine` at that moment. So any
+instance shows any viewer their own view from the feed alone, without asking whoever
+runs the match (B9), and a watch has one path on one machine and on several.
 
 No owner hash is ever in a snapshot, nor a bot's stderr or compile messages (those go
 only to the bot's owner, through `FailureDetails`); a failure's code and one-line
@@ -244,3 +248,63 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         replay_ready=room.archived and room.replay is not None,
         ladder=room.ladder,
     )
+
+
+class RoomViews(msgspec.Struct, frozen=True):
+    """One change of a room as the feed carries it: `room`, the spectator's snapshot;
+    `sides`, the sides each owner (an owner key's hash) answers for; `own`, the whole
+    view of an owner who sees more than a spectator plus `mine` (their pieces in
+    placement, a person's legal actions on their turn). Never sent to a client as is:
+    `seen_by` picks a viewer's."""
+
+    room: RoomSnapshot
+    sides: dict[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    own: dict[str, RoomSnapshot] = msgspec.field(default_factory=dict)
+
+    @property
+    def version(self) -> int:
+        return self.room.version
+
+    def seen_by(self, viewer: str) -> RoomSnapshot:
+        """The room as `viewer` (an owner hash, "" for a spectator) sees it."""
+        if not viewer:
+            return self.room
+        own = self.own.get(viewer)
+        if own is not None:
+            return own
+        mine = self.sides.get(viewer)
+        return self.room if not mine else msgspec.structs.replace(self.room, mine=mine)
+
+    def replaced(self, *, owners_too: bool = True, **changes: object) -> RoomViews:
+        """The same views with `changes` made to each snapshot (`owners_too=False`: the
+        owners' own views dropped, `mine` kept through `sides`)."""
+        own = (
+            {who: msgspec.structs.replace(view, **changes) for who, view in self.own.items()}
+            if owners_too else {}
+        )
+        return RoomViews(msgspec.structs.replace(self.room, **changes), self.sides, own)
+
+
+def views_of(room: Room, now_ms: int) -> RoomViews:
+    """What the feed carries of `room` now (see `RoomViews`)."""
+    spectator = snapshot_of(room, now_ms)
+    owners = {
+        held.seat.owner
+        for held in room.seats
+        if held is not None and held.seat.kind is not SeatKind.BUILTIN and held.seat.owner
+    }
+    sides: dict[str, tuple[str, ...]] = {}
+    own: dict[str, RoomSnapshot] = {}
+    live = room.live
+    placing = live is not None and spectator.phase == RoomPhase.PLACEMENT.value
+    for who in sorted(owners):
+        mine = room.sides_of(who)
+        if not mine:
+            continue
+        sides[who] = tuple(side.value for side in mine)
+        to_move = live is not None and spectator.current_player is not None and any(
+            side.value == spectator.current_player and live.is_person(side) for side in mine
+        )
+        if placing or to_move:
+            own[who] = snapshot_of(room, now_ms, mine)
+    return RoomViews(spectator, sides, own)

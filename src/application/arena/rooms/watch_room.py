@@ -4,107 +4,63 @@ every change, as the viewer sees it (a seated viewer's own sides and, in placeme
 pieces), never an older one than already sent; it ends after the room's last snapshot,
 or when the caller stops iterating (`aclose()` it when the socket goes away).
 
-A room that lives on another instance (the feed goes through a broker) is watched
-through the feed alone, as a spectator sees it."""
+Everything comes from the feed, whose views say what each owner sees (`RoomViews`):
+one path whether the room's match runs in this process or on a worker (B9), and no
+request to whoever runs it. Only the first views of a room hosted in this process (one
+machine) are its own, read at once: the feed may not have them yet (just made, or a
+broker that was away lost them), and then the room is still shown as it is."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Callable
 
-from noitu.application.arena.errors import GameError, RoomNotFound
+from noitu.application.arena.errors import RoomNotFound
 from noitu.application.arena.rooms.get_room import GetRoomCommand
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room, is_room_code, normalize_code
-from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.ports import RoomFeed
+from noitu.application.arena.rooms.room import is_room_code, normalize_code
+from noitu.application.arena.rooms.snapshot import RoomSnapshot, RoomViews
 
 
 class WatchRoom:
     def __init__(
-        self,
-        host: RoomHost,
-        viewer_view: Callable[[GetRoomCommand], Awaitable[RoomSnapshot]] | None = None,
+        self, feed: RoomFeed, hosted_here: Callable[[str], RoomViews | None] | None = None
     ) -> None:
-        """`viewer_view` (several machines, B9) gives a seated viewer's own view of a
-        room that lives elsewhere (`ForwardRoomCall` for `get`): asked at each snapshot
-        while the viewer's view shows sides of theirs."""
-        self._host = host
-        self._viewer_view = viewer_view
+        """`hosted_here`: the current views of a room this process hosts (None for a
+        room it does not), on one machine; None where no room is hosted (a web instance
+        of several machines)."""
+        self._feed = feed
+        self._hosted_here = hosted_here
 
     async def __call__(self, command: GetRoomCommand) -> AsyncGenerator[RoomSnapshot, None]:
         """RoomNotFound (raised here, before any iteration) for an unknown code."""
-        host = self._host
-        # On several machines every room is elsewhere: this instance's registry holds
-        # only a passing copy of the board.
-        room = None if self._viewer_view is not None else host.registry.get(
-            normalize_code(command.code)
-        )
-        if room is None:
-            code = normalize_code(command.code)
-            if not is_room_code(code):
-                raise RoomNotFound()
-            latest = await host.feed.latest(code)
-            if latest is None:
-                raise RoomNotFound()
-            # The subscription reads the latest again once it has joined: nothing
-            # published meanwhile is lost.
-            return self._elsewhere(latest, host.feed.subscribe(code), command.viewer)
-        feed = None if room.feed_closed else host.feed.subscribe(room.code)
-        return self._watch(room, command.viewer, feed)
-
-    async def _elsewhere(
-        self, latest: RoomSnapshot, feed: AsyncGenerator[RoomSnapshot, None], viewer: str
-    ) -> AsyncGenerator[RoomSnapshot, None]:
-        own = self._viewer_view if viewer else None
-        try:
-            first = latest if own is None else await self._own(own, latest, viewer)
-            if not first.mine:
-                own = None  # a spectator's view is the feed's
-            sent = first.version
-            yield first
-            async for published in feed:
-                if published.version <= sent:
-                    continue
-                shown = published if own is None else await self._own(own, published, viewer)
-                sent = max(sent, shown.version)
-                yield shown
-            # The feed ended: the room closed. A room that ended between the read of
-            # `latest` above and the subscription's joining has a closed feed that ends
-            # at once (the port's word), its last snapshot only in `latest` now.
-            last = await self._host.feed.latest(first.code)
-            if last is not None and last.version > sent:
-                yield last if own is None else await self._own(own, last, viewer)
-        finally:
-            await feed.aclose()
-
-    @staticmethod
-    async def _own(
-        own: Callable[[GetRoomCommand], Awaitable[RoomSnapshot]],
-        published: RoomSnapshot,
-        viewer: str,
-    ) -> RoomSnapshot:
-        """The viewer's own view of the room, never older than `published`."""
-        try:
-            shown = await own(GetRoomCommand(published.code, viewer))
-        except GameError:
-            return published
-        return shown if shown.version >= published.version else published
+        code = normalize_code(command.code)
+        if not is_room_code(code):
+            raise RoomNotFound()
+        here = self._hosted_here
+        latest = here(code) if here is not None else None
+        if latest is None:
+            latest = await self._feed.latest(code)
+        if latest is None:
+            raise RoomNotFound()
+        # The subscription reads the latest again once it has joined: nothing published
+        # meanwhile is lost.
+        return self._watch(latest, self._feed.subscribe(code), command.viewer)
 
     async def _watch(
-        self, room: Room, viewer: str, feed: AsyncGenerator[RoomSnapshot, None] | None
+        self, latest: RoomViews, feed: AsyncGenerator[RoomViews, None], viewer: str
     ) -> AsyncGenerator[RoomSnapshot, None]:
-        host = self._host
         try:
-            current = host.view(room, viewer)
-            sent = current.version
-            yield current
-            if feed is None:
-                return
+            sent = latest.version
+            yield latest.seen_by(viewer)
             async for published in feed:
-                if published.version <= sent:
-                    continue
-                shown = host.view(room, viewer) if viewer else published
-                sent = max(sent, shown.version)
-                yield shown
+                if published.version > sent:
+                    sent = published.version
+                    yield published.seen_by(viewer)
+            # The feed ended: the room closed. A room that ended between the read of
+            # `latest` above and the subscription's joining has a closed feed that ends
+            # at once (the port's word), its last views only in `latest` now.
+            last = await self._feed.latest(latest.room.code)
+            if last is not None and last.version > sent:
+                yield last.seen_by(viewer)
         finally:
-            if feed is not None:
-                await feed.aclose()
+            await feed.aclose()
