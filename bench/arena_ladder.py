@@ -192,7 +192,7 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     await container.arena_database_resource.init()
     try:
         clock, timer = container.clock(), container.arena_timer()
-        runner = container.arena_runner()
+        runner = container.arena_runners().kind
         repository, files = container.arena_repository(), container.arena_files()
         # The ladder holds all the slots but one, so the queue gets one more than it.
         queue = MatchQueue(args.slots + 1)

@@ -127,11 +127,12 @@ async def _real(batch: int, runs: int, env: dict[str, str]) -> dict[str, Any]:
     from noitu.domain.noitu.chain import Chain, Side
     from noitu.entrypoints.app import create_app
     from noitu.entrypoints.cli.noitu import build_container
+    from noitu.entrypoints.role import WEB
     from noitu.entrypoints.settings import load_settings
 
     settings = load_settings(env)
     configure_logging(settings.effective_log_format, settings.log_level)
-    container = build_container(settings)
+    container = build_container(settings, WEB)
     clock = StepClock()
     container.clock.override(clock)
     app = create_app(container)

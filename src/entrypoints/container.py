@@ -8,11 +8,14 @@ reach (and override) `container.clock` or `container.arena_probe` as before. The
 Resources that span parts (the feeds, which close before the Redis link) and the
 periodic tasks are composed here, where dependency-injector sees their order.
 
-Settings pick adapters through `Selector`s (NOITU_STORE picks the store's part, a whole; a bot token
-makes Telegram the score reporter; the arena's runner follows the settings' `arena_runner`
-and what the sandbox probe found). What opens and closes is a `Resource` (the Redis
-link, the arena's database, the sandbox, the room feeds, and the process's periodic
-tasks): the server opens them all with `init_resources()` and closes them with
+The container is built with the settings (the environment) and the process's role
+(`entrypoints/role.py`: web, worker or cli, set once by the entry point). Settings pick
+adapters through `Selector`s (NOITU_STORE picks the store's part, a whole; a bot token
+makes Telegram the score reporter); the role picks the periodic tasks and whether the
+sandbox is probed. What runs bots is no Selector: the sandbox's Resource chooses it
+once, when the probe has run (`containers/runners.py`). What opens and closes is a
+`Resource` (the Redis link, the arena's database, the sandbox, the room feeds, and the
+process's periodic tasks): the server opens them all with `init_resources()` and closes them with
 `shutdown_resources()`, in dependency order. A Resource yields None when the settings
 leave its part out, so opening them all is right for any settings.
 
@@ -38,15 +41,19 @@ from noitu.entrypoints.containers.resources import open_group_feed, open_room_fe
 from noitu.entrypoints.containers.store import Store
 from noitu.entrypoints.containers.telegram import Telegram
 from noitu.entrypoints.periodic_tasks import periodic_of
+from noitu.entrypoints.role import WEB, Role
 from noitu.entrypoints.settings import Settings
 
 
 class Container(containers.DeclarativeContainer):
     __self__ = providers.Self()
     settings = providers.Dependency(instance_of=Settings)
+    # What the process was started as (`entrypoints/role.py`): its entry point says so
+    # when it builds the container; `noitu serve`'s role unless told.
+    role = providers.Dependency(instance_of=Role, default=WEB)
 
     # --- the parts, by concern (`entrypoints/containers/`), each given what it reads ---
-    core = providers.Container(Core, settings=settings)
+    core = providers.Container(Core, settings=settings, role=role)
     store = providers.Container(Store, core=core)
     noitu = providers.Container(Noitu, core=core, store=store)
     telegram = providers.Container(Telegram, core=core, noitu=noitu, store=store)
@@ -173,12 +180,11 @@ class Container(containers.DeclarativeContainer):
 
     # ArenaRuntime's providers, under the names callers and tests use
     arena_probe = arena_runtime.arena_probe
+    chosen_runners = arena_runtime.chosen_runners
     arena_sandbox_resource = arena_runtime.arena_sandbox_resource
+    arena_runners = arena_runtime.arena_runners
     arena_sandbox_status = arena_runtime.arena_sandbox_status
-    arena_runner = arena_runtime.arena_runner
-    arena_sandbox = arena_runtime.arena_sandbox
     arena_launcher = arena_runtime.arena_launcher
-    arena_sandbox_builder = arena_runtime.arena_sandbox_builder
     arena_builder = arena_runtime.arena_builder
     builtin_bots = arena_runtime.builtin_bots
     run_match = arena_runtime.run_match
@@ -255,7 +261,8 @@ class Container(containers.DeclarativeContainer):
     )
 
     # --- what the process does by itself, every so often ------------------------------
-    # The tasks of this process's role (web or worker), built when the Resource starts.
+    # The tasks of this process's role (web or worker), built when the Resource starts:
+    # after what they use opened (the bots' runners chosen among it), stopped before.
     periodic = providers.Singleton(periodic_of, __self__)
     periodic_resource = providers.Resource(
         run_periodic,
@@ -263,4 +270,5 @@ class Container(containers.DeclarativeContainer):
         redis_resource,
         room_feed_resource,
         arena_database_resource,
+        arena_sandbox_resource,
     )

@@ -1,5 +1,5 @@
 """What a process does by itself, every so often: the tasks its `Periodic` runs
-(`adapters/periodic.py`), chosen by its role. The container's `periodic_resource`
+(`adapters/periodic.py`), chosen by its role (`entrypoints/role.py`). The container's `periodic_resource`
 starts them with the process and stops them before anything they use closes.
 
 - `web` (`noitu serve`): nối từ's sweep of sessions whose turn ran out with the page
@@ -8,6 +8,7 @@ starts them with the process and stops them before anything they use closes.
   the words added by the operators followed (B11); and with NOITU_ARENA_QUEUE=saq the
   matches of a worker that stopped beating abandoned (B9 "Faults").
 - `worker` (`noitu arena worker`): its beat, and the lost matches as `serve` does.
+- `cli` (a `noitu` command): none.
 
 A run that hits `Busy` (Redis away: the link logs the outage once) is not logged; any
 other failure is logged with the task's name, and the task runs again at its next tick.
@@ -46,13 +47,13 @@ log = structlog.get_logger("noitu.periodic")
 
 
 def periodic_of(container: Container) -> Periodic:
-    """The process's periodic tasks: a worker's (the settings say it is one) or a web
-    server's, as far as its settings run each part."""
-    settings = container.settings()
-    if settings.arena_worker:
+    """The process's periodic tasks, by its role: a worker's, a web server's (as far as
+    its settings run each part), none for a CLI command."""
+    settings, role = container.settings(), container.role()
+    tasks: list[PeriodicTask] = []
+    if role.kind == "worker":
         tasks = [worker_beat(container), lost_matches(container)]
-    else:
-        tasks = []
+    elif role.kind == "web":
         if settings.game_enabled:
             tasks += [sessions_sweep(container), *group_rooms(container)]
         if settings.game_enabled or settings.telegram_enabled:
@@ -140,8 +141,9 @@ def worker_beat(container: Container) -> PeriodicTask:
     says how many matches it plays at once (the ladder fills what is idle). The first
     beat comes at once, before the worker takes a job."""
     board, settings = container.room_board(), container.settings()
+    matches = container.role().matches
 
     async def beat() -> None:
-        await board.beat(settings.instance, WORKER_TTL_MS, settings.arena_matches)
+        await board.beat(settings.instance, WORKER_TTL_MS, matches)
 
     return PeriodicTask("worker_beat", WORKER_BEAT_MS / 1000, beat, first_s=0.0)

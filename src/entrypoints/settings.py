@@ -3,6 +3,10 @@
 Bad values that would make the server misbehave stop it with one line per problem.
 A bad GAME_BASE_URL or a short NOITU_GAME_SECRET does not stop it: the spec says they
 disable the game, with a warning, while the bot keeps answering /noitu.
+
+Only the environment is here: what a process was started as (a web server, a worker
+and its matches at once, a CLI command and its --no-sandbox) is its role,
+`entrypoints/role.py`, which the entry point gives the container.
 """
 
 from __future__ import annotations
@@ -99,11 +103,6 @@ class Settings:
     # This instance's name among those sharing one arena database (NOITU_INSTANCE;
     # default: host name and port). A restart ends only its own live matches.
     instance: str = ""
-    # How the arena runs bots: "auto" (in the sandbox when the start-up probe finds one,
-    # else only the built-in bots, directly) or "direct" (no sandbox, no probe: the
-    # CLI's --no-sandbox, for an author's own files). Not an environment variable: the
-    # server never runs uploads outside the sandbox.
-    arena_runner: str = "auto"
     # Where the arena's jobs (builds of uploads) run (NOITU_ARENA_QUEUE, spec B9): "local",
     # in this process (the embedded default), or "saq", on `noitu arena worker`
     # processes through Redis (needs NOITU_STORE=redis and a PostgreSQL database). A
@@ -114,13 +113,6 @@ class Settings:
     # This process's name when it runs as `noitu arena worker` (NOITU_INSTANCE;
     # default host name and process id: several workers may share a machine).
     worker_instance: str = ""
-    # Matches at once in this process (0: the match queue's default for the machine's
-    # cores). Not read from the environment: `noitu arena worker` sets it (--matches,
-    # by default 2 per core it may use, B9).
-    arena_matches: int = 0
-    # This process is `noitu arena worker` (set by it): with NOITU_ARENA_QUEUE=saq only
-    # workers play and build, so only they probe the sandbox.
-    arena_worker: bool = False
     # Whether this instance drives the ladder (NOITU_ARENA_LADDER, on by default): its
     # matches then fill the slots the rooms leave idle, between the ranked bots, while
     # at least one uploaded bot is ranked (the built-ins alone play nothing).

@@ -1,16 +1,16 @@
 """The container's Resources and the runner they decide, on a real data directory:
 what opens with `init_resources()`, what closes with `shutdown_resources()`, and which
-runner and upload builder the settings and the probe give."""
+runner and upload builder the process's role, the settings and the probe give."""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.build import SandboxBuilder
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
+from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.sql.engine import SQLITE_FILE
@@ -19,7 +19,17 @@ from noitu.application.arena.ladder.errors import LadderBusy
 from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
 from noitu.application.arena.ports import SandboxStatus
 from noitu.entrypoints.container import Container
+from noitu.entrypoints.containers.runners import RunnersNotChosen
+from noitu.entrypoints.role import WEB, Role
 from noitu.entrypoints.settings import load_settings
+
+#: Several machines (B9): the arena's jobs on workers.
+SAQ = {
+    "NOITU_ARENA_QUEUE": "saq",
+    "NOITU_STORE": "redis",
+    "REDIS_URL": "redis://127.0.0.1:1/0",
+    "NOITU_ARENA_DATABASE": "postgresql://noitu@db.internal/noitu",
+}
 
 
 class FakeCgroups:
@@ -60,19 +70,48 @@ class FakeProbe:
         return self.sandbox
 
 
-def container_for(data_dir: Path, probe: FakeProbe, **env: str) -> Container:
+def container_for(data_dir: Path, probe: FakeProbe, role: Role = WEB, **env: str) -> Container:
     settings = load_settings({"NOITU_ACCESS_LOG": "0", "NOITU_DATA_DIR": str(data_dir), **env})
-    container = Container(settings=settings)
+    container = Container(settings=settings, role=role)
     container.arena_probe.override(probe)
     return container
 
 
-async def test_before_the_probe_the_runner_is_the_sandbox_so_nothing_runs_unconfined(
-    tmp_path: Path,
+async def test_before_the_probe_nothing_can_run_or_build_a_bot(tmp_path: Path) -> None:
+    container = container_for(tmp_path / "data", FakeProbe(available=True))
+    # Not a guess that a later probe would contradict: whatever is built too early
+    # (a Singleton keeping its launcher or its upload builder) fails, and says why.
+    for needs_a_runner in (
+        container.arena_launcher, container.arena_builder, container.upload_builder,
+        container.run_match, container.builtin_bots, container.start_match,
+    ):
+        with pytest.raises(RunnersNotChosen, match="sandbox's Resource opens"):
+            needs_a_runner()
+
+
+@pytest.mark.parametrize("available", [True, False])
+async def test_what_needs_the_launcher_gets_what_the_probe_found(
+    tmp_path: Path, available: bool
 ) -> None:
-    container = container_for(tmp_path / "data", FakeProbe(available=False))
-    assert container.arena_runner() == "sandbox"
-    assert container.upload_builder() is None
+    probe = FakeProbe(available=available)
+    container = container_for(tmp_path / "data", probe)
+    await container.init_resources()
+    try:
+        assert probe.probes == 1
+        assert container.arena_runners().kind == ("sandbox" if available else "direct")
+        # Built now, the match runners take the launcher the probe's Resource chose.
+        launcher = container.arena_launcher()
+        assert container.run_match()._launcher is launcher
+        assert container.room_run_match()._launcher is launcher
+        if available:
+            assert isinstance(launcher, BubblewrapLauncher) and launcher.sandbox is probe.sandbox
+            assert isinstance(container.arena_builder(), SandboxBuilder)
+        else:
+            assert isinstance(launcher, DirectLauncher)
+            assert isinstance(container.arena_builder(), DirectBuilder)
+            assert container.upload_builder() is None  # uploads are built only sandboxed
+    finally:
+        await container.shutdown_resources()
 
 
 async def test_a_found_sandbox_runs_uploads_and_is_closed_at_shutdown(tmp_path: Path) -> None:
@@ -80,7 +119,6 @@ async def test_a_found_sandbox_runs_uploads_and_is_closed_at_shutdown(tmp_path: 
     container = container_for(tmp_path / "data", probe)
     await container.init_resources()
     assert probe.probes == 1
-    assert container.arena_runner() == "sandbox"
     builder = container.upload_builder()
     assert isinstance(builder, SandboxBuilder) and builder.sandbox is probe.sandbox
     recovered = await container.recover_at_start()()
@@ -90,29 +128,34 @@ async def test_a_found_sandbox_runs_uploads_and_is_closed_at_shutdown(tmp_path: 
     assert probe.sandbox.closed
 
 
-async def test_without_a_sandbox_only_the_direct_runner_and_no_uploads(tmp_path: Path) -> None:
-    container = container_for(tmp_path / "data", FakeProbe(available=False))
+async def test_the_no_sandbox_cli_runs_directly_without_a_probe(tmp_path: Path) -> None:
+    probe = FakeProbe(available=True)
+    container = container_for(tmp_path / "data", probe, Role.cli(no_sandbox=True))
     await container.init_resources()
     try:
-        assert container.arena_runner() == "direct"
-        assert isinstance(container.arena_launcher(), DirectLauncher)
+        assert probe.probes == 0
+        assert container.arena_runners().kind == "direct"
+        assert container.arena_sandbox_status() is None
         assert container.upload_builder() is None
     finally:
         await container.shutdown_resources()
 
 
-async def test_the_direct_runner_asked_for_skips_the_probe(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("role", "probed"), [(WEB, False), (Role.worker(2), True), (Role.cli(), True)]
+)
+async def test_with_jobs_on_workers_only_workers_and_the_cli_probe(
+    tmp_path: Path, role: Role, probed: bool
+) -> None:
     probe = FakeProbe(available=True)
-    container = container_for(tmp_path / "data", probe)
-    settings = dataclasses.replace(container.settings(), arena_runner="direct")
-    container = Container(settings=settings)
-    container.arena_probe.override(probe)
-    await container.init_resources()
+    container = container_for(tmp_path / "data", probe, role, **SAQ)
+    await container.arena_sandbox_resource.init()
     try:
-        assert probe.probes == 0
-        assert container.arena_runner() == "direct"
+        assert probe.probes == (1 if probed else 0)
+        # A web instance plays and builds nothing (B9): its workers do.
+        assert container.arena_runners().kind == ("sandbox" if probed else "direct")
     finally:
-        await container.shutdown_resources()
+        await container.arena_sandbox_resource.shutdown()
 
 
 async def test_the_database_opens_migrated_only_when_the_arena_runs(tmp_path: Path) -> None:

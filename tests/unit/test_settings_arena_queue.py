@@ -57,7 +57,7 @@ def test_a_workers_name_is_host_and_process_unless_named():
     assert load_settings({**SAQ, "NOITU_INSTANCE": "builder-7"}).worker_instance == "builder-7"
 
 
-def test_the_container_picks_the_queue_from_the_setting(tmp_path: Path):
+async def test_the_container_picks_the_queue_from_the_setting(tmp_path: Path):
     local = Container(settings=load_settings({"NOITU_DATA_DIR": str(tmp_path)}))
     local.upload_builder.override(object())  # as if the probe had found a sandbox
     assert isinstance(local.upload_builds(), InProcessJobs)
@@ -66,8 +66,12 @@ def test_the_container_picks_the_queue_from_the_setting(tmp_path: Path):
 
     saq = Container(settings=load_settings({**SAQ, "NOITU_DATA_DIR": str(tmp_path)}))
     assert isinstance(saq.upload_builds(), SaqJobs)  # no sandbox needed in the web process
-    saq.run_build.override(object())  # the worker's sandboxed builds (no probe here)
-    runner = saq.job_runner(matches=4, builds=3)
-    assert isinstance(runner, SaqJobRunner)
-    assert runner.slots == {JobKind.MATCH: 4, JobKind.BUILD: 3}  # each kind its own
-    assert saq.job_runner().slots[JobKind.BUILD] == len(os.sched_getaffinity(0))
+    await saq.arena_sandbox_resource.init()  # a web instance's: direct, nothing probed
+    try:
+        saq.run_build.override(object())  # the worker's sandboxed builds (no probe here)
+        runner = saq.job_runner(matches=4, builds=3)
+        assert isinstance(runner, SaqJobRunner)
+        assert runner.slots == {JobKind.MATCH: 4, JobKind.BUILD: 3}  # each kind its own
+        assert saq.job_runner().slots[JobKind.BUILD] == len(os.sched_getaffinity(0))
+    finally:
+        await saq.arena_sandbox_resource.shutdown()

@@ -63,6 +63,7 @@ from noitu.entrypoints.cli.arena_view import (
     say,
 )
 from noitu.entrypoints.cli.arena_worker import add_worker_parser
+from noitu.entrypoints.role import Role
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:  # imported by the commands that run (`noitu --help` stays fast)
@@ -142,11 +143,8 @@ async def _session(no_sandbox: bool, build_cache: bool) -> AsyncIterator[_Run]:
     except SettingsError as error:
         problems = "\n    ".join(error.problems)  # the settings' own (English) lines, quoted
         raise UsageError(f"biến môi trường không hợp lệ:\n    {problems}") from None
-    # These commands run the arena alone, whatever MODULES says for the server; the
-    # runner is direct only when the author asked for it.
-    settings = dataclasses.replace(
-        settings, modules=("arena",), arena_runner="direct" if no_sandbox else "auto"
-    )
+    # These commands run the arena alone, whatever MODULES says for the server.
+    settings = dataclasses.replace(settings, modules=("arena",))
     with contextlib.ExitStack() as cleanup:
         cache_dir = settings.cache_dir
         if cache_dir is None:
@@ -155,7 +153,8 @@ async def _session(no_sandbox: bool, build_cache: bool) -> AsyncIterator[_Run]:
             build_cache = False
         from noitu.entrypoints.container import Container
 
-        container = Container(settings=settings)
+        # The runner is direct only when the author asked for it.
+        container = Container(settings=settings, role=Role.cli(no_sandbox=no_sandbox))
         # The one Resource these commands need (no database, no Redis, no feed).
         await container.arena_sandbox_resource.init()
         try:
@@ -376,7 +375,7 @@ async def run_ladder_rebuild(args: argparse.Namespace) -> dict[str, object]:
     from noitu.application.arena.ladder.rebuild_ladder import RebuildLadderCommand
     from noitu.entrypoints.container import Container
 
-    container = Container(settings=_server_settings())
+    container = Container(settings=_server_settings(), role=Role.cli())
     # The one Resource this needs: the database, migrated (no sandbox, no Redis).
     await container.arena_database_resource.init()
     try:

@@ -38,6 +38,7 @@ from noitu.adapters.arena.cores import usable_cores
 from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy
+from noitu.entrypoints.role import Role
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:  # the worker's own parts are imported when it runs (fast `noitu --help`)
@@ -51,7 +52,7 @@ STOP_PASS_S = 0.2
 MATCHES_PER_CORE = round(1 / CPU_PER_THINKING_BOT)
 
 
-def _settings_or_exit(matches: int | None) -> Settings:
+def _settings_or_exit() -> Settings:
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -65,24 +66,24 @@ def _settings_or_exit(matches: int | None) -> Settings:
             file=sys.stderr,
         )
         raise SystemExit(2)
-    # A worker runs the arena alone, under its own name (several may share a machine),
-    # as many matches at once as asked or as its cores keep the 0.5-CPU promise.
+    # A worker runs the arena alone, under its own name (several may share a machine).
     return dataclasses.replace(
-        settings,
-        modules=("arena",),
-        instance=settings.worker_instance,
-        arena_worker=True,
-        arena_matches=matches or MATCHES_PER_CORE * usable_cores(),
+        settings, modules=("arena",), instance=settings.worker_instance
     )
 
 
-async def work(settings: Settings, builds: int | None) -> int:
+def worker_role(matches: int | None) -> Role:
+    """As many matches at once as asked, or as its cores keep the 0.5-CPU promise."""
+    return Role.worker(matches or MATCHES_PER_CORE * usable_cores())
+
+
+async def work(settings: Settings, role: Role, builds: int | None) -> int:
     """Run jobs until SIGTERM or SIGINT; the exit status."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from noitu.entrypoints.container import Container
 
-    container = Container(settings=settings)
+    container = Container(settings=settings, role=role)
     await container.arena_sandbox_resource.init()
     try:
         found = container.arena_sandbox_status()
@@ -122,7 +123,7 @@ async def _run_jobs(
     from noitu.entrypoints.containers.support import worker_slots
 
     builds = builds or worker_slots()
-    matches = settings.arena_matches
+    matches = container.role().matches
     container.room_host()  # listens to the match queue from now on
     # Its previous life's matches (a restart under the same NOITU_INSTANCE): ended with
     # what their journals kept, their viewers told; then the archive's leftovers.
@@ -205,11 +206,11 @@ async def _until_stopped(running: object, on_stop: Callable[[], Awaitable[object
 def worker_command(args: argparse.Namespace) -> None:
     from noitu.adapters.log_setup import configure_logging
 
-    settings = _settings_or_exit(args.matches)
+    settings = _settings_or_exit()
     configure_logging(settings.effective_log_format, settings.log_level)
     for warning in settings.warnings:
         log.warning("settings", problem=warning)
-    raise SystemExit(asyncio.run(work(settings, args.builds)))
+    raise SystemExit(asyncio.run(work(settings, worker_role(args.matches), args.builds)))
 
 
 def _positive(text: str) -> int:

@@ -17,6 +17,7 @@ from noitu.adapters.http.paths import ARENA_PATH, NOITU_PATH
 from noitu.adapters.noitu.dictionary_file import DictionaryFormatError, DictionaryUnreadable
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.rules import TOKEN_LIFETIME_S
+from noitu.entrypoints.role import WEB, Role
 from noitu.entrypoints.settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:  # the container is imported by the commands that build it (fast --help)
@@ -39,10 +40,10 @@ def settings_or_exit() -> Settings:
         raise SystemExit(2) from None
 
 
-def build_container(settings: Settings) -> Container:
+def build_container(settings: Settings, role: Role) -> Container:
     from noitu.entrypoints.container import Container
 
-    return Container(settings=settings)
+    return Container(settings=settings, role=role)
 
 
 def _load_dictionary_or_exit(container: Container) -> None:
@@ -149,7 +150,7 @@ def serve(args: argparse.Namespace) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (files, hard))
     if problem:
         log.warning("settings", problem=problem)
-    container = build_container(settings)
+    container = build_container(settings, WEB)
     if settings.noitu_enabled:
         _load_dictionary_or_exit(container)
     # The server's parts once the settings and the dictionary are known good: a mistake
@@ -237,7 +238,7 @@ def token(args: argparse.Namespace) -> None:
     if args.room and args.daily:
         print("noitu: a link is a room card's or a daily game's, not both", file=sys.stderr)
         raise SystemExit(2)
-    container = build_container(settings)
+    container = build_container(settings, Role.cli())
     ticket = Ticket(
         user_id=args.user,
         first_name=args.name,

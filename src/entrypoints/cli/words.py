@@ -18,6 +18,7 @@ from noitu.application.noitu.words.messages import UNFIT
 from noitu.domain.noitu.additions import ADDED_TIER, Action
 from noitu.domain.noitu.rules import TIERS
 from noitu.entrypoints.cli.noitu import build_container, settings_or_exit
+from noitu.entrypoints.role import Role
 
 if TYPE_CHECKING:
     from noitu.entrypoints.container import Container
@@ -70,7 +71,7 @@ async def _reject(container: Container, words: tuple[str, ...]) -> int:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    container = build_container(settings_or_exit())
+    container = build_container(settings_or_exit(), Role.cli())
     try:
         if args.action == "pending":
             return await _pending(container)

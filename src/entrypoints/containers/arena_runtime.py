@@ -8,10 +8,8 @@ from typing import ClassVar
 
 from dependency_injector import containers, providers
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, BubblewrapProbe
-from noitu.adapters.arena.build import DirectBuilder, SandboxBuilder
+from noitu.adapters.arena.bubblewrap import BubblewrapProbe
 from noitu.adapters.arena.builtin import BuiltinBots
-from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.rooms import InMemoryRoomRegistry, LoopTimer
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
@@ -48,12 +46,9 @@ from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
 from noitu.entrypoints.containers.arena_queue import LocalQueue, SaqQueue
-from noitu.entrypoints.containers.resources import (
-    job_queue_connection,
-    probed_sandbox,
-)
+from noitu.entrypoints.containers.resources import job_queue_connection, open_runners
+from noitu.entrypoints.containers.runners import ChosenRunners
 from noitu.entrypoints.containers.support import (
-    arena_cgroups,
     ladder_pass_failed,
     match_slots,
     orphan_min_age_ms,
@@ -62,13 +57,11 @@ from noitu.entrypoints.containers.support import (
     redis_replay_journal,
     redis_room_board,
     redis_room_desk,
-    runner_kind,
-    sandbox_wanted,
+    runner_choice,
     saq_jobs,
     saq_queues,
     saq_runner,
     tell_waiting_write,
-    uploads_kind,
     worker_slots,
 )
 
@@ -78,6 +71,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
     arena_storage = providers.DependenciesContainer()
     store = providers.DependenciesContainer()
     settings = core.settings
+    role = core.role
     clock = core.clock
     id_source = core.id_source
     redis = core.redis
@@ -94,54 +88,34 @@ class ArenaRuntime(containers.DeclarativeContainer):
     record_ladder_result = arena_storage.record_ladder_result
 
     # --- the bot arena ----------------------------------------------------------------
-    # The probe runs once, as a Resource, unless the settings ask for the direct runner.
+    # What runs bots, chosen once by the sandbox's Resource when the probe has run
+    # (`containers/runners.py`); read through `arena_runners`, which fails before then.
     arena_probe = providers.Singleton(BubblewrapProbe)
+    chosen_runners = providers.Singleton(ChosenRunners)
     arena_sandbox_resource = providers.Resource(
-        probed_sandbox,
+        open_runners,
         arena_probe,
-        providers.Callable(sandbox_wanted, settings),
+        providers.Callable(runner_choice, settings, role),
+        chosen_runners,
     )
-    # What the probe found (None before it ran, or when it was not wanted).
-    arena_sandbox_status = arena_probe.provided.status
-    # "sandbox" (bubblewrap + cgroups) or "direct" (trusted code only: the built-in bots
-    # when no sandbox can run here, and the CLI's explicit --no-sandbox).
-    arena_runner = providers.Callable(
-        runner_kind,
-        settings.provided.arena_runner,
-        arena_sandbox_status,
-        providers.Callable(sandbox_wanted, settings),
-    )
-    arena_sandbox = arena_probe.provided.make_sandbox.call()
-    arena_launcher = providers.Selector(
-        arena_runner,
-        sandbox=providers.Singleton(BubblewrapLauncher, arena_sandbox),
-        direct=providers.Singleton(DirectLauncher, cgroups=providers.Singleton(arena_cgroups)),
-    )
-    arena_sandbox_builder = providers.Singleton(SandboxBuilder, arena_sandbox)
-    arena_builder = providers.Selector(
-        arena_runner,
-        sandbox=arena_sandbox_builder,
-        direct=providers.Singleton(DirectBuilder),
-    )
+    arena_runners = chosen_runners.provided.runners
+    # What the probe found (None when it was not run).
+    arena_sandbox_status = arena_runners.provided.status
+    arena_launcher = arena_runners.provided.launcher
+    arena_builder = arena_runners.provided.builder
     builtin_bots = providers.Singleton(BuiltinBots, arena_builder, settings.provided.cache_dir)
     run_match = providers.Singleton(RunMatch, arena_launcher)
     check_bot = providers.Singleton(CheckBot, arena_launcher)
-
     # Uploads are built only in the sandbox, never directly: without one, the upload
     # builder is None and uploads are refused.
-    upload_builder = providers.Selector(
-        providers.Callable(uploads_kind, arena_sandbox_status),
-        sandbox=arena_sandbox_builder,
-        none=providers.Object(None),
-    )
-
+    upload_builder = arena_runners.provided.uploads
 
     # --- the arena's jobs (B9): builds in this process, or on workers through SAQ ------
     job_queue_kind = providers.Callable(queue_kind_of, settings)
     job_queue = providers.Singleton(saq_queues, settings.provided.redis_url)
     cluster_jobs = providers.Singleton(saq_jobs, job_queue, settings.provided.arena_job_take_s)
     # `noitu arena worker`'s side: the builds run in its own sandbox.
-    run_build = providers.Factory(RunBuild, arena_files, arena_sandbox_builder)
+    run_build = providers.Factory(RunBuild, arena_files, upload_builder)
 
     # --- the arena's uploaded bots (B5) ---------------------------------------------
     my_bots = providers.Singleton(MyBots, arena_repository)
@@ -163,9 +137,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
         bots=arena_repository,
         files=arena_files,
         failed_builds=sweep_failed_builds,
-        cgroups=providers.Selector(
-            arena_runner, sandbox=arena_sandbox.provided.cgroups, direct=providers.Object(None)
-        ),
+        cgroups=arena_runners.provided.cgroups,
         clock=clock,
         runner=providers.Callable(recovery_runner, arena_engine, settings.provided.instance),
         orphan_min_age_ms=providers.Callable(orphan_min_age_ms, arena_engine),
@@ -179,7 +151,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
     arena_timer = providers.Singleton(LoopTimer, clock)
     # Writes tried again while Redis or the database is away (B9 "Faults").
     arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)
-    match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots, settings))
+    match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots, settings, role))
     # The host listens to the queue once: one per process.
     room_host = providers.Singleton(
         RoomHost, room_registry, room_feed, match_queue, clock, background, arena_patience
@@ -310,7 +282,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
         settings.provided.instance,
         run_build,
         worker_play_match,
-        matches=providers.Callable(match_slots, settings),
+        matches=providers.Callable(match_slots, settings, role),
         builds=providers.Callable(worker_slots),
     )
 

@@ -1,4 +1,4 @@
-"""What every part shares: the settings, the clock and random sources, the operator's key,
+"""What every part shares: the settings and the process's role, the clock and random sources, the operator's key,
 the Redis link (opened by the store's part when NOITU_STORE=redis), nối từ's dictionary
 and limits (its stores read them) and the Telegram bot (built only when used).
 """
@@ -22,11 +22,14 @@ from noitu.entrypoints.containers.support import (
     redis_link,
     signing_key,
 )
+from noitu.entrypoints.role import Role
 from noitu.entrypoints.settings import Settings
 
 
 class Core(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
+    # The process's role (`entrypoints/role.py`), given by its entry point.
+    role = providers.Dependency(instance_of=Role)
 
     # --- shared adapters --------------------------------------------------------------
     clock = providers.Singleton(SystemClock)

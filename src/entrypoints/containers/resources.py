@@ -10,8 +10,13 @@ from noitu.adapters.arena.bubblewrap import BubblewrapProbe
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.periodic import Periodic
 from noitu.application.arena.jobs import JobKind
-from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.rooms.ports import RoomFeed
+from noitu.entrypoints.containers.runners import (
+    BotRunners,
+    ChosenRunners,
+    RunnerChoice,
+    runners_for,
+)
 
 if TYPE_CHECKING:
 
@@ -61,20 +66,23 @@ async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngin
         await engine.dispose()
 
 
-async def probed_sandbox(
-    probe: BubblewrapProbe, wanted: bool
-) -> AsyncIterator[SandboxStatus | None]:
-    """The sandbox, probed once (not when the arena is off or runs directly by
-    request): uploads and the runner follow what it found. Its staging folder goes at
+async def open_runners(
+    probe: BubblewrapProbe, choice: RunnerChoice, chosen: ChosenRunners
+) -> AsyncIterator[BotRunners | None]:
+    """What runs bots here, chosen once (`runners.py`): the sandbox probed (unless the
+    role and settings say bots run directly here, or not at all), the runners handed
+    to `chosen` for the providers that read them. The sandbox's staging folder goes at
     the end."""
-    if not wanted:
+    if choice == "off":
         yield None
         return
-    found = await probe.probe()
+    found = await probe.probe() if choice == "probe" else None
+    runners = runners_for(probe, found)
+    chosen.choose(runners)
     try:
-        yield found
+        yield runners
     finally:
-        if found.available:
+        if runners.kind == "sandbox":
             probe.make_sandbox().close()
 
 

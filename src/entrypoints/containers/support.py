@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from noitu.adapters.arena.cgroups.mounts import find_cgroups
-from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.sql.engine import is_sqlite
 from noitu.adapters.noitu.token_signer import (
     MIN_SECRET_BYTES,
@@ -20,12 +18,12 @@ from noitu.adapters.noitu.token_signer import (
 from noitu.application.arena.admission import AddressLimits
 from noitu.application.arena.jobs import BUILD_JOB, MATCH_JOB, JobKind
 from noitu.application.arena.match_queue import default_slots
-from noitu.application.arena.ports import SandboxStatus
 from noitu.application.arena.recover_at_start import ORPHAN_MIN_AGE_MS
 from noitu.application.arena.rooms.play_match import PlayMatch
 from noitu.application.arena.run_build import RunBuild
 from noitu.application.noitu.rooms.report_room_game import ReportRoomGame
 from noitu.application.noitu.rooms.unit_of_work import Rooms
+from noitu.entrypoints.role import Role
 from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:
@@ -54,6 +52,7 @@ if TYPE_CHECKING:
     from noitu.adapters.noitu.words.redis import RedisAdditions, RedisRefusals, RedisReports
     from noitu.adapters.noitu.words.sqlite import SqliteAdditions, SqliteReports
     from noitu.adapters.redis.client import RedisLink
+    from noitu.entrypoints.containers.runners import RunnerChoice
 
 
 def signing_key(settings: Settings) -> bytes:
@@ -268,18 +267,10 @@ def make_group_rooms(rooms: Rooms, report: ReportRoomGame) -> Rooms:
     return rooms
 
 
-def match_slots(settings: Settings) -> int:
-    """Matches played at once in this process (the match queue's promise of B2): the
+def match_slots(settings: Settings, role: Role) -> int:
+    """Matches played at once in this process (the match queue's promise of B2): a
     worker's own number (B9), else the default for this machine's cores."""
-    return settings.arena_matches or default_slots(os.cpu_count() or 1)
-
-
-def arena_cgroups() -> CgroupTree | None:
-    """Cgroups for bots run without bubblewrap (trusted code), when the host allows."""
-    try:
-        return find_cgroups()
-    except CgroupError:
-        return None
+    return role.matches or default_slots(os.cpu_count() or 1)
 
 
 def on_off(enabled: bool) -> str:
@@ -287,28 +278,16 @@ def on_off(enabled: bool) -> str:
     return "on" if enabled else "off"
 
 
-def runner_kind(requested: str, found: SandboxStatus | None, wanted: bool = True) -> str:
-    """"sandbox" or "direct": direct when asked for (the CLI's --no-sandbox), when the
-    probe found no sandbox (then only trusted code runs: the built-in bots), or when
-    none is wanted here (a web instance of several machines runs no bot). Before the
-    probe, "sandbox": whatever tries to run then fails for want of a sandbox, rather
-    than running without one."""
-    if requested == "direct" or not wanted or (found is not None and not found.available):
+def runner_choice(settings: Settings, role: Role) -> RunnerChoice:
+    """How this process runs bots (`runners.py`): not at all when the arena is off;
+    directly, without a probe, when the CLI's author asked for it (--no-sandbox) or
+    when the arena's jobs run on the workers (NOITU_ARENA_QUEUE=saq: a web instance
+    plays and builds nothing, B9); else in the sandbox when the probe finds one."""
+    if not settings.arena_enabled:
+        return "off"
+    if role.no_sandbox or (role.kind == "web" and settings.arena_queue == "saq"):
         return "direct"
-    return "sandbox"
-
-
-def uploads_kind(found: SandboxStatus | None) -> str:
-    """Uploads are built only in a sandbox the probe found, never directly."""
-    return "sandbox" if found is not None and found.available else "none"
-
-
-def sandbox_wanted(settings: Settings) -> bool:
-    """Probe the sandbox when the arena runs here and the direct runner was not asked
-    for: with NOITU_ARENA_QUEUE=saq a web instance plays and builds nothing (B9), only
-    the workers do."""
-    plays_here = settings.arena_queue != "saq" or settings.arena_worker
-    return settings.arena_enabled and settings.arena_runner != "direct" and plays_here
+    return "probe"
 
 
 def recovery_runner(engine: AsyncEngine, instance: str) -> str | None:
