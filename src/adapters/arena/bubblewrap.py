@@ -48,7 +48,8 @@ from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.cgroups.mounts import find_cgroups
 from noitu.adapters.arena.cgroups.tree import BotCgroup, CgroupError, CgroupTree
 from noitu.adapters.arena.languages import artefact_files, needs_jvm, run_command
-from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
+from noitu.adapters.arena.process import PipeBotProcess
+from noitu.adapters.arena.process_tree import ProcessTree, joined, spawn
 from noitu.adapters.arena.seccomp import (
     REFUSALS,
     SeccompUnavailable,
