@@ -38,7 +38,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
 from noitu.adapters.arena.build_driver import (
     SOURCE_DIR,
     WORK_DIR,
@@ -59,6 +58,7 @@ from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.cgroups.tree import CgroupError
 from noitu.adapters.arena.jar import jar_refusal
 from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
+from noitu.adapters.arena.sandbox import NoFreeUser, Sandbox, SandboxTools, start_on_host
 from noitu.application.arena.errors import FileTooLarge
 from noitu.application.arena.limits import (
     MAX_JAVA_CLASSES,
@@ -277,16 +277,7 @@ class SandboxBuilder:
                     user,
                 )
                 passed = [write_end, folder_fd] + ([] if seccomp_fd is None else [seccomp_fd])
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.STDOUT,
-                    env=dict(HOST_ENV),
-                    cwd="/",
-                    start_new_session=True,
-                    pass_fds=passed,
-                )
+                process = await start_on_host(argv, passed)
         except (OSError, RuntimeError) as error:
             os.close(read_end)
             await cgroup.remove()
@@ -322,8 +313,6 @@ class DirectBuilder(SandboxBuilder):
     (there is no cgroup)."""
 
     def __init__(self, limits: BuildLimits | None = None, path: str | None = None) -> None:
-        from noitu.adapters.arena.bubblewrap import SandboxTools
-
         self.tools = SandboxTools.find(path)
         self.limits = limits or BuildLimits()
 
@@ -347,16 +336,7 @@ class DirectBuilder(SandboxBuilder):
             self.tools.python, compiler, str(folder), str(work), write_end, language, name
         )
         try:
-            process = await asyncio.create_subprocess_exec(
-                *driver,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                env=dict(HOST_ENV),
-                cwd="/",
-                start_new_session=True,
-                pass_fds=(write_end,),
-            )
+            process = await start_on_host(driver, (write_end,))
         except OSError as error:
             os.close(read_end)
             raise BuildUnavailable(f"cannot start {driver[0]}: {error}") from error
