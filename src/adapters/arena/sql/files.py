@@ -46,8 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from noitu.adapters.arena.artefact_archive import hidden, install, pack, unpack_in_place
 from noitu.adapters.arena.files import BOTS, DataDirFiles, write_atomically
@@ -118,23 +117,15 @@ class DatabaseFiles:
         uploads_max_bytes: int | None = None,
     ) -> None:
         self._transactions = SqlTransactions(engine)
-        self._postgres = self._transactions.postgres
         self._clock = clock
         self.cache = DataDirFiles(Path(data_dir) / CACHE)
         self.uploads_max_bytes = uploads_max_bytes
         self._fetching: dict[str, asyncio.Lock] = {}
 
-    # --- transactions -----------------------------------------------------------------
-
-    def _read(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
-        return self._transactions.read()
-
-    def _write(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
-        return self._transactions.write()
+    # --- blobs ------------------------------------------------------------------------
 
     def _upsert(self, values: dict[str, Any]) -> Any:
-        dialect = postgresql if self._postgres else sqlite
-        statement = dialect.insert(files).values(**values)
+        statement = self._transactions.upsert(files).values(**values)
         return statement.on_conflict_do_update(
             index_elements=[files.c.name],
             set_={key: statement.excluded[key] for key in values if key != "name"},
@@ -153,7 +144,7 @@ class DatabaseFiles:
         `StorageFull` (nothing written) when the bots' blobs, this one in place of any
         it replaces, would take more than `cap` bytes."""
         digest = _digest(data)
-        async with self._write() as connection:
+        async with self._transactions.write() as connection:
             if cap is not None:
                 used = await connection.scalar(
                     select(func.coalesce(func.sum(files.c.size), 0)).where(
@@ -179,7 +170,7 @@ class DatabaseFiles:
 
     async def _blob(self, name: str) -> tuple[bytes, str]:
         """The blob and its digest (FileNotFoundError when there is none)."""
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             row = (
                 await connection.execute(
                     select(files.c.data, files.c.digest).where(files.c.name == name)
@@ -190,7 +181,7 @@ class DatabaseFiles:
         return bytes(row.data), row.digest
 
     async def _digest_of(self, name: str) -> str:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             digest = await connection.scalar(select(files.c.digest).where(files.c.name == name))
         if digest is None:
             raise FileNotFoundError(name)
@@ -198,7 +189,7 @@ class DatabaseFiles:
 
     async def uploads_bytes(self) -> int:
         """What uploaded bots' blobs take in the database now."""
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             used = await connection.scalar(
                 select(func.coalesce(func.sum(files.c.size), 0)).where(
                     files.c.kind.in_((SOURCE, ARTEFACT))
@@ -282,19 +273,19 @@ class DatabaseFiles:
 
     async def delete_bot_files(self, bot_id: str) -> None:
         DataDirFiles.artefact_name(bot_id)  # the id's check
-        async with self._write() as connection:
+        async with self._transactions.write() as connection:
             await connection.execute(delete(files).where(files.c.bot_id == bot_id))
         await self.cache.delete_bot_files(bot_id)
 
     async def stored_bot_ids(self) -> set[str]:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             ids = await connection.scalars(
                 select(files.c.bot_id).where(files.c.bot_id.is_not(None)).distinct()
             )
             return {str(bot_id) for bot_id in ids}
 
     async def bot_files_modified_ms(self, bot_id: str) -> int | None:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             stored = await connection.scalar(
                 select(func.max(files.c.stored_ms)).where(files.c.bot_id == bot_id)
             )
@@ -310,7 +301,7 @@ class DatabaseFiles:
         cached = await self.cache.stored_bot_ids()
         if not cached:
             return removed
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             rows = await connection.execute(
                 select(files.c.bot_id, files.c.name, files.c.digest).where(
                     files.c.bot_id.in_(sorted(cached))

@@ -17,7 +17,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -51,7 +50,6 @@ class SqlArenaRepository:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._transactions = SqlTransactions(engine)
-        self._postgres = self._transactions.postgres
 
     # --- transactions -----------------------------------------------------------------
 
@@ -67,20 +65,15 @@ class SqlArenaRepository:
         except IntegrityError as error:
             raise AlreadyStored(str(error.orig)) from error
 
-    def _insert_owner(self, key_hash: str, created_ms: int) -> Any:
-        """INSERT the owner unless it exists (both dialects' ON CONFLICT DO NOTHING)."""
-        dialect = postgresql if self._postgres else sqlite
-        return (
-            dialect.insert(owners)
-            .values(key_hash=key_hash, created_ms=created_ms)
-            .on_conflict_do_nothing(index_elements=[owners.c.key_hash])
-        )
-
     async def _lock_owner(self, connection: AsyncConnection, key_hash: str, now_ms: int) -> None:
         """Create the owner when new and hold its row until the transaction ends."""
-        await connection.execute(self._insert_owner(key_hash, now_ms))
-        locked = select(owners.c.key_hash).where(owners.c.key_hash == key_hash)
-        await connection.execute(locked.with_for_update() if self._postgres else locked)
+        sql = self._transactions
+        await connection.execute(
+            sql.upsert(owners).values(key_hash=key_hash, created_ms=now_ms)
+            .on_conflict_do_nothing(index_elements=[owners.c.key_hash])
+        )
+        owner = select(owners.c.key_hash).where(owners.c.key_hash == key_hash)
+        await connection.execute(sql.locked(owner))
 
     # --- owners and uploads -----------------------------------------------------------
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
 from sqlalchemy import select, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from noitu.adapters.arena.sql.ladder.rows import Row
@@ -25,9 +23,6 @@ class LadderLink(SqlTransactions):
     def __init__(self, engine: AsyncEngine) -> None:
         super().__init__(engine, snapshot_reads=True)
 
-    def locked(self, query: Any) -> Any:
-        return query.with_for_update() if self.postgres else query
-
     async def advisory(self, connection: AsyncConnection, name: str) -> None:
         """Hold PostgreSQL's lock on `name` until the transaction ends (SQLite's write
         transaction holds the whole database already)."""
@@ -36,9 +31,6 @@ class LadderLink(SqlTransactions):
                 text("SELECT pg_advisory_xact_lock(:space, :key)"),
                 {"space": _ADVISORY_SPACE, "key": zlib.crc32(name.encode()) - 2**31},
             )
-
-    def upsert(self, table: Any) -> Any:
-        return (postgresql if self.postgres else sqlite).insert(table)
 
     async def hold_standings(self, connection: AsyncConnection) -> Row:
         """Lock `arena_ladder_state`'s one row (made if missing) until the transaction
