@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
 from noitu.adapters.arena.direct import DirectLauncher
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.ports import (
     MAX_REPLY_CODE_POINTS,
     Artefact,

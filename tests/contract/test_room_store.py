@@ -33,7 +33,8 @@ from noitu.application.noitu.rooms.record import MemberSeat, RoomCard, RoomRecor
 from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.room import BotSeat, Room, RoomLimits
+from noitu.domain.noitu.room import Room, RoomLimits
+from noitu.domain.noitu.room_game import BotSeat
 from noitu.domain.noitu.rules import TurnClock
 from support.noitu_rooms import RoomWorld
 

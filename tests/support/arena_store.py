@@ -16,7 +16,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from noitu.adapters.arena.bubblewrap import Sandbox
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.adapters.arena.sql.engine import SQLITE_FILE, default_url
 from noitu.adapters.arena.sql.migrations import upgrade_url
 from noitu.application.arena.ports import Artefact, BuildResult, Language, SandboxStatus

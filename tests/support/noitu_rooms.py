@@ -36,7 +36,8 @@ from noitu.application.noitu.rooms.view import RoomViews
 from noitu.application.noitu.session import GameMessage, Ticket
 from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.room import BotSeat, RoomLimits
+from noitu.domain.noitu.room import RoomLimits
+from noitu.domain.noitu.room_game import BotSeat
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
 from support.fakes import CollectingBackground, FakeClock, RecordingScoreReporter
 

@@ -13,17 +13,13 @@ from noitu.domain.noitu.bots import BotIndex, make_opponents
 from noitu.domain.noitu.chain import Chain
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.room import (
-    BOT_NAMES,
+from noitu.domain.noitu.room import BOT_NAMES, BOT_USER_ID, Review, Room, RoomLimits
+from noitu.domain.noitu.room_game import (
     BOT_PAUSE_MS,
-    BOT_USER_ID,
     BotSeat,
     OutReason,
     Player,
-    Review,
-    Room,
     RoomGame,
-    RoomLimits,
     RoomRefusal,
     RoomRuleBroken,
 )

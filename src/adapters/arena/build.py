@@ -13,17 +13,17 @@ going past one fails the build with a message naming it.
 What a compile writes stays in the sandbox (spec B10): the upload is mounted read-only
 from a private folder (0700, the compile's own uid, mounted through a descriptor), the
 compiler works in the sandbox's size-capped tmpfs (`/tmp/build`), and a small driver
-(`_DRIVER`, the system's Python) runs it, then sends what it made through a pipe: one
-JSON line, then the files' bytes. The server reads at most `MAX_ARTEFACT_BYTES` from
+(`build_driver.py`) runs it, then sends what it made through a pipe: one JSON line,
+then the files' bytes. The server reads at most `MAX_ARTEFACT_BYTES` from
 that pipe and checks every name and size itself before writing anything, so neither
 the host's `/tmp` nor the data directory receives more than the capped artefact. A C++
 program or a Java build's class files together are at most `MAX_ARTEFACT_BYTES`, a Java
 build at most `MAX_JAVA_CLASSES` class files; a JAR's entries are counted from its
-central directory (`count_jar_entries`, constant memory) before any is read. The compiler's own text is kept
-(first 16 KiB) for the owner, never naming a server path. The file is compiled under
+central directory (`jar.py`, constant memory) before any is read. The compiler's own
+text is kept (first 16 KiB) for the owner, never naming a server path. The file is compiled under
 its stored name (`bot.cpp`, `Main.java` — which javac requires for `public class Main` —
 `bot.py`); where the messages name that file (`bot.cpp:3:5: error`, `File "bot.py"`,
-`Note: Main.java uses …`) they name the uploaded file instead (`shown_as`). A sandbox
+`Note: Main.java uses …`) they name the uploaded file instead (`shown_as`, `build_messages.py`). A sandbox
 that cannot run at all raises `BuildUnavailable` (the server's problem, not the bot's).
 """
 
@@ -31,96 +31,47 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import re
 import shutil
 import signal
-import struct
 import tempfile
-import zipfile
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noitu.adapters.arena.bubblewrap import HOST_ENV, NoFreeUser, Sandbox
+from noitu.adapters.arena.build_driver import (
+    SOURCE_DIR,
+    WORK_DIR,
+    Ran,
+    driver_argv,
+    unpack_artefact,
+    watch_driver,
+)
+from noitu.adapters.arena.build_messages import (
+    artefact_too_big,
+    build_space_full,
+    cleaned,
+    limit_message,
+    name_the_upload,
+    too_many_classes,
+)
 from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.cgroups.tree import CgroupError
+from noitu.adapters.arena.jar import jar_refusal
 from noitu.adapters.arena.languages import SOURCE_NAME, needs_jvm
+from noitu.adapters.arena.sandbox import NoFreeUser, Sandbox, SandboxTools, start_on_host
 from noitu.application.arena.errors import FileTooLarge
 from noitu.application.arena.limits import (
-    MAX_ARTEFACT_BYTES,
-    MAX_JAR_ENTRIES,
     MAX_JAVA_CLASSES,
     max_upload_bytes,
 )
 from noitu.application.arena.ports import (
-    BUILD_MESSAGES_BYTES,
     Artefact,
-    BuildLimit,
     BuildResult,
     Language,
 )
 
-MAX_MANIFEST_BYTES = 64 * 1024
-#: Where the upload is mounted (read-only) and where the compiler works (the tmpfs).
-SOURCE_DIR = "/src"
-WORK_DIR = "/tmp/build"
-#: The driver's JSON line on the artefact pipe, at most.
-MAX_HEADER_BYTES = 256 * 1024
 #: The C library's text for ENOSPC: the build's tmpfs is full.
 _NO_SPACE = "No space left on device"
-
-#: Runs in the sandbox as `python3 -I -S -B -c _DRIVER SOURCE WORK FD LANGUAGE NAME CAP
-#: MOST -- COMPILER...`: copies the upload into WORK, runs the compiler there, then writes
-#: to descriptor FD one JSON line ({"status", "code", "count", "bytes", "files": [[name,
-#: size], ...]}) and the files' bytes in that order. The server trusts none of it.
-_DRIVER = """\
-import json, os, shutil, stat, subprocess, sys
-source, work, fd, language, name, cap, most = sys.argv[1:8]
-cap, most = int(cap), int(most)
-os.makedirs(os.path.join(work, "out"))
-shutil.copyfile(os.path.join(source, name), os.path.join(work, name))
-os.chdir(work)
-code = subprocess.call(sys.argv[9:], stdin=subprocess.DEVNULL)
-status, found, items = "ok", 0, []
-if code != 0:
-    status = "failed"
-elif language == "cpp":
-    items = [("bot", "bot")]
-elif language == "java":
-    for _, _, names in os.walk("out"):
-        found += sum(1 for n in names if n.endswith(".class"))
-    items = [(n, os.path.join("out", n)) for n in sorted(os.listdir("out")) if n.endswith(".class")]
-sized = []
-for shown, path in items:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        continue
-    if stat.S_ISREG(info.st_mode):
-        sized.append((shown, path, info.st_size))
-total = sum(size for _, _, size in sized)
-if status == "ok" and found > most:
-    status = "too_many"
-elif status == "ok" and total > cap:
-    status = "too_big"
-send = sized if status == "ok" else []
-header = {"status": status, "code": code, "count": found, "bytes": total,
-          "files": [[shown, size] for shown, _, size in send]}
-with os.fdopen(int(fd), "wb") as out:
-    out.write(json.dumps(header).encode() + b"\\n")
-    for _, path, size in send:
-        with open(path, "rb") as handle:
-            left = size
-            while left:
-                chunk = handle.read(min(left, 1 << 20))
-                if not chunk:
-                    sys.exit("short read")
-                out.write(chunk)
-                left -= len(chunk)
-sys.exit(0 if status == "ok" else 1)
-"""
 
 _PYTHON_CHECK = """\
 import sys, traceback
@@ -152,168 +103,8 @@ class BuildLimits:
     tmp_bytes: int = 256 * MIB
 
 
-def _limit_message(limit: BuildLimit, limits: BuildLimits) -> str:
-    if limit == "wall":
-        seconds = f"{limits.wall_s:g}".replace(".", ",")
-        return f"Biên dịch bị dừng: vượt quá giới hạn thời gian {seconds} giây."
-    if limit == "memory":
-        megabytes = limits.cgroup.memory_bytes // MIB
-        return f"Biên dịch bị dừng: vượt quá giới hạn bộ nhớ {megabytes} MB."
-    pids = limits.cgroup.pids_max
-    return f"Biên dịch bị dừng: vượt quá giới hạn {pids} tiến trình/luồng."
-
-
-def _clean(output: bytes, truncated: bool) -> str:
-    text = output.decode("utf-8", "replace")
-    for folder in (WORK_DIR, SOURCE_DIR):
-        text = text.replace(f"{folder}/", "")
-    if truncated:
-        text += "\n… (đã cắt bớt)"
-    return text.strip()
-
-
-def name_the_upload(messages: str, compiled_as: str, shown_as: str | None) -> str:
-    """`messages` where they name the compiled file `compiled_as` as a place (followed
-    by `:` or `"`, or after javac's `Note: `) naming `shown_as` instead."""
-    if not shown_as or shown_as == compiled_as:
-        return messages
-    name = re.escape(compiled_as)
-    place = re.compile(rf'(?<![\w./\\-]){name}(?=[:"])|(?<=Note: ){name}(?![\w.])')
-    return place.sub(lambda _: shown_as, messages)
-
-
 def _refuse(message: str) -> BuildResult:
     return BuildResult(ok=False, artefact=None, messages=message)
-
-
-_BROKEN_ZIP = (
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    OSError,
-    EOFError,
-    ValueError,
-    NotImplementedError,  # an unknown compression method
-    RuntimeError,  # an encrypted entry
-)
-
-
-def read_manifest_main_class(path: Path) -> tuple[str | None, str]:
-    """(Main-Class, "") of a JAR, or (None, why it is refused)."""
-    try:
-        with zipfile.ZipFile(path) as jar:
-            try:
-                info = jar.getinfo("META-INF/MANIFEST.MF")
-            except KeyError:
-                return None, "JAR không có META-INF/MANIFEST.MF, nên không có Main-Class."
-            if info.file_size > MAX_MANIFEST_BYTES:
-                return None, "META-INF/MANIFEST.MF của JAR quá lớn."
-            with jar.open(info) as handle:
-                data = handle.read(MAX_MANIFEST_BYTES + 1)
-            if len(data) > MAX_MANIFEST_BYTES:
-                return None, "META-INF/MANIFEST.MF của JAR quá lớn."
-            names = set(jar.namelist())
-    except _BROKEN_ZIP:
-        return None, "Tệp JAR bị hỏng hoặc không phải tệp zip."
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, "META-INF/MANIFEST.MF của JAR không phải UTF-8."
-    headers: dict[str, str] = {}
-    last: str | None = None
-    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
-        if line.startswith(" ") and last is not None:
-            headers[last] += line[1:]
-        elif ":" in line:
-            key, _, value = line.partition(":")
-            last = key.strip().lower()
-            headers[last] = value.strip()
-        elif not line:
-            if headers:
-                break  # the main section ends at the first empty line
-            last = None
-    main = headers.get("main-class", "").strip()
-    if not main:
-        return None, "META-INF/MANIFEST.MF của JAR không có Main-Class."
-    if main.replace(".", "/") + ".class" not in names:
-        return None, f"JAR không chứa lớp Main-Class {main}."
-    return main, ""
-
-
-def _vi_number(value: int) -> str:
-    return f"{value:,}".replace(",", ".")
-
-
-def _mib(size: int) -> str:
-    return f"{size / MIB:.1f}".replace(".", ",")
-
-
-def artefact_too_big(size: int | None = None) -> str:
-    made = f" ({_mib(size)} MiB)" if size else ""
-    return (
-        f"Chương trình biên dịch ra quá lớn{made}: tối đa {MAX_ARTEFACT_BYTES // MIB} MiB."
-    )
-
-
-def too_many_classes(count: int) -> str:
-    return (
-        f"Bản dựng Java tạo ra {_vi_number(count)} tệp .class: "
-        f"tối đa {_vi_number(MAX_JAVA_CLASSES)} tệp."
-    )
-
-
-def too_many_jar_entries() -> str:
-    return f"Tệp JAR có quá nhiều mục: tối đa {_vi_number(MAX_JAR_ENTRIES)} mục."
-
-
-def build_space_full(limits: BuildLimits) -> str:
-    return (
-        f"Biên dịch bị dừng: các tệp tạm của bản dựng vượt quá {limits.tmp_bytes // MIB} MiB "
-        f"(chương trình biên dịch ra tối đa {MAX_ARTEFACT_BYTES // MIB} MiB)."
-    )
-
-
-_EOCD = struct.Struct("<4s4H2LH")  # end of central directory record
-_CENTRAL = struct.Struct("<4s24x3H12x")  # a central directory header: its three lengths
-_EOCD_SIGNATURE = b"PK\x05\x06"
-_CENTRAL_SIGNATURE = b"PK\x01\x02"
-
-
-def count_jar_entries(path: Path, most: int = MAX_JAR_ENTRIES) -> int | None:
-    """The entries of the zip `path` by its central directory, reading no member and
-    holding one header at a time; counting stops past `most` (a count above `most` means
-    "too many"). None when there is no consistent central directory. The directory is
-    found where zipfile and the JVM look for it: just before the end record."""
-    with open(path, "rb") as handle:
-        size = handle.seek(0, os.SEEK_END)
-        tail_length = min(size, _EOCD.size + 0xFFFF)
-        handle.seek(size - tail_length)
-        tail = handle.read(tail_length)
-        at = tail.rfind(_EOCD_SIGNATURE)
-        if at < 0 or len(tail) - at < _EOCD.size:
-            return None
-        _, _, _, _, total, cd_size, _, _ = _EOCD.unpack_from(tail, at)
-        if total == 0xFFFF:  # Zip64: 65,535 entries or more
-            return max(most + 1, total)
-        if total > most:
-            return total
-        end = size - tail_length + at
-        position = end - cd_size
-        if position < 0:
-            return None
-        count = 0
-        while position < end:
-            handle.seek(position)
-            header = handle.read(_CENTRAL.size)
-            if len(header) < _CENTRAL.size or not header.startswith(_CENTRAL_SIGNATURE):
-                return None
-            _, name, extra, comment = _CENTRAL.unpack(header)
-            position += _CENTRAL.size + name + extra + comment
-            count += 1
-            if count > most:
-                return count
-        if position != end or count != total:
-            return None
-        return count
 
 
 def _install(files: list[tuple[str, bytes | Path, int]], into: Path) -> bool:
@@ -341,54 +132,6 @@ def _install(files: list[tuple[str, bytes | Path, int]], into: Path) -> bool:
             shutil.rmtree(staging, ignore_errors=True)
 
 
-_CLASS_FILE = re.compile(r"[^./\\\x00-\x1f][^/\\\x00-\x1f]*\.class")
-
-
-def unpack_artefact(
-    language: Language, packed: bytes, overflow: bool
-) -> tuple[dict[str, object] | None, list[tuple[str, bytes]]]:
-    """The driver's header and files from what came through the artefact pipe, checked
-    here whatever the sandbox sent: (None, []) when it is not what the driver writes."""
-    if overflow:
-        return {"status": "too_big", "bytes": None}, []
-    line, newline, body = packed.partition(b"\n")
-    if not newline or len(line) > MAX_HEADER_BYTES:
-        return None, []
-    try:
-        header = json.loads(line)
-    except ValueError:
-        return None, []
-    if not isinstance(header, dict) or header.get("status") not in (
-        "ok", "failed", "too_big", "too_many"
-    ):
-        return None, []
-    if header["status"] != "ok":
-        return header, []
-    listed = header.get("files")
-    if not isinstance(listed, list) or len(listed) > MAX_JAVA_CLASSES:
-        return None, []
-    files: list[tuple[str, bytes]] = []
-    offset = 0
-    for item in listed:
-        if not (
-            isinstance(item, list)
-            and len(item) == 2
-            and isinstance(item[0], str)
-            and type(item[1]) is int
-            and 0 <= item[1] <= MAX_ARTEFACT_BYTES
-        ):
-            return None, []
-        name, size = item
-        good = name == "bot" if language is Language.CPP else bool(_CLASS_FILE.fullmatch(name))
-        if not good or len(name.encode()) > 255 or any(name == seen for seen, _ in files):
-            return None, []
-        files.append((name, body[offset : offset + size]))
-        offset += size
-    if offset != len(body) or offset > MAX_ARTEFACT_BYTES:
-        return None, []
-    return header, files
-
-
 def _fill(folder: Path, source: Path, name: str, user: tuple[int, int] | None) -> None:
     """Copy the upload into `folder` as `name`, readable by `user` alone (when set)."""
     target = folder / name
@@ -397,47 +140,6 @@ def _fill(folder: Path, source: Path, name: str, user: tuple[int, int] | None) -
     if user is not None:
         os.chown(target, *user)
         os.chown(folder, *user)
-
-
-@dataclass(slots=True)
-class _Ran:
-    code: int | None
-    output: bytes
-    truncated: bool
-    limit: BuildLimit | None
-    #: What came through the artefact pipe (at most its cap), and whether more came.
-    packed: bytes
-    overflow: bool
-
-
-async def _drain(fd: int, cap: int) -> tuple[bytes, bool]:
-    """Read the pipe `fd` to its end, keeping at most `cap` bytes (then stop reading:
-    (kept, True)). Closes `fd`."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1 << 20)
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
-    )
-    kept = bytearray()
-    try:
-        while chunk := await reader.read(1 << 20):
-            if len(kept) + len(chunk) > cap:
-                return bytes(kept), True
-            kept += chunk
-        return bytes(kept), False
-    finally:
-        transport.close()
-
-
-async def _collect_output(stream: asyncio.StreamReader, kept: bytearray) -> bool:
-    """Read `stream` to its end, keeping its first BUILD_MESSAGES_BYTES; True if cut."""
-    truncated = False
-    while chunk := await stream.read(64 * 1024):
-        room = BUILD_MESSAGES_BYTES - len(kept)
-        if len(chunk) > room:
-            truncated = True
-        kept.extend(chunk[: max(room, 0)])
-    return truncated
 
 
 class SandboxBuilder:
@@ -468,9 +170,9 @@ class SandboxBuilder:
             ran = await self._run(compiler, folder, user, language, name)
         finally:
             await asyncio.to_thread(shutil.rmtree, folder, True)
-        messages = name_the_upload(_clean(ran.output, ran.truncated), name, shown_as)
+        messages = name_the_upload(cleaned(ran.output, ran.truncated), name, shown_as)
         if ran.limit is not None:
-            text = _limit_message(ran.limit, self.limits)
+            text = limit_message(ran.limit, self.limits.wall_s, self.limits.cgroup)
             return BuildResult(False, None, f"{text}\n{messages}".strip(), ran.limit)
         return await asyncio.to_thread(self._collect, language, ran, source, into, messages)
 
@@ -501,32 +203,16 @@ class SandboxBuilder:
         except NoFreeUser as error:
             raise BuildUnavailable(str(error)) from error
 
-    @staticmethod
-    def _driver(
-        compiler: list[str], source_dir: str, work_dir: str, fd: int, language: Language, name: str
-    ) -> list[str]:
-        caps = [str(MAX_ARTEFACT_BYTES), str(MAX_JAVA_CLASSES)]
-        head = ["-I", "-S", "-B", "-c", _DRIVER, source_dir, work_dir, str(fd)]
-        return [*head, language.value, name, *caps, "--", *compiler]
-
     def _jar(self, source: Path, into: Path) -> BuildResult:
-        try:
-            entries = count_jar_entries(source)
-        except OSError:
-            entries = None
-        if entries is None:
-            return _refuse("Tệp JAR bị hỏng hoặc không phải tệp zip.")
-        if entries > MAX_JAR_ENTRIES:
-            return _refuse(too_many_jar_entries())
-        main, why = read_manifest_main_class(source)
-        if main is None:
+        why = jar_refusal(source)
+        if why is not None:
             return _refuse(why)
         if not _install([("bot.jar", source, 0o644)], into):
             return _refuse("Không lưu được tệp JAR.")
         return BuildResult(True, Artefact(Language.JAR, into), "")
 
     def _collect(
-        self, language: Language, ran: _Ran, source: Path, into: Path, messages: str
+        self, language: Language, ran: Ran, source: Path, into: Path, messages: str
     ) -> BuildResult:
         header, files = unpack_artefact(language, ran.packed, ran.overflow)
         status = header.get("status") if header is not None else None
@@ -538,7 +224,7 @@ class SandboxBuilder:
             return _refuse(too_many_classes(count if type(count) is int else MAX_JAVA_CLASSES + 1))
         if status != "ok" or ran.code != 0:
             if _NO_SPACE in messages:
-                return _refuse(f"{build_space_full(self.limits)}\n{messages}".strip())
+                return _refuse(f"{build_space_full(self.limits.tmp_bytes)}\n{messages}".strip())
             return _refuse(messages or f"Trình biên dịch dừng với mã {ran.code}.")
         if language is Language.PYTHON:
             stored: list[tuple[str, bytes | Path, int]] = [("bot.py", source, 0o644)]
@@ -565,7 +251,7 @@ class SandboxBuilder:
         user: tuple[int, int] | None,
         language: Language,
         name: str,
-    ) -> _Ran:
+    ) -> Ran:
         try:
             cgroup = self.sandbox.cgroups.create("build", self.limits.cgroup)
         except CgroupError as error:
@@ -574,9 +260,9 @@ class SandboxBuilder:
         folder_fd = -1
         try:
             folder_fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-            driver = [self.tools.python, *self._driver(
-                compiler, SOURCE_DIR, WORK_DIR, write_end, language, name
-            )]
+            driver = driver_argv(
+                self.tools.python, compiler, SOURCE_DIR, WORK_DIR, write_end, language, name
+            )
             with self.sandbox.kernel_filter() as seccomp_fd:
                 argv = self.sandbox.argv(
                     cgroup,
@@ -591,16 +277,7 @@ class SandboxBuilder:
                     user,
                 )
                 passed = [write_end, folder_fd] + ([] if seccomp_fd is None else [seccomp_fd])
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.STDOUT,
-                    env=dict(HOST_ENV),
-                    cwd="/",
-                    start_new_session=True,
-                    pass_fds=passed,
-                )
+                process = await start_on_host(argv, passed)
         except (OSError, RuntimeError) as error:
             os.close(read_end)
             await cgroup.remove()
@@ -617,7 +294,7 @@ class SandboxBuilder:
             await cgroup.kill_all()
 
         try:
-            ran = await self._watch(process, read_end, stop)
+            ran = await watch_driver(process, read_end, stop, self.limits.wall_s)
         finally:
             oom = cgroup.oom_kills() > 0
             forks = cgroup.pids_limit_hits() > 0
@@ -628,37 +305,6 @@ class SandboxBuilder:
             ran.limit = "pids"
         return ran
 
-    async def _watch(
-        self,
-        process: asyncio.subprocess.Process,
-        read_end: int,
-        stop: Callable[[], Awaitable[None]],
-    ) -> _Ran:
-        """Read the driver's output and the artefact pipe `read_end` while it runs for
-        at most the wall limit, then `stop()` whatever is left of it (both builders'
-        way to kill) and collect what came, giving up on a stuck pipe after 2 s."""
-        assert process.stdout is not None
-        kept = bytearray()
-        reader = asyncio.create_task(_collect_output(process.stdout, kept))
-        artefact = asyncio.create_task(_drain(read_end, MAX_HEADER_BYTES + MAX_ARTEFACT_BYTES))
-        limit: BuildLimit | None = None
-        try:
-            await asyncio.wait_for(process.wait(), self.limits.wall_s)
-        except TimeoutError:
-            limit = "wall"
-        finally:
-            await stop()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), 5.0)
-            truncated = False
-            with contextlib.suppress(TimeoutError):
-                truncated = await asyncio.wait_for(reader, 2.0)
-            packed, overflow = b"", False
-            with contextlib.suppress(TimeoutError):
-                packed, overflow = await asyncio.wait_for(artefact, 2.0)
-        return _Ran(process.returncode, bytes(kept), truncated, limit, packed, overflow)
-
-
 class DirectBuilder(SandboxBuilder):
     """`BotBuilder` with the local compilers and no sandbox, for trusted files only: the
     repository's own samples (tools/verify-bot-examples.py) and the CLI's explicit
@@ -667,8 +313,6 @@ class DirectBuilder(SandboxBuilder):
     (there is no cgroup)."""
 
     def __init__(self, limits: BuildLimits | None = None, path: str | None = None) -> None:
-        from noitu.adapters.arena.bubblewrap import SandboxTools
-
         self.tools = SandboxTools.find(path)
         self.limits = limits or BuildLimits()
 
@@ -685,23 +329,14 @@ class DirectBuilder(SandboxBuilder):
         user: tuple[int, int] | None,
         language: Language,
         name: str,
-    ) -> _Ran:
+    ) -> Ran:
         read_end, write_end = os.pipe2(os.O_CLOEXEC)
         work = folder / "work"
-        driver = [self.tools.python, *self._driver(
-            compiler, str(folder), str(work), write_end, language, name
-        )]
+        driver = driver_argv(
+            self.tools.python, compiler, str(folder), str(work), write_end, language, name
+        )
         try:
-            process = await asyncio.create_subprocess_exec(
-                *driver,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.STDOUT,
-                env=dict(HOST_ENV),
-                cwd="/",
-                start_new_session=True,
-                pass_fds=(write_end,),
-            )
+            process = await start_on_host(driver, (write_end,))
         except OSError as error:
             os.close(read_end)
             raise BuildUnavailable(f"cannot start {driver[0]}: {error}") from error
@@ -713,6 +348,6 @@ class DirectBuilder(SandboxBuilder):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
 
-        ran = await self._watch(process, read_end, stop)
+        ran = await watch_driver(process, read_end, stop, self.limits.wall_s)
         ran.output = ran.output.replace(f"{work}/".encode(), b"")
         return ran

@@ -2,8 +2,8 @@
 file name and language are the same as a build already made is not built again.
 
 Each good build lives in `<cache>/arena/builds/<language>-<hash>`, the hash covering
-the source's bytes, its file name and the build recipe (this package's build and
-language modules), so an edited bot or a changed recipe builds afresh. A build that
+the source's bytes, its file name and the build recipe (this package's build, driver,
+JAR and language modules), so an edited bot or a changed recipe builds afresh. A build that
 fails is not kept: its messages show again on the next run. The builder installs an
 artefact all at once, so a run that stops halfway never leaves half a build behind.
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from noitu.adapters.arena import build as build_module
-from noitu.adapters.arena import languages as languages_module
+from noitu.adapters.arena import build, build_driver, jar, languages
 from noitu.adapters.arena.languages import ENTRY_NAME
 from noitu.application.arena.ports import Artefact, BotBuilder, BuildResult, Language
 
@@ -25,7 +24,7 @@ FOLDER = Path("arena") / "builds"
 def _recipe() -> bytes:
     """The build recipe's own text: a change to how bots build invalidates every entry."""
     digest = hashlib.sha256()
-    for module in (build_module, languages_module):
+    for module in (build, build_driver, jar, languages):
         digest.update(Path(module.__file__ or "").read_bytes())
     return digest.digest()
 

@@ -25,7 +25,8 @@ from pathlib import Path
 from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, MIB, CgroupLimits
 from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.languages import ENTRY_NAME, run_command
-from noitu.adapters.arena.process import PipeBotProcess, ProcessTree, joined, spawn
+from noitu.adapters.arena.process import PipeBotProcess
+from noitu.adapters.arena.process_tree import ProcessTree, joined, spawn
 from noitu.application.arena.ports import Artefact, BotProcess, ProcessFailure
 from noitu.domain.arena.failure import FailureCode
 

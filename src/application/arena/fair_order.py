@@ -13,7 +13,7 @@ person's waits.
 The lines that follow it: one machine's match queue (`match_queue.py`) and build queue
 (`build_queue.py`); on several machines (B9) the rooms waiting for a worker
 (`rooms/cards.py`: their order and `queuePlace`) and the SAQ queues the workers take
-matches and builds from (`adapters/arena/saq_jobs.py`).
+matches and builds from (`adapters/arena/fair_redis_queue.py`).
 """
 
 from __future__ import annotations

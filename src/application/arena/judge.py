@@ -12,9 +12,12 @@ and no exponent; `3.0`, `4e1`, `"3"` and `true` are not integers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
 
+from noitu.application.arena.bad_json import not_an_object, quote, undecodable, unreadable
 from noitu.application.arena.protocol import TurnRequest
 from noitu.domain.arena.actions import Action, Pass, shared_move
 from noitu.domain.arena.board import (
@@ -30,12 +33,8 @@ from noitu.domain.arena.failure import FailureCode
 
 # Action types the decoder knows but a bot may never send (the page's actions).
 NOT_FOR_BOTS = frozenset({"SURRENDER", "PLACE", "READY", "RANDOM_PLACEMENT"})
-# Deeper nesting than this (in fields the server would ignore anyway) is refused as
-# BAD_JSON, so that the verdict never depends on the server's own stack depth.
-MAX_DEPTH = 256
-# At most this many characters of the bot's own text are quoted in a detail.
-QUOTE_LIMIT = 60
 
+T = TypeVar("T")
 
 
 # -- the verdict ---------------------------------------------------------------------
@@ -105,21 +104,7 @@ _INTEGER_TEXT = re.compile(rb"-?(?:0|[1-9][0-9]*)")
 # An integer too long for msgspec (thousands of digits) still is an integer: it stands
 # for this (off the board, never a request's sequence).
 _HUGE = 10**30
-_BYTE_AT = re.compile(r"\(byte (\d+)\)")
-_KIND_BY_FIRST_BYTE = {
-    ord("["): "một mảng",
-    ord('"'): "một chuỗi",
-    ord("t"): "true",
-    ord("f"): "false",
-    ord("n"): "null",
-}
 
-
-def _quote(text: bytes | str, limit: int = QUOTE_LIMIT) -> str:
-    """At most `limit` characters of the bot's text, for a detail."""
-    if not isinstance(text, str):
-        text = bytes(text).decode("utf-8", "replace")
-    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _read_int(raw: msgspec.Raw) -> int | None:
@@ -134,108 +119,12 @@ def _number(value: int) -> str:
     return str(value) if -(10**18) < value < 10**18 else "số rất lớn"
 
 
-def _too_deep(reply: bytes) -> bool:
-    """Whether brackets outside strings nest deeper than MAX_DEPTH. Only a reply with
-    that many brackets is scanned, byte by byte (linear, whatever the bot sent)."""
-    if len(reply) <= MAX_DEPTH or reply.count(b"[") + reply.count(b"{") <= MAX_DEPTH:
-        return False
-    depth = 0
-    in_string = escaped = False
-    for byte in reply:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif byte == 0x5C:  # backslash
-                escaped = True
-            elif byte == 0x22:  # quote
-                in_string = False
-        elif byte == 0x22:
-            in_string = True
-        elif byte == 0x5B or byte == 0x7B:  # [ {
-            depth += 1
-            if depth > MAX_DEPTH:
-                return True
-        elif byte == 0x5D or byte == 0x7D:  # ] }
-            depth -= 1
-    return False
-
-
-_REASONS = (
-    ("invalid character", "có ký tự không hợp lệ"),
-    ("invalid number", "có một số viết sai"),
-    ("trailing comma", "có dấu phẩy thừa"),
-    ("expected ':'", "thiếu dấu hai chấm"),
-    ("expected ','", "thiếu dấu phẩy"),
-    ("hex escape", "có chuỗi thoát \\u không hợp lệ"),
-    ("escape", "có chuỗi thoát \\ không hợp lệ"),
-    ("control character", "có ký tự điều khiển trong chuỗi"),
-)
-
-
-#: Added to a BAD_JSON whose line is plainly not JSON (debug text on stdout).
-STDERR_HINT = "Dòng này không phải JSON: stdout chỉ dành cho dòng ACTION, log hãy ghi ra stderr."
-
-
-def _plainly_not_json(reply: bytes) -> bool:
-    """Not an object and not JSON at all: text such as `thinking about turn 0`."""
-    text = reply.strip(b" \t\r\n")
-    if text.startswith((b"{", b"[")):
-        return False
-    try:
-        msgspec.json.decode(text)
-    except (msgspec.DecodeError, RecursionError):
-        return True
-    return False
-
-
-def _bad_json(reply: bytes, error: Exception) -> Rejected:
-    rejected = _bad_json_detail(reply, error)
-    if _plainly_not_json(reply):
-        return Rejected(FailureCode.BAD_JSON, _with_hint(rejected.detail))
-    return rejected
-
-
-def _with_hint(detail: str) -> str:
-    return f"{detail if detail.endswith('.') else detail + '.'} {STDERR_HINT}"
-
-
-def _bad_json_detail(reply: bytes, error: Exception) -> Rejected:
-    message = str(error)
-    where = _BYTE_AT.search(message)
-    if isinstance(error, RecursionError):
-        detail = "JSON lồng nhau quá sâu."
-    elif "truncated" in message:
-        detail = "JSON bị cụt: thiếu dấu đóng } hoặc ], hoặc thiếu một giá trị."
-    elif "trailing characters" in message and where is not None:
-        # msgspec's byte is one past the first extra character.
-        at = max(int(where.group(1)) - 1, 0)
-        detail = (
-            f"Sau đối tượng JSON còn dữ liệu thừa (từ byte {at}): {_quote(reply[at:], 40)}. "
-            "Mỗi dòng chỉ được có đúng một đối tượng JSON."
-        )
-    else:
-        reason = next((vi for en, vi in _REASONS if en in message), "không hợp lệ")
-        if where is not None:
-            at = int(where.group(1))
-            near = _quote(reply[max(at - 30, 0) : at + 30])
-            detail = f"JSON {reason} (gần byte {at}): {near}"
-        else:
-            detail = f"JSON {reason}."
-    return Rejected(FailureCode.BAD_JSON, detail)
-
-
 def judge(reply: bytes, request: TurnRequest) -> Verdict:
     """Judge one reply line (its bytes without the newline) against `request`."""
     # BAD_JSON: valid UTF-8, exactly one JSON object, only whitespace around it.
-    try:
-        reply.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return Rejected(
-            FailureCode.BAD_JSON,
-            f"Dòng trả lời không phải UTF-8 hợp lệ (byte lỗi ở vị trí {error.start}).",
-        )
-    if _too_deep(reply):
-        return Rejected(FailureCode.BAD_JSON, f"JSON lồng nhau quá sâu (hơn {MAX_DEPTH} tầng).")
+    why = unreadable(reply)
+    if why is not None:
+        return Rejected(FailureCode.BAD_JSON, why)
     # The common case in one strict, typed decoding: a well-formed ACTION with a MOVE
     # or a PASS. Anything else goes through the checks one by one, in A4's order (which
     # reach the same verdict on a well-formed reply, only slower).
@@ -261,30 +150,22 @@ def _judge_step_by_step(reply: bytes, request: TurnRequest) -> Verdict:
     try:
         shape = _read_reply(reply)
     except msgspec.ValidationError:
-        text = reply.strip(b" \t\r\n")
-        kind = _KIND_BY_FIRST_BYTE.get(text[0], "một số")
-        detail = f"Cần một đối tượng JSON {{...}}, nhưng nhận được {kind}: {_quote(text, 40)}."
-        if _plainly_not_json(reply):
-            detail = _with_hint(detail)
-        return Rejected(FailureCode.BAD_JSON, detail)
+        return Rejected(FailureCode.BAD_JSON, not_an_object(reply))
     except (msgspec.DecodeError, RecursionError) as error:
-        return _bad_json(reply, error)
+        return Rejected(FailureCode.BAD_JSON, undecodable(reply, error))
 
     # WRONG_TYPE
-    raw = shape.type
-    if not raw:
-        return Rejected(FailureCode.WRONG_TYPE, 'Thiếu trường "type": cần "type":"ACTION".')
-    try:
-        kind = _read_str(raw)
-    except msgspec.ValidationError:
-        return Rejected(
-            FailureCode.WRONG_TYPE, f'"type" phải là chuỗi "ACTION", nhưng nhận được {_quote(raw)}.'
-        )
+    kind = _field(
+        shape.type, _read_str, FailureCode.WRONG_TYPE,
+        'Thiếu trường "type": cần "type":"ACTION".', '"type" phải là chuỗi "ACTION"',
+    )
+    if type(kind) is Rejected:
+        return kind
     if kind != "ACTION":
         return Rejected(
             FailureCode.WRONG_TYPE,
             f'"type" phải đúng là "ACTION" (phân biệt chữ hoa, chữ thường), '
-            f"nhưng nhận được {_quote(raw)}.",
+            f"nhưng nhận được {quote(shape.type)}.",
         )
 
     # STALE_SEQUENCE
@@ -300,37 +181,29 @@ def _judge_step_by_step(reply: bytes, request: TurnRequest) -> Verdict:
         return Rejected(
             FailureCode.STALE_SEQUENCE,
             f'"sequence" phải là số nguyên {expected} (không phần thập phân, không số mũ, '
-            f"không ngoặc kép), nhưng nhận được {_quote(raw)}.",
+            f"không ngoặc kép), nhưng nhận được {quote(raw)}.",
         )
     if sequence != expected:
         return Rejected(
             FailureCode.STALE_SEQUENCE,
-            f'"sequence" là {_quote(_number(sequence), 30)}, nhưng YOUR_TURN vừa gửi có sequence '
+            f'"sequence" là {quote(_number(sequence), 30)}, nhưng YOUR_TURN vừa gửi có sequence '
             f"{expected}: hãy chép đúng số đã nhận.",
         )
 
     # BAD_FIELD: the action's shape.
-    raw = shape.action
-    if not raw:
-        return Rejected(
-            FailureCode.BAD_FIELD, 'Thiếu trường "action": cần một hành động lấy từ legalActions.'
-        )
-    try:
-        action = _read_action(raw)
-    except msgspec.ValidationError:
-        return Rejected(
-            FailureCode.BAD_FIELD,
-            f'"action" phải là một đối tượng JSON {{...}}, nhưng nhận được {_quote(raw)}.',
-        )
-    raw = action.type
-    if not raw:
-        return Rejected(FailureCode.BAD_FIELD, '"action" thiếu "type" ("MOVE" hoặc "PASS").')
-    try:
-        action_type = _read_str(raw)
-    except msgspec.ValidationError:
-        return Rejected(
-            FailureCode.BAD_FIELD, f'"action.type" phải là chuỗi, nhưng nhận được {_quote(raw)}.'
-        )
+    action = _field(
+        shape.action, _read_action, FailureCode.BAD_FIELD,
+        'Thiếu trường "action": cần một hành động lấy từ legalActions.',
+        '"action" phải là một đối tượng JSON {...}',
+    )
+    if type(action) is Rejected:
+        return action
+    action_type = _field(
+        action.type, _read_str, FailureCode.BAD_FIELD,
+        '"action" thiếu "type" ("MOVE" hoặc "PASS").', '"action.type" phải là chuỗi',
+    )
+    if type(action_type) is Rejected:
+        return action_type
     if action_type == "PASS":
         return _judge_pass(request)
     if action_type in NOT_FOR_BOTS:
@@ -341,17 +214,14 @@ def _judge_step_by_step(reply: bytes, request: TurnRequest) -> Verdict:
     if action_type != "MOVE":
         return Rejected(
             FailureCode.BAD_FIELD,
-            f'Không có loại hành động {_quote(raw)}: bot chỉ gửi "MOVE" hoặc "PASS".',
+            f'Không có loại hành động {quote(action.type)}: bot chỉ gửi "MOVE" hoặc "PASS".',
         )
-    raw = action.pieceId
-    if not raw:
-        return Rejected(FailureCode.BAD_FIELD, 'MOVE thiếu "pieceId".')
-    try:
-        piece_id = _read_str(raw)
-    except msgspec.ValidationError:
-        return Rejected(
-            FailureCode.BAD_FIELD, f'"pieceId" phải là chuỗi, nhưng nhận được {_quote(raw)}.'
-        )
+    piece_id = _field(
+        action.pieceId, _read_str, FailureCode.BAD_FIELD,
+        'MOVE thiếu "pieceId".', '"pieceId" phải là chuỗi',
+    )
+    if type(piece_id) is Rejected:
+        return piece_id
     origin = _square_field(action.from_, "from")
     if type(origin) is Rejected:
         return origin
@@ -361,16 +231,27 @@ def _judge_step_by_step(reply: bytes, request: TurnRequest) -> Verdict:
     return _judge_move(request, piece_id, origin, target)  # type: ignore[arg-type]
 
 
-def _square_field(raw: msgspec.Raw, name: str) -> tuple[int, int] | Rejected:
+def _field(
+    raw: msgspec.Raw, read: Callable[[msgspec.Raw], T], code: FailureCode, missing: str,
+    wrong: str,
+) -> T | Rejected:
+    """The field `raw` as `read` reads it; `missing` when it is absent, `wrong` and what
+    came when it is not of that kind."""
     if not raw:
-        return Rejected(FailureCode.BAD_FIELD, f'MOVE thiếu "{name}".')
+        return Rejected(code, missing)
     try:
-        shape = _read_square(raw)
+        return read(raw)
     except msgspec.ValidationError:
-        return Rejected(
-            FailureCode.BAD_FIELD,
-            f'"{name}" phải là đối tượng {{"row":…,"col":…}}, nhưng nhận được {_quote(raw)}.',
-        )
+        return Rejected(code, f"{wrong}, nhưng nhận được {quote(raw)}.")
+
+
+def _square_field(raw: msgspec.Raw, name: str) -> tuple[int, int] | Rejected:
+    shape = _field(
+        raw, _read_square, FailureCode.BAD_FIELD,
+        f'MOVE thiếu "{name}".', f'"{name}" phải là đối tượng {{"row":…,"col":…}}',
+    )
+    if type(shape) is Rejected:
+        return shape
     found = []
     for part, value in (("row", shape.row), ("col", shape.col)):
         if not value:
@@ -380,7 +261,7 @@ def _square_field(raw: msgspec.Raw, name: str) -> tuple[int, int] | Rejected:
             return Rejected(
                 FailureCode.BAD_FIELD,
                 f'"{name}.{part}" phải là số nguyên (không phần thập phân, không số mũ, '
-                f"không ngoặc kép), nhưng nhận được {_quote(value)}.",
+                f"không ngoặc kép), nhưng nhận được {quote(value)}.",
             )
         found.append(number)
     return found[0], found[1]
@@ -397,7 +278,7 @@ def _judge_pass(request: TurnRequest) -> Verdict:
 
 
 def _at(row: int, col: int) -> str:
-    return f"({_quote(_number(row), 25)},{_quote(_number(col), 25)})"
+    return f"({quote(_number(row), 25)},{quote(_number(col), 25)})"
 
 
 def _judge_move(
@@ -408,7 +289,7 @@ def _judge_move(
     index = PIECE_INDEX.get(piece_id)
     if index is None:
         return Rejected(
-            FailureCode.MISMATCH, f'Không có quân nào mang id "{_quote(piece_id)}".'
+            FailureCode.MISMATCH, f'Không có quân nào mang id "{quote(piece_id)}".'
         )
     if OWNER[index] != side:
         return Rejected(

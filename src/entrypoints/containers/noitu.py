@@ -44,7 +44,7 @@ from noitu.application.noitu.words.report_refused_word import ReportRefusedWord
 from noitu.application.noitu.words.report_room_word import RememberRoomRefusals, ReportRoomWord
 from noitu.domain.noitu.additions import Overlay
 from noitu.domain.noitu.bots import make_opponents
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room_game import BotSeat
 from noitu.entrypoints.containers.support import (
     make_group_rooms,
 )

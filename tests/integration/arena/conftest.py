@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import Sandbox
+from noitu.adapters.arena.sandbox import Sandbox
 from support.arena_bots import sandbox_fixture
 from support.arena_databases import (  # noqa: F401 (fixtures of the SQL repository's tests)
     engines,

@@ -15,10 +15,12 @@ from typing import Self
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
-from noitu.adapters.arena.build import BuildLimits, SandboxBuilder, read_manifest_main_class
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
+from noitu.adapters.arena.build import BuildLimits, SandboxBuilder
 from noitu.adapters.arena.cgroups.limits import BUILD_LIMITS, MIB, CgroupLimits
+from noitu.adapters.arena.jar import read_manifest_main_class
 from noitu.adapters.arena.languages import language_for
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_ENTRIES, MAX_JAVA_CLASSES
 from noitu.application.arena.ports import Artefact, BuildResult, Language, ProcessFailure, Reply
 from support.arena_bots import BOTS

@@ -19,7 +19,7 @@ from noitu.adapters.arena.cgroups.mounts import find_cgroups
 from noitu.adapters.arena.cgroups.tree import CgroupError, CgroupTree
 from noitu.adapters.arena.cgroups.v1 import CgroupV1Tree
 from noitu.adapters.arena.cgroups.v2 import CgroupV2Tree
-from noitu.adapters.arena.process import joined
+from noitu.adapters.arena.process_tree import joined
 from support.arena_bots import probe_now
 from support.owned import own_parent
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.ports import Artefact, Language
 from noitu.application.arena.replay import Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand, RunMatch, Timing

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.match_queue import MatchQueue, default_slots
 from noitu.application.arena.ports import Artefact, Language
 from noitu.application.arena.replay import Player, SeatKind

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import DEFAULT_USER_RANGE, BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
 from noitu.adapters.arena.direct import DirectLauncher
+from noitu.adapters.arena.sandbox import DEFAULT_USER_RANGE, Sandbox
 from noitu.application.arena.ports import (
     Artefact,
     BotLauncher,

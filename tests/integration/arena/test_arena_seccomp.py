@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.adapters.arena.seccomp import REFUSALS, compile_filter, syscall_number
 from noitu.application.arena.ports import BotProcess, ProcessFailure, Reply
 from support.arena_bots import python_artefact

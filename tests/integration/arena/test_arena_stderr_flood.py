@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
 from noitu.adapters.arena.build import SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.live_match import LiveMatch
 from noitu.application.arena.ports import STDERR_TAIL_BYTES
 from noitu.application.arena.replay import Event, Player, SeatKind

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
 from noitu.adapters.arena.build import SandboxBuilder
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.ports import Artefact, Language, ProcessFailure, Reply
 

@@ -10,11 +10,12 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from noitu.adapters.arena.bubblewrap import BubblewrapLauncher, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapLauncher
 from noitu.adapters.arena.build import SandboxBuilder
 from noitu.adapters.arena.builtin import BuiltinBots
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry, LoopTimer
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.adapters.system_clock import SystemClock
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.ports import Language

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.bubblewrap import BubblewrapProbe, Sandbox
+from noitu.adapters.arena.bubblewrap import BubblewrapProbe
+from noitu.adapters.arena.sandbox import Sandbox
 from noitu.application.arena.ports import Artefact, Language, SandboxStatus
 
 BOTS = Path(__file__).parent

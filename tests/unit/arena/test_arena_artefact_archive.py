@@ -1,5 +1,5 @@
 """The database files store's artefact archives (`pack` and `unpack` of
-adapters/arena/sql/files.py): equal contents give equal bytes, modes survive, and
+adapters/arena/artefact_archive.py): equal contents give equal bytes, modes survive, and
 unpacking trusts nothing in an archive — no absolute name, no `..`, no link or device,
 no bomb — and leaves nothing behind when it refuses one."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from noitu.adapters.arena.sql import files as files_module
-from noitu.adapters.arena.sql.files import member_path, pack, unpack
+from noitu.adapters.arena import artefact_archive
+from noitu.adapters.arena.artefact_archive import member_path, pack, unpack
 
 
 def make_tree(root: Path) -> Path:
@@ -118,10 +118,10 @@ def test_a_damaged_archive_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_bomb_stops_at_the_caps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(files_module, "MAX_UNPACKED_BYTES", 1000)
+    monkeypatch.setattr(artefact_archive, "MAX_UNPACKED_BYTES", 1000)
     with pytest.raises(ValueError, match="too large"):
         unpack(archive((entry("a"), b"x" * 600), (entry("b"), b"x" * 600)), tmp_path / "out")
-    monkeypatch.setattr(files_module, "MAX_UNPACKED_FILES", 3)
+    monkeypatch.setattr(artefact_archive, "MAX_UNPACKED_FILES", 3)
     many = [(entry(f"f{i}"), b"") for i in range(4)]
     with pytest.raises(ValueError, match="too many"):
         unpack(archive(*many), tmp_path / "out")

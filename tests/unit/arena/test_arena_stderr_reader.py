@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from noitu.adapters.arena.process import (
+from noitu.adapters.arena.stderr_reader import (
     STDERR_KEEP_BYTES,
     STDERR_PIPE_BYTES,
     StderrReader,

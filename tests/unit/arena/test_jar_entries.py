@@ -7,7 +7,7 @@ import struct
 import zipfile
 from pathlib import Path
 
-from noitu.adapters.arena.build import count_jar_entries
+from noitu.adapters.arena.jar import count_jar_entries
 
 
 def _zip(path: Path, entries: int, *, comment: bytes = b"") -> Path:

@@ -10,15 +10,11 @@ database share the files, and the data directory is only this machine's cache:
 The names the records keep are those of the directory store (`bots/<id>/source.py`,
 `bots/<id>/artefact`, `replays/<id>.jsonl`), checked the same way (the cache is a
 `DataDirFiles`, whose checks and atomic writes are reused).
-
-- An artefact (a directory) is stored as one gzipped tar made here: regular files and
-  directories only, sorted, without owners or times, so equal contents give equal
-  bytes and the same `digest`. A machine unpacks it into a hidden directory beside its
-  cached versions and renames it into `artefact.<digest>` whole: a launcher never sees
-  half an artefact, and a replaced artefact is a new directory (a bot already running
-  from the old one keeps it until the sweep). Unpacking trusts nothing in the archive:
-  no absolute name, no `..`, no link or device, at most `MAX_UNPACKED_FILES` entries
-  and `MAX_UNPACKED_BYTES` bytes (ValueError otherwise).
+- An artefact is stored as one archive (`artefact_archive.py`: equal contents give
+  equal bytes and the same `digest`). A machine unpacks it into a hidden directory
+  beside its cached versions and renames it into `artefact.<digest>` whole: a launcher
+  never sees half an artefact, and a replaced artefact is a new directory (a bot
+  already running from the old one keeps it until the sweep).
 - A source never changes under its name (a bot's id is never reused): a cached copy is
   used as it is.
 - A replay is written to the cache while the match runs and stored as a blob by
@@ -42,28 +38,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
-import gzip
 import hashlib
-import io
 import os
-import secrets
 import shutil
-import stat
-import tarfile
 import time
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from noitu.adapters.arena.files import BOTS, DataDirFiles, check_tree, write_atomically
+from noitu.adapters.arena.artefact_archive import hidden, install, pack, unpack_in_place
+from noitu.adapters.arena.files import BOTS, DataDirFiles, write_atomically
 from noitu.adapters.arena.sql.models import files
 from noitu.adapters.arena.sql.transactions import SqlTransactions
 from noitu.application.arena.errors import StorageFull
-from noitu.application.arena.limits import MAX_ARTEFACT_BYTES, MAX_JAR_BYTES
 from noitu.application.arena.ports import Language
 from noitu.application.ports import Clock
 
@@ -74,132 +63,11 @@ ARTEFACT = "artefact"
 REPLAY = "replay"
 #: Hex digits of the digest in a cached artefact's directory name.
 DIGEST_SHOWN = 16
-#: What an unpacked artefact may hold: an artefact is at most 16 MiB (a build's cap)
-#: or an uploaded JAR; twice their sum leaves room and still stops a bomb.
-MAX_UNPACKED_BYTES = 2 * (MAX_ARTEFACT_BYTES + MAX_JAR_BYTES)
-MAX_UNPACKED_FILES = 20_000
-_UNPACKING = ".unpacking"
 _STALE = ".stale"
 
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _hidden(target: Path, suffix: str) -> Path:
-    return target.with_name(f".{target.name}.{secrets.token_hex(6)}{suffix}")
-
-
-# --- artefacts as archives -------------------------------------------------------------
-
-
-def pack(directory: Path) -> bytes:
-    """The artefact `directory` as a gzipped tar: regular files and directories only
-    (ValueError otherwise, as `check_tree`), in sorted order, modes kept (0755 or
-    0644), no owner, no time."""
-    check_tree(directory)
-    buffer = io.BytesIO()
-    with (
-        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
-        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as archive,
-    ):
-        for root, dirs, names in os.walk(directory):
-            dirs.sort()
-            relative = PurePosixPath(Path(root).relative_to(directory).as_posix())
-            for name in sorted(dirs):
-                entry = tarfile.TarInfo(str(relative / name))
-                entry.type = tarfile.DIRTYPE
-                entry.mode = 0o755
-                archive.addfile(entry)
-            for name in sorted(names):
-                path = Path(root) / name
-                info = os.lstat(path)
-                if not stat.S_ISREG(info.st_mode):  # replaced since the check
-                    raise ValueError(f"an artefact holds only files and directories: {name!r}")
-                entry = tarfile.TarInfo(str(relative / name))
-                entry.size = info.st_size
-                entry.mode = 0o755 if info.st_mode & 0o111 else 0o644
-                with open(path, "rb") as handle:
-                    archive.addfile(entry, handle)
-    return buffer.getvalue()
-
-
-def member_path(name: str) -> PurePosixPath:
-    """An archive entry's name as a relative path inside the artefact (ValueError for an
-    absolute name, `..`, an empty or odd name)."""
-    if not name or name.startswith("/") or "\\" in name or "\x00" in name:
-        raise ValueError(f"not a name inside an artefact: {name!r}")
-    path = PurePosixPath(name)
-    if not path.parts or any(part in ("", ".", "..") for part in path.parts):
-        raise ValueError(f"not a name inside an artefact: {name!r}")
-    return path
-
-
-def unpack(blob: bytes, directory: Path) -> None:
-    """Unpack an archive made by `pack` into the new directory `directory` (its parent
-    exists). Only files and directories with safe names, within the caps (ValueError,
-    and nothing is left, otherwise)."""
-    directory.mkdir(mode=0o755)
-    try:
-        total = 0
-        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as archive:
-            for count, member in enumerate(archive, start=1):
-                if count > MAX_UNPACKED_FILES:
-                    raise ValueError("a stored artefact has too many entries")
-                target = directory.joinpath(*member_path(member.name).parts)
-                if member.isdir():
-                    target.mkdir(mode=0o755, parents=True, exist_ok=True)
-                    continue
-                if not member.isreg():
-                    raise ValueError(f"a stored artefact holds a link or a device: {member.name!r}")
-                total += member.size
-                if total > MAX_UNPACKED_BYTES:
-                    raise ValueError("a stored artefact is too large")
-                target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-                source = archive.extractfile(member)
-                assert source is not None  # a regular file's
-                mode = 0o755 if member.mode & 0o111 else 0o644
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-                with os.fdopen(fd, "wb") as handle:
-                    shutil.copyfileobj(source, handle)
-                os.chmod(target, mode)
-    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as error:
-        shutil.rmtree(directory, ignore_errors=True)
-        raise ValueError(f"a stored artefact cannot be unpacked: {error}") from error
-    except BaseException:
-        shutil.rmtree(directory, ignore_errors=True)
-        raise
-
-
-def _install(directory: Path, target: Path) -> None:
-    """Move (or copy, across file systems) `directory` to `target` whole, unless a copy
-    is there already (another task put the same version: `directory` is dropped)."""
-    if target.is_dir():
-        return
-    partial = _hidden(target, _UNPACKING)
-    try:
-        try:
-            os.rename(directory, partial)
-        except OSError as error:
-            if error.errno != errno.EXDEV:
-                raise
-            shutil.copytree(directory, partial, symlinks=True)
-        os.chmod(partial, 0o755)
-        _settle(partial, target)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
-
-
-def _settle(partial: Path, target: Path) -> None:
-    """Rename the finished `partial` to `target`, or drop it when `target` was made
-    meanwhile (by another task fetching the same version)."""
-    try:
-        os.rename(partial, target)
-    except OSError as error:
-        if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-            raise
-        shutil.rmtree(partial, ignore_errors=True)
 
 
 # --- replays ---------------------------------------------------------------------------
@@ -249,23 +117,15 @@ class DatabaseFiles:
         uploads_max_bytes: int | None = None,
     ) -> None:
         self._transactions = SqlTransactions(engine)
-        self._postgres = self._transactions.postgres
         self._clock = clock
         self.cache = DataDirFiles(Path(data_dir) / CACHE)
         self.uploads_max_bytes = uploads_max_bytes
         self._fetching: dict[str, asyncio.Lock] = {}
 
-    # --- transactions -----------------------------------------------------------------
-
-    def _read(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
-        return self._transactions.read()
-
-    def _write(self) -> contextlib.AbstractAsyncContextManager[AsyncConnection]:
-        return self._transactions.write()
+    # --- blobs ------------------------------------------------------------------------
 
     def _upsert(self, values: dict[str, Any]) -> Any:
-        dialect = postgresql if self._postgres else sqlite
-        statement = dialect.insert(files).values(**values)
+        statement = self._transactions.upsert(files).values(**values)
         return statement.on_conflict_do_update(
             index_elements=[files.c.name],
             set_={key: statement.excluded[key] for key in values if key != "name"},
@@ -284,7 +144,7 @@ class DatabaseFiles:
         `StorageFull` (nothing written) when the bots' blobs, this one in place of any
         it replaces, would take more than `cap` bytes."""
         digest = _digest(data)
-        async with self._write() as connection:
+        async with self._transactions.write() as connection:
             if cap is not None:
                 used = await connection.scalar(
                     select(func.coalesce(func.sum(files.c.size), 0)).where(
@@ -310,7 +170,7 @@ class DatabaseFiles:
 
     async def _blob(self, name: str) -> tuple[bytes, str]:
         """The blob and its digest (FileNotFoundError when there is none)."""
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             row = (
                 await connection.execute(
                     select(files.c.data, files.c.digest).where(files.c.name == name)
@@ -321,7 +181,7 @@ class DatabaseFiles:
         return bytes(row.data), row.digest
 
     async def _digest_of(self, name: str) -> str:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             digest = await connection.scalar(select(files.c.digest).where(files.c.name == name))
         if digest is None:
             raise FileNotFoundError(name)
@@ -329,7 +189,7 @@ class DatabaseFiles:
 
     async def uploads_bytes(self) -> int:
         """What uploaded bots' blobs take in the database now."""
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             used = await connection.scalar(
                 select(func.coalesce(func.sum(files.c.size), 0)).where(
                     files.c.kind.in_((SOURCE, ARTEFACT))
@@ -376,7 +236,7 @@ class DatabaseFiles:
         digest = await self.put_blob(name, ARTEFACT, bot_id, blob)
         target = self._version_path(name, digest)
         await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
-        await asyncio.to_thread(_install, Path(directory), target)
+        await asyncio.to_thread(install, Path(directory), target)
         return name
 
     async def local_artefact(self, name: str) -> Path:
@@ -393,22 +253,11 @@ class DatabaseFiles:
                 blob, digest = await self._blob(name)
                 path = self._version_path(name, digest)
                 if not await asyncio.to_thread(path.is_dir):
-                    await asyncio.to_thread(self._unpack_into_place, blob, path)
+                    await asyncio.to_thread(unpack_in_place, blob, path)
         finally:
             if not lock.locked() and self._fetching.get(name) is lock:
                 del self._fetching[name]
         return path
-
-    @staticmethod
-    def _unpack_into_place(blob: bytes, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = _hidden(path, _UNPACKING)
-        unpack(blob, partial)
-        try:
-            _settle(partial, path)
-        except BaseException:
-            shutil.rmtree(partial, ignore_errors=True)
-            raise
 
     # --- replays ----------------------------------------------------------------------
 
@@ -424,19 +273,19 @@ class DatabaseFiles:
 
     async def delete_bot_files(self, bot_id: str) -> None:
         DataDirFiles.artefact_name(bot_id)  # the id's check
-        async with self._write() as connection:
+        async with self._transactions.write() as connection:
             await connection.execute(delete(files).where(files.c.bot_id == bot_id))
         await self.cache.delete_bot_files(bot_id)
 
     async def stored_bot_ids(self) -> set[str]:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             ids = await connection.scalars(
                 select(files.c.bot_id).where(files.c.bot_id.is_not(None)).distinct()
             )
             return {str(bot_id) for bot_id in ids}
 
     async def bot_files_modified_ms(self, bot_id: str) -> int | None:
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             stored = await connection.scalar(
                 select(func.max(files.c.stored_ms)).where(files.c.bot_id == bot_id)
             )
@@ -452,7 +301,7 @@ class DatabaseFiles:
         cached = await self.cache.stored_bot_ids()
         if not cached:
             return removed
-        async with self._read() as connection:
+        async with self._transactions.read() as connection:
             rows = await connection.execute(
                 select(files.c.bot_id, files.c.name, files.c.digest).where(
                     files.c.bot_id.in_(sorted(cached))
@@ -493,7 +342,7 @@ class DatabaseFiles:
                 try:
                     if os.lstat(path).st_mtime > cutoff:
                         continue
-                    stale = _hidden(path, _STALE)
+                    stale = hidden(path, _STALE)
                     os.rename(path, stale)
                 except FileNotFoundError:
                     continue

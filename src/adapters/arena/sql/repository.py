@@ -7,23 +7,22 @@ counting, on SQLite their transaction begins IMMEDIATE (the database's write loc
 On SQLite the repository also queues its own writers on an asyncio lock: SQLite has one
 writer at a time anyway, and a writer that finds the database locked polls it with
 growing sleeps, which many connections of one process would do to each other.
-Records come back as new values: changing one changes nothing stored.
+Records come back as new values (`records.py`): changing one changes nothing stored.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from noitu.adapters.arena.sql.models import bots, matches, owners, upload_events
+from noitu.adapters.arena.sql.records import bot_of, bot_row, match_of, match_row, result_row
 from noitu.adapters.arena.sql.transactions import SqlTransactions
-from noitu.application.arena.ports import Language
 from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
@@ -31,16 +30,11 @@ from noitu.application.arena.records import (
     MatchCursor,
     MatchRecord,
     MatchStatus,
-    Seat,
     kept_stderr,
 )
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.storage import AlreadyStored
-from noitu.domain.arena.board import Side
-from noitu.domain.arena.failure import FailureCode
-from noitu.domain.arena.match import EndReason, Failure, Result
-
-Row = Mapping[str, Any]
+from noitu.domain.arena.match import EndReason, Result
 
 #: The bots that count toward an owner's cap: those that built.
 _BUILT = bots.c.build_status == BuildStatus.OK.value
@@ -56,7 +50,6 @@ class SqlArenaRepository:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._transactions = SqlTransactions(engine)
-        self._postgres = self._transactions.postgres
 
     # --- transactions -----------------------------------------------------------------
 
@@ -72,20 +65,15 @@ class SqlArenaRepository:
         except IntegrityError as error:
             raise AlreadyStored(str(error.orig)) from error
 
-    def _insert_owner(self, key_hash: str, created_ms: int) -> Any:
-        """INSERT the owner unless it exists (both dialects' ON CONFLICT DO NOTHING)."""
-        dialect = postgresql if self._postgres else sqlite
-        return (
-            dialect.insert(owners)
-            .values(key_hash=key_hash, created_ms=created_ms)
-            .on_conflict_do_nothing(index_elements=[owners.c.key_hash])
-        )
-
     async def _lock_owner(self, connection: AsyncConnection, key_hash: str, now_ms: int) -> None:
         """Create the owner when new and hold its row until the transaction ends."""
-        await connection.execute(self._insert_owner(key_hash, now_ms))
-        locked = select(owners.c.key_hash).where(owners.c.key_hash == key_hash)
-        await connection.execute(locked.with_for_update() if self._postgres else locked)
+        sql = self._transactions
+        await connection.execute(
+            sql.upsert(owners).values(key_hash=key_hash, created_ms=now_ms)
+            .on_conflict_do_nothing(index_elements=[owners.c.key_hash])
+        )
+        owner = select(owners.c.key_hash).where(owners.c.key_hash == key_hash)
+        await connection.execute(sql.locked(owner))
 
     # --- owners and uploads -----------------------------------------------------------
 
@@ -119,13 +107,13 @@ class SqlArenaRepository:
                 )
                 if (stored or 0) >= max_bots:
                     return False
-            await connection.execute(insert(bots).values(**_bot_row(bot)))
+            await connection.execute(insert(bots).values(**bot_row(bot)))
         return True
 
     async def get_bot(self, bot_id: str) -> BotRecord | None:
         async with self._read() as connection:
             row = (await connection.execute(select(bots).where(bots.c.id == bot_id))).first()
-        return None if row is None else _bot_of(row._mapping)
+        return None if row is None else bot_of(row._mapping)
 
     async def bots_of(self, owner: str) -> list[BotRecord]:
         query = (
@@ -179,13 +167,13 @@ class SqlArenaRepository:
     async def _bots(self, query: Select[Any]) -> list[BotRecord]:
         async with self._read() as connection:
             rows = (await connection.execute(query)).mappings().all()
-        return [_bot_of(row) for row in rows]
+        return [bot_of(row) for row in rows]
 
     # --- matches ----------------------------------------------------------------------
 
     async def add_match(self, match: MatchRecord) -> None:
         async with self._write() as connection:
-            await connection.execute(insert(matches).values(**_match_row(match)))
+            await connection.execute(insert(matches).values(**match_row(match)))
 
     async def start_match(self, match_id: str, started_ms: int) -> bool:
         async with self._write() as connection:
@@ -214,7 +202,7 @@ class SqlArenaRepository:
             "replay": replay,
             "p1_stderr": kept_stderr(stderr[0]),
             "p2_stderr": kept_stderr(stderr[1]),
-            **_result_row(result),
+            **result_row(result),
         }
         async with self._write() as connection:
             done = await connection.execute(
@@ -229,7 +217,7 @@ class SqlArenaRepository:
             row = (
                 await connection.execute(select(*_RECORD_COLUMNS).where(matches.c.id == match_id))
             ).first()
-        return None if row is None else _match_of(row._mapping)
+        return None if row is None else match_of(row._mapping)
 
     async def match_stderr(self, match_id: str) -> tuple[bytes, bytes] | None:
         async with self._read() as connection:
@@ -290,7 +278,7 @@ class SqlArenaRepository:
                     status=MatchStatus.FINISHED.value,
                     finished_ms=now_ms,
                     replay=None,
-                    **_result_row(Result(winner=None, reason=EndReason.ABANDONED, turns=0)),
+                    **result_row(Result(winner=None, reason=EndReason.ABANDONED, turns=0)),
                 )
             )
         return int(result.rowcount or 0)
@@ -298,127 +286,4 @@ class SqlArenaRepository:
     async def _matches(self, query: Select[Any]) -> list[MatchRecord]:
         async with self._read() as connection:
             rows = (await connection.execute(query)).mappings().all()
-        return [_match_of(row) for row in rows]
-
-
-# --- rows and records -----------------------------------------------------------------
-
-
-def _bot_row(bot: BotRecord) -> dict[str, Any]:
-    return {
-        "id": bot.id,
-        "owner": bot.owner,
-        "name": bot.name,
-        "language": bot.language.value,
-        "public": bot.public,
-        "created_ms": bot.created_ms,
-        "source_bytes": bot.source_bytes,
-        "build_status": bot.build.value,
-        "build_messages": bot.build_messages,
-        "source_file": bot.source_file,
-        "artefact_dir": bot.artefact_dir,
-    }
-
-
-def _bot_of(row: Row) -> BotRecord:
-    return BotRecord(
-        id=row["id"],
-        owner=row["owner"],
-        name=row["name"],
-        language=Language(row["language"]),
-        public=bool(row["public"]),
-        created_ms=int(row["created_ms"]),
-        source_bytes=int(row["source_bytes"]),
-        build=BuildStatus(row["build_status"]),
-        build_messages=row["build_messages"],
-        source_file=row["source_file"],
-        artefact_dir=row["artefact_dir"],
-    )
-
-
-def _seat_row(prefix: str, seat: Seat) -> dict[str, Any]:
-    return {
-        f"{prefix}_kind": seat.kind.value,
-        f"{prefix}_ref": seat.ref,
-        f"{prefix}_name": seat.name,
-        f"{prefix}_owner": seat.owner,
-    }
-
-
-def _seat_of(prefix: str, row: Row) -> Seat:
-    return Seat(
-        kind=SeatKind(row[f"{prefix}_kind"]),
-        ref=row[f"{prefix}_ref"],
-        name=row[f"{prefix}_name"],
-        owner=row[f"{prefix}_owner"],
-    )
-
-
-def _result_row(result: Result) -> dict[str, Any]:
-    failure = result.failure
-    return {
-        "winner": None if result.winner is None else result.winner.value,
-        "reason": result.reason.value,
-        "turns": result.turns,
-        "failure_side": None if failure is None else failure.side.value,
-        "failure_code": None if failure is None else failure.code.value,
-        "failure_detail": None if failure is None else failure.detail,
-    }
-
-
-def _result_of(row: Row) -> Result | None:
-    if row["reason"] is None:
-        return None
-    failure = None
-    if row["failure_side"] is not None:
-        failure = Failure(
-            side=Side(row["failure_side"]),
-            code=FailureCode(row["failure_code"]),
-            detail=row["failure_detail"],
-        )
-    return Result(
-        winner=None if row["winner"] is None else Side(row["winner"]),
-        reason=EndReason(row["reason"]),
-        turns=int(row["turns"]),
-        failure=failure,
-    )
-
-
-def _match_row(match: MatchRecord) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "id": match.id,
-        "room": match.room,
-        "seed": match.seed,
-        "turn_limit": match.turn_limit,
-        "created_ms": match.created_ms,
-        "started_ms": match.started_ms,
-        "finished_ms": match.finished_ms,
-        **_seat_row("p1", match.p1),
-        **_seat_row("p2", match.p2),
-        "status": match.status.value,
-        "replay": match.replay,
-        "runner": match.runner,
-        "ladder": match.ladder,
-    }
-    if match.result is not None:
-        row.update(_result_row(match.result))
-    return row
-
-
-def _match_of(row: Row) -> MatchRecord:
-    return MatchRecord(
-        id=row["id"],
-        room=row["room"],
-        seed=int(row["seed"]),
-        turn_limit=int(row["turn_limit"]),
-        created_ms=int(row["created_ms"]),
-        p1=_seat_of("p1", row),
-        p2=_seat_of("p2", row),
-        status=MatchStatus(row["status"]),
-        started_ms=row["started_ms"],
-        finished_ms=row["finished_ms"],
-        result=_result_of(row),
-        replay=row["replay"],
-        runner=row["runner"],
-        ladder=bool(row["ladder"]),
-    )
+        return [match_of(row) for row in rows]

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from noitu.adapters.arena.sql.engine import unavailable, writer
@@ -32,6 +34,15 @@ class SqlTransactions:
         )
         self._writer = writer(engine)
         self._write_lock = None if self.postgres else asyncio.Lock()
+
+    def locked(self, query: Any) -> Any:
+        """`query` holding the rows it reads until the transaction ends (PostgreSQL's
+        FOR UPDATE; SQLite's write transaction holds the whole database already)."""
+        return query.with_for_update() if self.postgres else query
+
+    def upsert(self, table: Any) -> Any:
+        """An INSERT into `table` that may say what to do ON CONFLICT (both dialects')."""
+        return (postgresql if self.postgres else sqlite).insert(table)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:

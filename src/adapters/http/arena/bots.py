@@ -21,8 +21,20 @@ from litestar.enums import RequestEncodingType
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
-from litestar.params import Body, FromPath, HeaderParameter, Parameter
+from litestar.params import Body, FromPath, Parameter
 
+from noitu.adapters.http.arena.bot_views import (
+    BotFiguresView,
+    BotListView,
+    BotMatchesView,
+    BotView,
+    PublicBotsView,
+    UploadedView,
+    bot_match_view,
+    bot_view,
+    figures_view,
+)
+from noitu.adapters.http.arena.owner_key import OWNER_KEY_HEADER, OWNER_KEY_PATTERN, OwnerKey
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import (
     ERROR_STATUS,
@@ -35,13 +47,10 @@ from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_figures import (
-    BotFigures,
     BotFiguresOf,
     BotFiguresQuery,
-    SideRecord,
 )
-from noitu.application.arena.bot_info import BotInfo
-from noitu.application.arena.bot_matches import BotMatch, BotMatches, BotMatchesQuery
+from noitu.application.arena.bot_matches import BotMatches, BotMatchesQuery
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.delete_bot import DeleteBot
 from noitu.application.arena.errors import (
@@ -68,7 +77,6 @@ from noitu.application.arena.jobs import JobError, JobFailed
 from noitu.application.arena.ladder.errors import BotRanked
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.limits import MAX_JAR_BYTES, MAX_PUBLIC_PAGE_SIZE, PUBLIC_PAGE_SIZE
-from noitu.application.arena.match_history import SeatShown
 from noitu.application.arena.my_bots import MyBots
 from noitu.application.arena.public_bots import PublicBots, PublicBotsQuery
 from noitu.application.arena.publish_bot import PublishBot, PublishBotCommand
@@ -81,180 +89,16 @@ MAX_BODY_BYTES = 4096
 #: The multipart form's boundaries, part headers and the name field, beyond the file.
 FORM_OVERHEAD_BYTES = 64 * 1024
 MAX_UPLOAD_BODY_BYTES = MAX_JAR_BYTES + FORM_OVERHEAD_BYTES
-OWNER_KEY_HEADER = "X-Owner-Key"
-OWNER_KEY_PATTERN = r"^[0-9a-f]{32}$"
-
-
-
-def require_owner_key(schema: OpenAPI, prefix: str, keyed: set[tuple[str, str]], what: str) -> None:
-    """Mark the owner key required on the routes of `keyed` ((method, path below
-    `prefix`)): their handlers refuse a call without it. Raises when one is missing
-    from the document, naming `what` routes they are."""
-    marked = 0
-    for path, item in (schema.paths or {}).items():
-        for method in {method for method, _ in keyed}:
-            operation = getattr(item, method)
-            if operation is None or (method, path.removeprefix(prefix)) not in keyed:
-                continue
-            for parameter in operation.parameters or []:
-                if getattr(parameter, "name", "") == OWNER_KEY_HEADER:
-                    parameter.required = True
-                    marked += 1
-    if marked != len(keyed):
-        raise RuntimeError(f"the OpenAPI document lacks the owner key of a {what} route")
-
-
-OwnerKey = Annotated[
-    str | None,
-    HeaderParameter(
-        name=OWNER_KEY_HEADER,
-        required=False,
-        description="The owner key the page keeps (32 lower-case hex digits)",
-    ),
-]
-
-
-class BotView(msgspec.Struct, frozen=True, rename="camel"):
-    id: str
-    name: str
-    language: str
-    public: bool
-    created_ms: int
-    build: str  # "ok" or "failed"
-    mine: bool
-    build_messages: str | None  # the owner's alone
-    source_bytes: int | None  # the owner's alone
-
-
-class UploadedView(msgspec.Struct, frozen=True, rename="camel"):
-    bot: BotView
-    owner_key: str
-    #: How long the build waited for a free place in the server's build queue (ms).
-    build_wait_ms: int
-
-
-class BotListView(msgspec.Struct, frozen=True):
-    bots: list[BotView]
-
-
-class PublicBotsView(msgspec.Struct, frozen=True):
-    bots: list[BotView]
-    #: Pass it as `before` for the next page; null on the last page.
-    next: str | None
 
 
 class PublishBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     public: bool
 
 
-class SeatShownView(msgspec.Struct, frozen=True, rename="camel"):
-    bot_id: str | None  # an uploaded bot's id or a built-in's name; null for a person
-    name: str
-    builtin: bool
-    #: The uploaded bot was deleted since: its name reads "bot đã xoá".
-    deleted: bool
-
-
-class FailureView(msgspec.Struct, frozen=True):
-    code: str
-    detail: str
-
-
-class BotMatchView(msgspec.Struct, frozen=True, rename="camel"):
-    match_id: str
-    room_code: str
-    ended_ms: int
-    ladder: bool
-    side: str  # "P1" or "P2"
-    opponent: SeatShownView
-    result: str  # "win", "loss", "draw" or "abandoned"
-    reason: str
-    turns: int
-    #: The replay's URL; null when the match has none (abandoned on a restart).
-    replay: str | None
-    failure: FailureView | None  # the owner's alone: why this bot failed
-    stderr: str | None  # the owner's alone, 7 days: its stderr's last bytes
-
-
-class BotMatchesView(msgspec.Struct, frozen=True):
-    matches: list[BotMatchView]
-    #: Pass it as `before` for the next page; null on the last page.
-    next: str | None
-
-
-class SideRecordView(msgspec.Struct, frozen=True):
-    wins: int
-    draws: int
-    losses: int
-
-
-class BySideView(msgspec.Struct, frozen=True):
-    P1: SideRecordView
-    P2: SideRecordView
-
-
-class ReplyTimesView(msgspec.Struct, frozen=True):
-    p50: float
-    p99: float
-
-
-class BotFiguresView(msgspec.Struct, frozen=True, rename="camel"):
-    by_side: BySideView
-    failures: dict[str, int]
-    #: From the replays of its newest 50 matches; null when none holds a reply.
-    reply_ms: ReplyTimesView | None
-
-
-def replay_url(match_id: str) -> str:
-    return f"{ARENA_API_PATH}/matches/{match_id}/replay"
-
-
-def seat_view(seat: SeatShown) -> SeatShownView:
-    return SeatShownView(seat.bot_id, seat.name, seat.builtin, seat.deleted)
-
-
-def bot_match_view(match: BotMatch) -> BotMatchView:
-    failure = match.failure
-    return BotMatchView(
-        match_id=match.match_id, room_code=match.room, ended_ms=match.ended_ms,
-        ladder=match.ladder, side=match.side.value, opponent=seat_view(match.opponent),
-        result=match.result, reason=match.reason.value, turns=match.turns,
-        replay=replay_url(match.match_id) if match.has_replay else None,
-        failure=None if failure is None else FailureView(failure.code, failure.detail),
-        stderr=match.stderr,
-    )
-
-
-def figures_view(figures: BotFigures) -> BotFiguresView:
-    def side(record: SideRecord) -> SideRecordView:
-        return SideRecordView(record.wins, record.draws, record.losses)
-
-    reply = figures.reply_ms
-    return BotFiguresView(
-        BySideView(side(figures.p1), side(figures.p2)),
-        figures.failures,
-        None if reply is None else ReplyTimesView(reply.p50, reply.p99),
-    )
-
-
 @dataclass
 class UploadForm:
     file: UploadFile
     name: str | None = None
-
-
-def bot_view(info: BotInfo) -> BotView:
-    return BotView(
-        id=info.id,
-        name=info.name,
-        language=info.language.value,
-        public=info.public,
-        created_ms=info.created_ms,
-        build=info.build.value,
-        mine=info.mine,
-        build_messages=info.build_messages,
-        source_bytes=info.source_bytes,
-    )
 
 
 def upload_http_error(request: Request, error: HTTPException) -> Response[ErrorBody]:
@@ -296,8 +140,6 @@ class ArenaBotUseCases(Protocol):
     delete_bot: Callable[[], DeleteBot]
     bot_matches: Callable[[], BotMatches]
     bot_figures: Callable[[], BotFiguresOf]
-
-
 
 
 #: What the use cases accept, said in the document (they check it themselves, so that a
@@ -495,7 +337,6 @@ def arena_bot_routers(use_cases: ArenaBotUseCases) -> list[Any]:
     )
     async def figures(bot_id: FromPath[str], owner_key: OwnerKey = None) -> BotFiguresView:
         return figures_view(await use_cases.bot_figures()(BotFiguresQuery(bot_id, owner_key)))
-
 
     return [
         Router(

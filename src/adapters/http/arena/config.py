@@ -20,12 +20,12 @@ from __future__ import annotations
 import msgspec
 from litestar import Response, Router, get
 
-from noitu.adapters.arena.bubblewrap import BOT_TMP_BYTES
 from noitu.adapters.arena.build import BuildLimits
 from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.adapters.arena.cgroups.limits import BOT_LIMITS, BUILD_LIMITS, MIB
 from noitu.adapters.arena.languages import JVM_FLAGS
 from noitu.adapters.arena.process import CLOSE_GRACE_S
+from noitu.adapters.arena.sandbox import BOT_TMP_BYTES
 from noitu.adapters.http.assets import RELEASE_CACHE
 from noitu.adapters.http.paths import ARENA_API_PATH
 from noitu.application.arena import limits

@@ -18,15 +18,9 @@ from litestar.openapi.spec import OpenAPI, OpenAPIType, Schema
 from litestar.openapi.spec import Parameter as OpenAPIParameter
 from litestar.params import FromPath, Parameter
 
-from noitu.adapters.http.arena.bots import (
-    MATCH_CURSOR_PATTERN,
-    MAX_BODY_BYTES,
-    OwnerKey,
-    SeatShownView,
-    replay_url,
-    require_owner_key,
-    seat_view,
-)
+from noitu.adapters.http.arena.bot_views import SeatShownView, replay_url, seat_view
+from noitu.adapters.http.arena.bots import MATCH_CURSOR_PATTERN, MAX_BODY_BYTES
+from noitu.adapters.http.arena.owner_key import OwnerKey, require_owner_key
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.paths import ARENA_API_PATH

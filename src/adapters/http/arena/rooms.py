@@ -21,8 +21,8 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPI
 from litestar.params import Body, FromPath
 
-from noitu.adapters.http.arena.bots import OwnerKey, require_owner_key
 from noitu.adapters.http.arena.config import config_router
+from noitu.adapters.http.arena.owner_key import OwnerKey, require_owner_key
 from noitu.adapters.http.arena.room_bodies import (
     BODIES,
     ActionBody,

@@ -10,7 +10,8 @@ from noitu.application.noitu.rooms.record import RoomRecord
 from noitu.application.noitu.session import GameMessage, ReportState
 from noitu.domain.noitu.lexicon import Lexicon
 from noitu.domain.noitu.opponent import Difficulty
-from noitu.domain.noitu.room import Member, OutReason, Page, Player, Room, RoomGame
+from noitu.domain.noitu.room import Member, Page, Room
+from noitu.domain.noitu.room_game import OutReason, Player, RoomGame
 from noitu.domain.noitu.rules import TurnClock
 
 

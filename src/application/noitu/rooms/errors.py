@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from noitu.application.errors import BadRequest, Busy, GameError
-from noitu.domain.noitu.room import RoomLimits, RoomRefusal, RoomRuleBroken
+from noitu.domain.noitu.room import RoomLimits
+from noitu.domain.noitu.room_game import RoomRefusal, RoomRuleBroken
 
 __all__ = ["ROOM_ERRORS", "BadRequest", "Busy", "GameError", "refused"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from noitu.application.noitu.rooms.commands import MemberCommand
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat, RoomGame
+from noitu.domain.noitu.room_game import BotSeat, RoomGame
 
 
 class GiveUpInRoom:

@@ -14,7 +14,8 @@ from noitu.application.noitu.rooms.ports import AddRoom
 from noitu.application.noitu.rooms.record import MemberSeat, RoomRecord, credential_tag
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import JoinView, RoomViews
-from noitu.domain.noitu.room import Room, RoomRuleBroken
+from noitu.domain.noitu.room import Room
+from noitu.domain.noitu.room_game import RoomRuleBroken
 from noitu.domain.noitu.rules import SessionLimits
 
 

@@ -7,7 +7,7 @@ from noitu.application.noitu.rooms.commands import MemberCommand
 from noitu.application.noitu.rooms.record import MemberSeat
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room_game import BotSeat
 
 
 class LeaveRoom:

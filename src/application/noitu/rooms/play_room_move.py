@@ -10,7 +10,7 @@ from noitu.application.noitu.messages import REJECTION_MESSAGES, WORD_TOO_LONG
 from noitu.application.noitu.rooms.commands import RoomMoveCommand
 from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
-from noitu.domain.noitu.room import BotSeat, RoomGame
+from noitu.domain.noitu.room_game import BotSeat, RoomGame
 from noitu.domain.noitu.rules import typed_word_too_long
 from noitu.domain.noitu.spelling import normalize
 

@@ -12,7 +12,7 @@ from enum import Enum
 
 from noitu.application.noitu.rooms.errors import RoomGone
 from noitu.application.noitu.rooms.unit_of_work import Rooms
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room_game import BotSeat
 
 
 class Kept(str, Enum):

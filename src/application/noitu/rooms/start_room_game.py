@@ -10,7 +10,7 @@ from noitu.application.noitu.rooms.unit_of_work import Rooms
 from noitu.application.noitu.rooms.view import RoomView, RoomViews
 from noitu.application.noitu.session import ReportState
 from noitu.domain.noitu.lexicon import Lexicon
-from noitu.domain.noitu.room import BotSeat
+from noitu.domain.noitu.room_game import BotSeat
 from noitu.domain.noitu.rules import SessionLimits
 
 

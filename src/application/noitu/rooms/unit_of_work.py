@@ -22,7 +22,8 @@ from noitu.application.noitu.rooms.ports import MemberCredentials, RoomFeed, Roo
 from noitu.application.noitu.rooms.record import MemberSeat, RoomRecord
 from noitu.application.noitu.session import ReportState
 from noitu.application.ports import Background, Clock
-from noitu.domain.noitu.room import BotSeat, Player, Room, RoomGame, RoomLimits
+from noitu.domain.noitu.room import Room, RoomLimits
+from noitu.domain.noitu.room_game import BotSeat, Player, RoomGame
 from noitu.domain.noitu.rules import TurnClock
 
 AfterGame = Callable[[RoomRecord], Awaitable[None]]

@@ -6,7 +6,8 @@ import msgspec
 
 from noitu.application.noitu.rooms.record import RoomRecord
 from noitu.application.noitu.view import MeaningView, meanings_of
-from noitu.domain.noitu.room import RoomLimits, RoomResult
+from noitu.domain.noitu.room import RoomLimits
+from noitu.domain.noitu.room_result import RoomResult
 from noitu.domain.noitu.rules import TurnClock
 
 
