@@ -26,6 +26,7 @@ from noitu.application.arena.rooms.forward_room_call import (
 )
 from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.ladder_slots import BoardSlots, QueueSlots
+from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.watch_room import WatchRoom
 
 
@@ -99,7 +100,7 @@ class SaqQueue(_QueueInputs):
         OnTheBoard, _QueueInputs.room_join, _QueueInputs.board_rooms, counted=True
     )
     open_rooms = providers.Singleton(
-        OnTheBoard, _QueueInputs.room_lobby, _QueueInputs.board_rooms
+        OpenRooms, _QueueInputs.room_host, _QueueInputs.board_rooms.provided.read
     )
     leave_room = providers.Singleton(
         ForwardRoomCall,

@@ -72,7 +72,7 @@ from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.match import EndReason
-from support.arena_rooms import Arena, ScriptedBot, builtin, first_legal, new_owner, person
+from support.arena_rooms import Arena, ScriptedBot, builtin, first_legal, new_owner, person, upload
 from support.ladder import LadderRun, MemoryMembers
 
 
@@ -140,7 +140,7 @@ class Web:
             CreateRoom(self.host, seating, hand_over, rng), self.rooms, counted=True
         )
         self.join = OnTheBoard(JoinRoom(self.host, seating, hand_over), self.rooms, counted=True)
-        self.lobby = OnTheBoard(OpenRooms(self.host), self.rooms)
+        self.lobby = OpenRooms(self.host, self.rooms.read)
         desk = cluster.desk
         self.get = ForwardRoomCall(GET, GetRoom(self.host), self.rooms, desk)
         self.place = ForwardRoomCall(PLACE, PlacePieces(self.host), self.rooms, desk)
@@ -325,6 +325,40 @@ async def test_a_watcher_that_came_as_the_room_ended_still_gets_its_last_snapsho
     seen = [snapshot async for snapshot in watching]
     assert [snapshot.phase for snapshot in seen] == ["PLACEMENT", "FINISHED"]
     assert seen[-1].result is not None and seen[-1].result.winner == "P2"
+
+
+class SlowCatalogue:
+    """The stores, whose next `get_bot` waits until `go` is set (a slow database
+    while a change holds its room)."""
+
+    def __init__(self, stores) -> None:
+        self._stores = stores
+        self.asked = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def get_bot(self, bot_id):
+        self.asked.set()
+        await self.go.wait()
+        return await self._stores.get_bot(bot_id)
+
+
+async def test_a_lobby_read_waits_on_no_change_in_progress(cluster: Cluster) -> None:
+    a, _ = cluster.webs
+    lan = new_owner()
+    waiting = await a.create(CreateRoomCommand(lan, person("Lan")))
+    bot = cluster.arena.add_bot(lan)
+    slow = SlowCatalogue(cluster.arena.stores)
+    creating = OnTheBoard(
+        CreateRoom(a.host, Seating(slow, cluster.arena.builtins), HandOverMatch(a.host),
+                   random.Random(3)),
+        a.rooms, counted=True,
+    )
+    made = asyncio.create_task(creating(CreateRoomCommand(lan, upload(bot))))
+    await asyncio.wait_for(slow.asked.wait(), 5)  # the change holds this instance now
+    lobby = await asyncio.wait_for(a.lobby(WHOLE_LOBBY), 1)
+    assert [room.code for room in lobby.waiting] == [waiting.code]
+    slow.go.set()
+    assert (await made).phase == "WAITING"
 
 
 async def test_leaving_before_a_worker_took_the_match_closes_the_room(cluster: Cluster) -> None:

@@ -95,10 +95,10 @@ class BoardRooms:
                 kept.append(card)
         return kept
 
-    async def _load(self) -> dict[str, _Loaded]:
-        registry = self.host.registry
-        for room in registry.rooms():
-            registry.remove(room.code)
+    async def read(self) -> list[Room]:
+        """Every room on the board as it is now, its match's latest snapshot and place
+        in the queue with it: copies for reading (the lobby), taking no hold and not
+        this instance's lock."""
         rooms = [room_of(card) for card in await self.cards()]
         remote = [room for room in rooms if room.handed_over and not room.closed]
         latest = await asyncio.gather(*(self.host.feed.latest(room.code) for room in remote))
@@ -109,8 +109,14 @@ class BoardRooms:
                 room.version = max(room.version, views.version)
             if room.code in places:
                 room.queued, room.queue_place = True, places[room.code]
+        return rooms
+
+    async def _load(self) -> dict[str, _Loaded]:
+        registry = self.host.registry
+        for room in registry.rooms():
+            registry.remove(room.code)
         loaded = {}
-        for room in rooms:
+        for room in await self.read():
             registry.add(room)
             loaded[room.code] = _Loaded(room, room.version, room.handed_over)
         return loaded

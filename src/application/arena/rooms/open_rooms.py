@@ -4,15 +4,20 @@ placement or playing, at most `LOBBY_SIZE` of each.
 Rooms are free to open (B10 limits them per address and per minute, not in all), so a
 flood of rooms within the limits must not push a person's room off the lobby: the
 viewer's own rooms come first and are always listed; then, of the waiting rooms, those
-where a person waits for an opponent; then the rest; each part newest first."""
+where a person waits for an opponent; then the rest; each part newest first.
+
+On several machines the lobby reads the board as it is (`BoardRooms.read`): it takes
+no hold and no instance-wide lock, so a poll never waits on a change."""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
 
 import msgspec
 
 from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room, RoomPhase
+from noitu.application.arena.rooms.room import WAITING_ROOM_MS, Room, RoomPhase
 from noitu.application.arena.rooms.snapshot import SeatView, seat_view
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
@@ -45,14 +50,28 @@ WHOLE_LOBBY = OpenRoomsCommand()
 
 
 class OpenRooms:
-    def __init__(self, host: RoomHost) -> None:
+    def __init__(
+        self, host: RoomHost, board: Callable[[], Awaitable[list[Room]]] | None = None
+    ) -> None:
+        """`board`: every room of the cluster, read from the board without holding
+        anything (several machines: `BoardRooms.read`); None: this process's rooms."""
         self._host = host
+        self._board = board
 
     async def __call__(self, command: OpenRoomsCommand = WHOLE_LOBBY) -> Lobby:
-        self._host.sweep()
         limit = max(1, min(command.limit, LOBBY_SIZE))
-        rooms = sorted(self._host.registry.rooms(), key=lambda r: r.created_ms, reverse=True)
-        waiting = [r for r in rooms if r.phase is RoomPhase.WAITING and not r.full]
+        if self._board is None:
+            self._host.sweep()
+            found = self._host.registry.rooms()
+        else:
+            found = await self._board()
+        now = self._host.clock.now_ms()
+        rooms = sorted(found, key=lambda r: r.created_ms, reverse=True)
+        waiting = [
+            r for r in rooms
+            if r.phase is RoomPhase.WAITING and not r.full
+            and now - r.created_ms < WAITING_ROOM_MS  # closed at the next change's sweep
+        ]
         live = [r for r in rooms if r.phase in (RoomPhase.PLACEMENT, RoomPhase.PLAYING)]
         waiting.sort(key=lambda r: not _person_waits(r))  # stable: newest first in each
         viewer = command.viewer
