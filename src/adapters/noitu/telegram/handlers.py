@@ -129,32 +129,33 @@ def noitu_router(
             return
         await _send_game(message, bot, daily_game, unknown=DAILY_OFF)
 
-    if daily_game:
-
-        @router.callback_query(F.game_short_name == daily_game)
-        async def play_daily(query: CallbackQuery) -> None:
-            if not links.enabled:
-                await _answer(query, text=GAME_DISABLED, show_alert=True)
-                return
-            address = game_message_of(query)
-            if address is None:
-                log.warning("play_without_game_message", user_id=query.from_user.id)
-                await _answer(query, text=NO_GAME_MESSAGE, show_alert=True)
-                return
-            url = links.url_for(
-                query.from_user.id, query.from_user.first_name, address, daily=True
-            )
-            await _answer(query, url=url)
-
-    @router.callback_query(F.game_short_name == GAME_SHORT_NAME)
-    async def play(query: CallbackQuery) -> None:
+    async def _playable(query: CallbackQuery) -> GameMessage | None:
+        """The game message a Play press came from, or None once the player was told
+        why it cannot open (links off, or no game message)."""
         if not links.enabled:
             await _answer(query, text=GAME_DISABLED, show_alert=True)
-            return
+            return None
         address = game_message_of(query)
         if address is None:
             log.warning("play_without_game_message", user_id=query.from_user.id)
             await _answer(query, text=NO_GAME_MESSAGE, show_alert=True)
+        return address
+
+    if daily_game:
+
+        @router.callback_query(F.game_short_name == daily_game)
+        async def play_daily(query: CallbackQuery) -> None:
+            address = await _playable(query)
+            if address is not None:
+                url = links.url_for(
+                    query.from_user.id, query.from_user.first_name, address, daily=True
+                )
+                await _answer(query, url=url)
+
+    @router.callback_query(F.game_short_name == GAME_SHORT_NAME)
+    async def play(query: CallbackQuery) -> None:
+        address = await _playable(query)
+        if address is None:
             return
         room = False
         if cards is not None and clock is not None and address.chat_id is not None:
