@@ -17,7 +17,7 @@ Everything is the server's own: the handicapped bots are uploaded bots (stored i
 arena's SQLite database, their program in the data directory, ranked by `RankBot`), the
 ladder's stores are the SQL ones, `PlayLadder` drives the ladder with `SchedulePairing`
 choosing every pairing and `RecordLadderResult` rating every match, and each match is
-handed to `PlayMatch` (watchable under a room code) and played by `StartMatch` through the
+handed to the match queue (watchable under a room code) and played by `StartMatch` through the
 match queue and the runner (the sandbox when this machine has one, else the direct
 launcher the server falls back to). The queue gives the
 ladder `--slots` slots; matches are shortened to `--turn-limit` turns.
@@ -164,7 +164,6 @@ def summary(checks: Checkpoints, known: Sequence[str]) -> dict[str, Any]:
 
 async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     from noitu.adapters.arena.builtin import BuiltinBots
-    from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
     from noitu.application.arena.ladder.play_ladder import PlayLadder, PlayLadderCommand
     from noitu.application.arena.ladder.rank_bot import RankBotCommand
     from noitu.application.arena.ladder.record_ladder_result import (
@@ -172,38 +171,28 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         RecordLadderResult,
         RecordLadderResultCommand,
     )
-    from noitu.application.arena.match_queue import MatchQueue
     from noitu.application.arena.ports import Language
     from noitu.application.arena.records import BotRecord, BuildStatus, new_bot_id, owner_hash
-    from noitu.application.arena.rooms.close_rooms import CloseRooms
-    from noitu.application.arena.rooms.host import RoomHost
-    from noitu.application.arena.rooms.ladder_slots import QueueSlots
-    from noitu.application.arena.rooms.play_match import PlayMatch
-    from noitu.application.arena.rooms.start_match import StartMatch
-    from noitu.application.arena.run_match import RunMatch
     from noitu.entrypoints.container import Container
+    from noitu.entrypoints.role import Role
     from noitu.entrypoints.settings import load_settings
 
     env = {key: value for key, value in os.environ.items() if key.startswith("NOITU_CACHE")}
     env.update({"MODULES": "arena", "NOITU_DATA_DIR": str(data_dir)})
     settings = dataclasses.replace(load_settings(env), modules=("arena",))
-    container = Container(settings=settings)
+    # The server's own composition, hosting its matches as a worker of `slots + 1`
+    # matches at once (the ladder holds all the slots but one).
+    container = Container(settings=settings, role=Role.worker(args.slots + 1))
     await container.arena_sandbox_resource.init()
     await container.arena_database_resource.init()
+    await container.matches_resource.init()
     try:
         clock, timer = container.clock(), container.arena_timer()
         runner = container.arena_runners().kind
         repository, files = container.arena_repository(), container.arena_files()
-        # The ladder holds all the slots but one, so the queue gets one more than it.
-        queue = MatchQueue(args.slots + 1)
-        host = RoomHost(InMemoryRoomRegistry(), InMemoryRoomFeed(), queue, clock,
-                        container.background())
         rng = container.id_source()
-        start = StartMatch(
-            host, repository, files, repository, container.builtin_bots(),
-            RunMatch(container.arena_launcher(), timer=timer), timer, rng,
-            runner="bench", builder=container.upload_builder(),
-        )
+        await container.room_board().beat(settings.instance, 10**12, args.slots + 1)
+        slots = container.ladder_slots()
         names: dict[str, str] = {name: name for name in BuiltinBots.names()}
         tactical = BuiltinBots.source("tactical").read_text()
 
@@ -247,9 +236,9 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         )
         errors: list[Exception] = []
         driver = PlayLadder(
-            container.schedule_pairing(), record, PlayMatch(host, start), QueueSlots(host),
+            container.schedule_pairing(), record, slots.play, slots,
             repository, container.ladder_members(), container.ladder_pairings(),
-            container.builtin_bots(), clock, host.background, timer, rng, errors.append,
+            container.builtin_bots(), clock, container.background(), timer, rng, errors.append,
             turn_limit=args.turn_limit,
         )
         began = time.monotonic()
@@ -275,13 +264,14 @@ async def _run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         finally:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-            await CloseRooms(host)(10.0)
+            await container.close_rooms()(10.0)
         table = [
             {"bot": names[row.bot], "mu": row.mu, "sigma": row.sigma, "ordinal": row.ordinal,
              "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses}
             for row in await show()
         ]
     finally:
+        await container.matches_resource.shutdown()
         await container.arena_database_resource.shutdown()
         await container.arena_sandbox_resource.shutdown()
     return {

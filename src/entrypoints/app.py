@@ -154,7 +154,6 @@ def _rooms_lifespan(container: Container, settings: Settings) -> Lifespan:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Litestar) -> AsyncIterator[None]:
-        container.room_host()  # listens to the match queue from now on
         loop = asyncio.get_running_loop()
         tasks: list[asyncio.Task[None]] = []
         if settings.arena_ladder:

@@ -5,9 +5,11 @@ starts them with the process and stops them before anything they use closes.
 - `web` (`noitu serve`): nối từ's sweep of sessions whose turn ran out with the page
   closed; the group rooms (B10) brought up to now when something is due in them, the
   feeds' holds renewed, every room brought up to now once a minute (idle ones closed);
-  the words added by the operators followed (B11); and with NOITU_ARENA_QUEUE=saq the
-  matches of a worker that stopped beating abandoned (B9 "Faults").
-- `worker` (`noitu arena worker`): its beat, and the lost matches as `serve` does.
+  the words added by the operators followed (B11); the arena's board pass (waiting
+  rooms nobody completed closed; the matches of a worker that stopped beating abandoned,
+  B9 "Faults"), and on one machine (NOITU_ARENA_QUEUE=local, where this process hosts
+  the matches) its beat as a worker's.
+- `worker` (`noitu arena worker`): its beat, and the board pass as `serve` does.
 - `cli` (a `noitu` command): none.
 
 A run that hits `Busy` (Redis away: the link logs the outage once) is not logged; any
@@ -58,8 +60,10 @@ def periodic_of(container: Container) -> Periodic:
             tasks += [sessions_sweep(container), *group_rooms(container)]
         if settings.game_enabled or settings.telegram_enabled:
             tasks.append(word_additions(container))
-        if settings.arena_enabled and settings.arena_queue == "saq":
+        if settings.arena_enabled:
             tasks.append(lost_matches(container))
+            if settings.arena_queue == "local":
+                tasks.append(worker_beat(container))
     return Periodic(tasks, quiet=(Busy,))
 
 
@@ -123,9 +127,9 @@ def word_additions(container: Container) -> PeriodicTask:
 
 
 def lost_matches(container: Container) -> PeriodicTask:
-    """B9 "Faults": the matches of a worker that stopped beating end as ABANDONED (any
-    process may do it; the board's hold makes it once; a Redis outage under 30 s
-    abandons nothing)."""
+    """The board's pass: waiting rooms nobody completed close (B4); the matches of a
+    worker that stopped beating end as ABANDONED (B9 "Faults": any process may do it;
+    the board's hold makes it once; a Redis outage under 30 s abandons nothing)."""
     abandon = container.abandon_lost_matches()
 
     async def look() -> None:
@@ -141,7 +145,7 @@ def worker_beat(container: Container) -> PeriodicTask:
     says how many matches it plays at once (the ladder fills what is idle). The first
     beat comes at once, before the worker takes a job."""
     board, settings = container.room_board(), container.settings()
-    matches = container.role().matches
+    matches = container.match_queue().slots
 
     async def beat() -> None:
         await board.beat(settings.instance, WORKER_TTL_MS, matches)

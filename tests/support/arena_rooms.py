@@ -10,12 +10,26 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from noitu.adapters.arena.files import DataDirFiles
+from noitu.adapters.arena.local_jobs import InProcessMatches
 from noitu.adapters.arena.replay_journal import InMemoryReplayJournal
+from noitu.adapters.arena.room_board import InMemoryRoomBoard
+from noitu.adapters.arena.room_desk import InMemoryRoomDesk
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
+from noitu.application.arena.errors import RoomNotFound
+from noitu.application.arena.jobs import MATCH_JOB
+from noitu.application.arena.live_match import Timer
 from noitu.application.arena.match_queue import MatchQueue
-from noitu.application.arena.ports import Artefact, BotBuilder, Language, ProcessFailure, Reply
+from noitu.application.arena.ports import (
+    Artefact,
+    BotBuilder,
+    BotLauncher,
+    Language,
+    ProcessFailure,
+    Reply,
+)
 from noitu.application.arena.records import (
     BotCursor,
     BotRecord,
@@ -29,23 +43,36 @@ from noitu.application.arena.records import (
     owner_hash,
     plays,
 )
+from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
+from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.failure_details import FailureDetails
+from noitu.application.arena.rooms.forward_room_call import (
+    ACT,
+    LEAVE,
+    PLACE,
+    SURRENDER,
+    ForwardRoomCall,
+)
 from noitu.application.arena.rooms.get_replay import GetReplay
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
-from noitu.application.arena.rooms.leave_room import LeaveRoom
+from noitu.application.arena.rooms.leave_room import LeaveMatch, LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
-from noitu.application.arena.rooms.place_pieces import PlacePieces
-from noitu.application.arena.rooms.play_action import PlayAction
+from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
+from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
+from noitu.application.arena.rooms.ports import BuiltinArtefacts
+from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.seating import SeatChoice, Seating
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.application.arena.rooms.start_match import StartMatch
-from noitu.application.arena.rooms.surrender import Surrender
+from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.storage import AlreadyStored
+from noitu.application.ports import Clock
 from noitu.domain.arena.match import EndReason, Result
 from support.fakes import START_MS, CollectingBackground, FakeClock
 
@@ -349,8 +376,20 @@ def new_owner() -> str:
     return owner_hash(new_owner_key(RNG))
 
 
+@dataclass(frozen=True)
+class RealParts:
+    """What an integration test's `Arena` runs on instead of the fakes."""
+
+    clock: Clock
+    timer: Timer
+    launcher: BotLauncher
+    builtins: BuiltinArtefacts
+
+
 class Arena:
-    """Every room use case over the fakes, a real files store in `data_dir`."""
+    """Every room use case over the fakes, a real files store in `data_dir`: the
+    embedded default's composition (issue 31: the board, the desk and the match jobs
+    in this process; `PlayMatch` hosts each match as a worker would)."""
 
     def __init__(
         self,
@@ -360,21 +399,28 @@ class Arena:
         builder: BotBuilder | None = None,
         stores: MemoryStores | None = None,
         journaled: bool = False,
+        instance: str = "here",
+        desk: InMemoryRoomDesk | None = None,
+        real: RealParts | None = None,
     ) -> None:
         """`journaled`: a worker's, on several machines (each replay also goes to
-        `journal`, shared by the cluster)."""
-        self.clock = FakeClock()
+        `journal`, shared by the cluster); `instance`: the host's name on the cards;
+        `desk`: the one requests reach the host through; `real`: the real clock, timer,
+        launcher and built-in bots instead of the fakes (an integration test's)."""
+        self.clock: Any = FakeClock() if real is None else real.clock
         self.journal = InMemoryReplayJournal(self.clock)
-        self.timer = FakeTimer(self.clock)
+        self.timer: Any = FakeTimer(self.clock) if real is None else real.timer
         self.background = CollectingBackground()
         self.registry = InMemoryRoomRegistry()
         self.feed = InMemoryRoomFeed()
         self.queue = MatchQueue(slots)
+        self.board = InMemoryRoomBoard(self.clock)
+        self.desk = desk or InMemoryRoomDesk()
         self.stores = stores or MemoryStores()
         self.files = DataDirFiles(data_dir)
-        self.launcher = ScriptedLauncher()
-        self.builtins = FakeBuiltins()
-        self.host = RoomHost(self.registry, self.feed, self.queue, self.clock, self.background)
+        self.launcher: Any = ScriptedLauncher() if real is None else real.launcher
+        self.builtins: Any = FakeBuiltins() if real is None else real.builtins
+        self.host = RoomHost(self.registry, self.feed, self.clock, self.background)
         self.run_match = RunMatch(self.launcher, timer=self.timer)
         rng = random.Random(seed)
         seating = Seating(self.stores, self.builtins)
@@ -390,17 +436,36 @@ class Arena:
             builder=builder,
             journal=self.journal if journaled else None,
         )
-        self.create_room = CreateRoom(self.host, seating, self.start, rng)
-        self.join_room = JoinRoom(self.host, seating, self.start)
-        self.leave_room = LeaveRoom(self.host)
-        self.place_pieces = PlacePieces(self.host)
-        self.play_action = PlayAction(self.host)
-        self.surrender = Surrender(self.host)
-        self.get_room = GetRoom(self.host)
+        # The match's host: its use cases answer the room's requests through the desk.
+        self.play_match = PlayMatch(
+            self.host,
+            self.start,
+            self.board,
+            self.desk,
+            {
+                PLACE: DeskUseCase(PlacePiecesCommand, PlacePieces(self.host)),
+                ACT: DeskUseCase(PlayActionCommand, PlayAction(self.host)),
+                SURRENDER: DeskUseCase(SurrenderCommand, Surrender(self.host)),
+                LEAVE: DeskUseCase(LeaveRoomCommand, LeaveMatch(self.host)),
+            },
+            instance,
+        )
+        self.instance = instance
+        self.jobs = InProcessMatches(self.queue)
+        self.jobs.handle(MATCH_JOB, self.play_match)
+        self.rooms = BoardRooms(self.board, self.host, self.jobs)
+        self.create_room = CreateRoom(self.rooms, seating, rng)
+        self.join_room = JoinRoom(self.rooms, seating)
+        self.leave_room = LeaveRoom(self.rooms, self.desk)
+        self.place_pieces = ForwardRoomCall(PLACE, self.rooms, self.desk)
+        self.play_action = ForwardRoomCall(ACT, self.rooms, self.desk)
+        self.surrender = ForwardRoomCall(SURRENDER, self.rooms, self.desk)
+        self.get_room = GetRoom(self.rooms)
         self.watch_room = WatchRoom(self.feed, self.host.views)
-        self.open_rooms = OpenRooms(self.host)
+        self.open_rooms = OpenRooms(self.rooms)
         self.failure_details = FailureDetails(self.host, self.stores)
         self.get_replay = GetReplay(self.stores, self.files)
+        self.board_pass = AbandonLostMatches(self.rooms, self.stores, self.files, self.journal)
 
     def add_bot(
         self, owner: str, *, public: bool = False, name: str = "Bot của tôi", built: bool = True
@@ -453,22 +518,39 @@ class Arena:
             await asyncio.sleep(0)
 
     async def until_room(
-        self, code: str, test: Callable[[RoomSnapshot], bool], viewer: str = ""
+        self, code: str, test: Callable[[RoomSnapshot], bool], viewer: str = "",
+        timeout_s: float = 5.0,
     ) -> RoomSnapshot:
-        found: list[RoomSnapshot] = []
+        """The room as `viewer` sees it (`GetRoom`), once `test` holds (real time: a
+        safety net)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            try:
+                snapshot = await self.get_room(GetRoomCommand(code, viewer))
+            except RoomNotFound:
+                snapshot = None
+            if snapshot is not None and test(snapshot):
+                return snapshot
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for room {code}: {snapshot}")
+            await asyncio.sleep(0)
 
-        def check() -> bool:
-            room = self.registry.get(code)
-            if room is None:
-                return False
-            snapshot = self.host.view(room, viewer)
-            if test(snapshot):
-                found.append(snapshot)
-                return True
-            return False
+    async def hosted(self, code: str, viewer: str = "") -> RoomSnapshot:
+        """The room once its host made the match (it has an id): handed over, a room
+        waits for its host before anyone places."""
+        return await self.until_room(code, lambda s: s.match_id is not None, viewer)
 
-        await self.until(check, f"room {code}")
-        return found[0]
+    async def beat(self) -> None:
+        """This host is alive (for as long as a fake clock runs) and plays its queue's
+        slots at once: the board shows its slots to the ladder (`BoardSlots`)."""
+        await self.board.beat(self.instance, 10**12, self.queue.slots)
+
+    def live(self, code: str) -> Room:
+        """The room whose match this process hosts (AssertionError: none of that code)."""
+        room = self.registry.get(code)
+        assert room is not None, f"no match hosted in room {code}"
+        return room
 
 
 def person(name: str = "Lan") -> SeatChoice:

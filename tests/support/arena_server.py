@@ -72,6 +72,11 @@ class Served:
                 raise AssertionError(f"room {code} never got there: {room['phase']}")
             await asyncio.sleep(0.02)
 
+    async def hosted(self, code: str, key: str | None = None) -> dict:
+        """The room once its match's host made the match (it has an id): a room whose
+        seats are full waits for its host before anyone places (spec B9's order)."""
+        return await self.until(code, lambda room: room["matchId"] is not None, key)
+
     async def stop(self, timeout_s: float = 30.0) -> None:
         self.server.should_exit = True
         await asyncio.wait_for(asyncio.shield(self.task), timeout_s)

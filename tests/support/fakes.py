@@ -57,9 +57,17 @@ class CollectingBackground:
 
     def __init__(self) -> None:
         self.tasks: list[asyncio.Task[None]] = []
+        #: What spawned work raised (the server's background logs it), kept in order.
+        self.failures: list[BaseException] = []
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        self.tasks.append(asyncio.get_running_loop().create_task(work))
+        task = asyncio.get_running_loop().create_task(work)
+        task.add_done_callback(self._finished)
+        self.tasks.append(task)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self.failures.append(task.exception())  # type: ignore[arg-type]
 
     async def settle(self, timeout_s: float = 5.0) -> None:
         # The test client may run the app on another event loop: poll, do not await.

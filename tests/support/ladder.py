@@ -15,7 +15,6 @@ from noitu.adapters.arena.builtin import BUILTIN_SOURCES
 from noitu.application.arena.ladder.play_ladder import PlayLadder, PlayLadderCommand
 from noitu.application.arena.ladder.ports import (
     BuiltinRoster,
-    LadderBots,
     LadderMatchJobs,
     LadderSlots,
     TableEntry,
@@ -35,11 +34,7 @@ from noitu.application.arena.ladder.unrank_bot import UnrankBot
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord, BuildStatus, owner_hash
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.ladder_slots import QueueSlots
-from noitu.application.arena.rooms.play_match import PlayMatch
-from noitu.application.arena.rooms.start_match import StartMatch
-from noitu.application.ports import Clock
+from noitu.application.arena.rooms.ladder_slots import BoardSlots
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member, founding_members
@@ -48,6 +43,7 @@ from noitu.domain.arena.ladder.results import LadderResult, ResultKey
 from noitu.domain.arena.ladder.standings import Folded, Standing, StandingPoint, Standings
 from noitu.domain.arena.ladder.table import ladder_table
 from noitu.domain.arena.match import EndReason, Failure, Result
+from support.arena_rooms import Arena
 from support.fakes import FakeClock
 
 
@@ -382,16 +378,16 @@ class Roster:
 
 
 class LadderRun:
-    """The ladder's stores in memory, its scheduler and recorder on `clock`, and the
-    driver over a room host and its StartMatch; `running()` drives it in a task."""
+    """The ladder's stores in memory, its scheduler and recorder on the arena's clock,
+    and the driver handing its matches to the arena's board and match queue (as the
+    server does: `BoardSlots`); `running()` drives it in a task, the arena's host
+    beating as a worker's."""
 
     def __init__(
         self,
-        host: RoomHost,
-        start: StartMatch,
-        bots: LadderBots,
-        timer: Timer,
-        clock: Clock,
+        arena: Arena,
+        timer: Timer | None = None,
+        *,
         roster: BuiltinRoster | None = None,
         turn_limit: int = 8,
         seed: int = 1,
@@ -400,8 +396,9 @@ class LadderRun:
         play: LadderMatchJobs | None = None,
         slots: LadderSlots | None = None,
     ) -> None:
-        """`play` and `slots`: where the matches are handed and which slots they fill
-        (by default `PlayMatch` in `host` and its match queue, as on one machine)."""
+        """`timer`: the driver's (the arena's by default); `play` and `slots`: where the
+        matches are handed and which slots they fill (the arena's board by default)."""
+        self.arena = arena
         self.stores = Ladder(seed)
         self.instance = instance
         self.roster = roster or BuiltinNames()
@@ -409,6 +406,7 @@ class LadderRun:
         self.errors: list[Exception] = []
         rng = random.Random(seed)
         stores = self.stores
+        clock, timer = arena.clock, timer or arena.timer
         self.schedule = SchedulePairing(
             stores.lease, stores.members, stores.standings, stores.pairings, self.roster,
             clock, rng, builtins_alone=builtins_alone,
@@ -417,15 +415,18 @@ class LadderRun:
             stores.results, stores.standings, stores.members, stores.pairings, self.roster,
             clock, rng,
         )
-        self.slots = slots or QueueSlots(host)
+        self.slots = slots or BoardSlots(arena.rooms, arena.stores, timer)
+        board_slots = self.slots
         self.driver = PlayLadder(
-            self.schedule, self.record, play or PlayMatch(host, start), self.slots, bots,
-            stores.members, stores.pairings, self.roster, clock, host.background, timer, rng,
-            self.errors.append, turn_limit=turn_limit,
+            self.schedule, self.record,
+            play or board_slots.play,  # type: ignore[attr-defined]
+            self.slots, arena.stores, stores.members, stores.pairings, self.roster, clock,
+            arena.host.background, timer, rng, self.errors.append, turn_limit=turn_limit,
         )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
+        await self.arena.beat()
         task = asyncio.create_task(self.driver(PlayLadderCommand(self.instance)))
         try:
             yield

@@ -34,8 +34,10 @@ def tasks_of(tmp_path: Path, little: Lexicon, role: Role = WEB, **env: str) -> l
 
 
 def test_a_web_server_runs_the_tasks_of_the_parts_it_serves(tmp_path: Path, little: Lexicon):
-    assert tasks_of(tmp_path, little) == [*NOITU, "word_additions"]
-    assert tasks_of(tmp_path, little, MODULES="arena") == []
+    # One machine: the arena's board pass, and this process's beat as the matches' host.
+    hosting = ["arena_lost_matches", "worker_beat"]
+    assert tasks_of(tmp_path, little) == [*NOITU, "word_additions", *hosting]
+    assert tasks_of(tmp_path, little, MODULES="arena") == hosting
     assert tasks_of(tmp_path, little, MODULES="noitu") == [*NOITU, "word_additions"]
     # Several machines: any web server also ends the matches of a worker that died.
     assert tasks_of(tmp_path, little, MODULES="arena", **SAQ) == ["arena_lost_matches"]

@@ -22,7 +22,7 @@ ladder matches play starts at once.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from itertools import count
 
@@ -46,16 +46,6 @@ class MatchQueue:
         self._waiting: list[Waiting] = []  # in the order they came
         self._arrivals = count()
         self._changed = asyncio.Condition()
-        self._listeners: list[Callable[[], None]] = []
-
-    def on_change(self, listener: Callable[[], None]) -> None:
-        """Called after every change of who plays and who waits (rooms re-send their
-        snapshot, which shows the place in the queue)."""
-        self._listeners.append(listener)
-
-    def off_change(self, listener: Callable[[], None]) -> None:
-        """Stop calling `listener` (one that was added with `on_change`)."""
-        self._listeners.remove(listener)
 
     def place(self, match_id: str) -> int | None:
         """The match's place in the queue from 1 while it waits; None while it plays
@@ -98,15 +88,6 @@ class MatchQueue:
     def ladder_playing(self) -> int:
         return sum(1 for entry in self._playing.values() if entry.ladder)
 
-    @property
-    def room_matches(self) -> int:
-        """Rooms' matches playing or waiting (what the ladder must leave room for)."""
-        return sum(1 for entry in (*self._playing.values(), *self._waiting) if not entry.ladder)
-
-    def _notify(self) -> None:
-        for listener in self._listeners:
-            listener()
-
     @asynccontextmanager
     async def slot(
         self,
@@ -114,33 +95,37 @@ class MatchQueue:
         tags: frozenset[str] = frozenset(),
         spectacle: bool = False,
         ladder: bool = False,
+        rank: int | None = None,
+        arrival: int | None = None,
     ) -> AsyncIterator[None]:
         """Wait for a free slot in the fair order, hold it while the body plays the
         match. `tags` name who seated its sides (owner key hashes, client addresses);
-        `spectacle`: two built-in bots; `ladder`: a ladder match. A match whose waiter
-        is cancelled (its room closed) leaves the queue."""
+        `spectacle`: two built-in bots; `ladder`: a ladder match; `rank` and `arrival`
+        as its room's card keeps them (None: taken here, now). A match whose waiter is
+        cancelled leaves the queue."""
         async with self._changed:
             entry = Waiting(
-                match_id, tags, self._rank(tags), next(self._arrivals), spectacle, ladder
+                match_id,
+                tags,
+                self._rank(tags) if rank is None else rank,
+                next(self._arrivals) if arrival is None else arrival,
+                spectacle,
+                ladder,
             )
             self._waiting.append(entry)
             self._changed.notify_all()
-            self._notify()
             try:
                 await self._changed.wait_for(lambda: self._may_start(entry))
             except BaseException:
                 self._waiting.remove(entry)
                 self._changed.notify_all()
-                self._notify()
                 raise
             self._waiting.remove(entry)
             self._playing[match_id] = entry
             self._changed.notify_all()
-            self._notify()
         try:
             yield
         finally:
             async with self._changed:
                 self._playing.pop(match_id, None)
                 self._changed.notify_all()
-            self._notify()

@@ -124,7 +124,6 @@ async def _run_jobs(
 
     builds = builds or worker_slots()
     matches = container.role().matches
-    container.room_host()  # listens to the match queue from now on
     # Its previous life's matches (a restart under the same NOITU_INSTANCE): ended with
     # what their journals kept, their viewers told; then the archive's leftovers.
     try:

@@ -28,11 +28,13 @@ from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.create_room import CreateRoom
 from noitu.application.arena.rooms.failure_details import FailureDetails
+from noitu.application.arena.rooms.forward_room_call import ACT, PLACE, SURRENDER, ForwardRoomCall
 from noitu.application.arena.rooms.get_replay import GetReplay
 from noitu.application.arena.rooms.get_room import GetRoom
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.join_room import JoinRoom
-from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
+from noitu.application.arena.rooms.ladder_slots import BoardSlots
+from noitu.application.arena.rooms.leave_room import LeaveMatch, LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
 from noitu.application.arena.rooms.owner_keys import OwnerKeys
 from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
@@ -41,12 +43,17 @@ from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
 from noitu.application.arena.rooms.seating import Seating
 from noitu.application.arena.rooms.start_match import StartMatch
 from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
+from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.run_match import RunMatch
 from noitu.application.arena.sweep_failed_builds import SweepFailedBuilds
 from noitu.application.arena.upload_bot import UploadBot
 from noitu.entrypoints.containers.arena_queue import LocalQueue, SaqQueue
-from noitu.entrypoints.containers.resources import job_queue_connection, open_runners
+from noitu.entrypoints.containers.resources import (
+    in_process_matches,
+    job_queue_connection,
+    open_runners,
+)
 from noitu.entrypoints.containers.runners import ChosenRunners
 from noitu.entrypoints.containers.support import (
     ladder_pass_failed,
@@ -54,9 +61,6 @@ from noitu.entrypoints.containers.support import (
     orphan_min_age_ms,
     queue_kind_of,
     recovery_runner,
-    redis_replay_journal,
-    redis_room_board,
-    redis_room_desk,
     runner_choice,
     saq_jobs,
     saq_queues,
@@ -143,63 +147,34 @@ class ArenaRuntime(containers.DeclarativeContainer):
         orphan_min_age_ms=providers.Callable(orphan_min_age_ms, arena_engine),
     )
 
-    # --- the arena's rooms (B4, B6) ----------------------------------------------------
-    # Live rooms are this process's; their snapshots go through Redis with
-    # NOITU_STORE=redis, so a viewer may watch from another instance.
+    # --- the arena's rooms (B4, B6) and their matches (issue 31: one room runtime) ------
+    # Rooms are cards on the board; their views go through the feed (NOITU_STORE's), so
+    # a viewer may watch from any instance; a full room's match is a job that a host
+    # takes (`PlayMatch`): this process on one machine, a worker on several.
     room_registry = providers.Singleton(InMemoryRoomRegistry)
     room_feed = store.room_feed  # NOITU_STORE's part
     arena_timer = providers.Singleton(LoopTimer, clock)
     # Writes tried again while Redis or the database is away (B9 "Faults").
     arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)
     match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots, settings, role))
-    # The host listens to the queue once: one per process.
     room_host = providers.Singleton(
-        RoomHost, room_registry, room_feed, match_queue, clock, background, arena_patience
+        RoomHost, room_registry, room_feed, clock, background, arena_patience
     )
-    # Several machines: a match's replay events as they happen, for whoever abandons
-    # the match when its worker dies (B9).
-    replay_journal = providers.Singleton(redis_replay_journal, redis)
     room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
     seating = providers.Singleton(Seating, arena_repository, builtin_bots)
-    # Several machines: the rooms' board and the desk answering a person's requests.
-    room_board = providers.Singleton(redis_room_board, redis)
-    room_desk = providers.Singleton(redis_room_desk, redis)
-    board_rooms = providers.Singleton(BoardRooms, room_board, room_host, cluster_jobs)
-    # The room use cases on this process's rooms (a worker runs them for its matches).
-    room_leave = providers.Singleton(LeaveRoom, room_host)
-    room_place = providers.Singleton(PlacePieces, room_host)
-    room_act = providers.Singleton(PlayAction, room_host)
-    room_surrender = providers.Singleton(Surrender, room_host)
-    room_get = providers.Singleton(GetRoom, room_host)
-    room_lobby = providers.Singleton(OpenRooms, room_host)
 
-    # NOITU_ARENA_QUEUE picks the whole queue part (one machine, or several through
-    # SAQ); each name below reads the picked part's provider. The inputs built from the
-    # part's own names (the match starter of one machine, the rooms that start matches)
-    # are read from this container when called, through `__self__`.
-    __self__ = providers.Self()
+    # NOITU_ARENA_QUEUE picks where the board, the desk and the jobs live (one machine,
+    # or several through Redis and SAQ); each name below reads the picked part's
+    # provider.
     _queue_inputs: ClassVar[dict[str, providers.Provider]] = {
+        "clock": clock,
+        "redis": redis,
         "arena_files": arena_files,
         "build_queue": build_queue,
-        "arena_repository": arena_repository,
-        "arena_timer": arena_timer,
         "upload_builder": upload_builder,
+        "match_queue": match_queue,
         "job_queue": job_queue,
         "cluster_jobs": cluster_jobs,
-        "replay_journal": replay_journal,
-        "room_host": room_host,
-        "board_rooms": board_rooms,
-        "room_desk": room_desk,
-        "start_match": __self__.provided.start_match.call(),
-        "play_match_here": __self__.provided.play_match_here.call(),
-        "room_create": __self__.provided.room_create.call(),
-        "room_join": __self__.provided.room_join.call(),
-        "room_lobby": room_lobby,
-        "room_leave": room_leave,
-        "room_place": room_place,
-        "room_act": room_act,
-        "room_surrender": room_surrender,
-        "room_get": room_get,
     }
     queue = providers.Selector(
         job_queue_kind,
@@ -207,30 +182,35 @@ class ArenaRuntime(containers.DeclarativeContainer):
         saq=providers.Container(SaqQueue, **_queue_inputs),
     )
     del _queue_inputs
-    # The SAQ queues' connections (nothing to open on one machine).
+    # The SAQ queues' connections.
     job_queue_resource = providers.Resource(
         job_queue_connection, queue.provided.job_queue_to_open.call()
     )
     # What builds uploads: this process's sandbox, or the workers.
     upload_builds = queue.provided.upload_builds.call()
-    # What starts a full room's match: here, or handed to the workers' queue.
-    match_starter = queue.provided.match_starter.call()
-    # The room use cases a request reaches: on one machine this process's rooms'; on
-    # several, run on a copy of the board or forwarded to the match's worker.
-    create_room = queue.provided.create_room.call()
-    join_room = queue.provided.join_room.call()
-    open_rooms = queue.provided.open_rooms.call()
-    leave_room = queue.provided.leave_room.call()
-    place_pieces = queue.provided.place_pieces.call()
-    play_action = queue.provided.play_action.call()
-    surrender = queue.provided.surrender.call()
-    get_room = queue.provided.get_room.call()
-    watch_room = queue.provided.watch_room.call()
-    # The slots the ladder fills: this process's match queue, or the workers' as the
-    # board shows them; and where the ladder hands its matches.
-    ladder_slots = queue.provided.ladder_slots.call()
-    ladder_match_jobs = queue.provided.ladder_match_jobs.call()
+    room_board = queue.provided.room_board.call()
+    room_desk = queue.provided.room_desk.call()
+    match_jobs = queue.provided.match_jobs.call()
+    replay_journal = queue.provided.replay_journal.call()
+    board_rooms = providers.Singleton(BoardRooms, room_board, room_host, match_jobs)
 
+    # The room use cases a request reaches, the same on every instance.
+    create_room = providers.Singleton(CreateRoom, board_rooms, seating, id_source, admission)
+    join_room = providers.Singleton(JoinRoom, board_rooms, seating)
+    open_rooms = providers.Singleton(OpenRooms, board_rooms)
+    get_room = providers.Singleton(GetRoom, board_rooms)
+    leave_room = providers.Singleton(LeaveRoom, board_rooms, room_desk)
+    place_pieces = providers.Singleton(ForwardRoomCall, PLACE, board_rooms, room_desk)
+    play_action = providers.Singleton(ForwardRoomCall, ACT, board_rooms, room_desk)
+    surrender = providers.Singleton(ForwardRoomCall, SURRENDER, board_rooms, room_desk)
+    watch_room = providers.Singleton(WatchRoom, room_feed, room_host.provided.views)
+    # The slots the ladder fills (the hosts' slots, as the board shows them), and where
+    # it hands its matches.
+    ladder_slots = providers.Singleton(BoardSlots, board_rooms, arena_repository, arena_timer)
+    ladder_match_jobs = ladder_slots.provided.play
+
+    # A match's host (issue 31: the match is the unit of work): the handler of every
+    # match job, its requests answered by the match's own use cases.
     start_match = providers.Singleton(
         StartMatch,
         room_host,
@@ -247,32 +227,41 @@ class ArenaRuntime(containers.DeclarativeContainer):
         patience=arena_patience,
         journal=queue.provided.journal.call(),
     )
-    room_create = providers.Singleton(
-        CreateRoom, room_host, seating, match_starter, id_source, admission
-    )
-    room_join = providers.Singleton(JoinRoom, room_host, seating, match_starter)
-    owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
-    failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
-    get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
-    close_rooms = providers.Singleton(CloseRooms, room_host)
-    # A match job (issue 31): on one machine the ladder's, played in this process; on
-    # a worker every match, its room taken from the board and its requests answered
-    # with the same use cases as one machine.
-    play_match_here = providers.Singleton(PlayMatch, room_host, start_match)
-    worker_play_match = providers.Singleton(
+    play_match = providers.Singleton(
         PlayMatch,
         room_host,
         start_match,
         room_board,
         room_desk,
         providers.Dict(
-            place=providers.Factory(DeskUseCase, PlacePiecesCommand, room_place),
-            act=providers.Factory(DeskUseCase, PlayActionCommand, room_act),
-            surrender=providers.Factory(DeskUseCase, SurrenderCommand, room_surrender),
-            leave=providers.Factory(DeskUseCase, LeaveRoomCommand, room_leave),
+            place=providers.Factory(
+                DeskUseCase, PlacePiecesCommand, providers.Singleton(PlacePieces, room_host)
+            ),
+            act=providers.Factory(
+                DeskUseCase, PlayActionCommand, providers.Singleton(PlayAction, room_host)
+            ),
+            surrender=providers.Factory(
+                DeskUseCase, SurrenderCommand, providers.Singleton(Surrender, room_host)
+            ),
+            leave=providers.Factory(
+                DeskUseCase, LeaveRoomCommand, providers.Singleton(LeaveMatch, room_host)
+            ),
         ),
         settings.provided.instance,
     )
+    # One machine's matches, played here once the runners are chosen, stopped at the end.
+    matches_resource = providers.Resource(
+        in_process_matches,
+        arena_sandbox_resource,
+        providers.Selector(
+            arena_part, on=queue.provided.matches_to_stop.call(), off=providers.Object(None)
+        ),
+        play_match.provider,
+    )
+    owner_keys = providers.Singleton(OwnerKeys, id_source, admission)
+    failure_details = providers.Singleton(FailureDetails, room_host, arena_repository)
+    get_replay = providers.Singleton(GetReplay, arena_repository, arena_files)
+    close_rooms = providers.Singleton(CloseRooms, room_host)
     abandon_lost_matches = providers.Singleton(
         AbandonLostMatches, board_rooms, arena_repository, arena_files, replay_journal
     )
@@ -281,7 +270,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
         job_queue,
         settings.provided.instance,
         run_build,
-        worker_play_match,
+        play_match,
         matches=providers.Callable(match_slots, settings, role),
         builds=providers.Callable(worker_slots),
     )

@@ -3,13 +3,14 @@ leave its part out (see `entrypoints/container.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from noitu.adapters.arena.bubblewrap import BubblewrapProbe
+from noitu.adapters.arena.local_jobs import InProcessMatches
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.periodic import Periodic
-from noitu.application.arena.jobs import JobKind
+from noitu.application.arena.jobs import MATCH_JOB, JobKind, MatchOutcome, MatchSpec
 from noitu.application.arena.rooms.ports import RoomFeed
 from noitu.entrypoints.containers.runners import (
     BotRunners,
@@ -19,7 +20,6 @@ from noitu.entrypoints.containers.runners import (
 )
 
 if TYPE_CHECKING:
-
     from saq import Queue
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -51,6 +51,24 @@ async def job_queue_connection(
         yield queues
     finally:
         await close_queues(queues)
+
+
+async def in_process_matches(
+    _runners: object,
+    matches: InProcessMatches | None,
+    play_match: Callable[[], Callable[[MatchSpec], Awaitable[MatchOutcome]]],
+) -> AsyncIterator[InProcessMatches | None]:
+    """One machine's match jobs (NOITU_ARENA_QUEUE=local), played here by `PlayMatch`
+    (built once the bots' runners are chosen: `_runners`, the sandbox's Resource), the
+    ones still waiting or playing stopped at the end (after the rooms closed); None on
+    several machines (the workers play them)."""
+    if matches is not None:
+        matches.handle(MATCH_JOB, play_match())
+    try:
+        yield matches
+    finally:
+        if matches is not None:
+            await matches.stop()
 
 
 async def arena_database(engine: AsyncEngine | None) -> AsyncIterator[AsyncEngine | None]:

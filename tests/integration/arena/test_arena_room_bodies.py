@@ -37,6 +37,7 @@ async def placing(people: Served) -> str:
     code = created.json()["room"]["code"]
     joined = await people.post(code, "join", {"seat": MINH}, KEY_B)
     assert joined.status_code == 200, joined.text
+    await people.hosted(code)
     return code
 
 

@@ -172,6 +172,8 @@ async def test_a_persons_whole_match_against_random_through_rest(served: Served)
     room = created.json()["room"]
     code = room["code"]
     assert room["phase"] == "PLACEMENT" and room["mine"] == ["P1"]
+    room = await served.hosted(code, key)  # its host makes the match: placement begins
+    assert room["phase"] == "PLACEMENT" and room["mine"] == ["P1"]
     assert room["placementDeadlineMs"] is not None
     # In placement a person sees only their own pieces.
     assert {piece["ownerId"] for piece in room["board"]["pieces"]} <= {"P1"}
@@ -217,6 +219,7 @@ def _occupied(room: dict, square: dict) -> bool:
 async def test_leaving_a_made_match_is_a_surrender(served: Served) -> None:
     created = await served.create(PERSON, builtin("random"), key=KEY_A)
     code = created.json()["room"]["code"]
+    await served.hosted(code)
     left = await served.post(code, "leave", None, KEY_A)
     assert left.status_code == 200, left.text
     room = await served.until(code, finished)
@@ -336,6 +339,7 @@ async def test_every_room_error_answers_its_status(people: Served, clock: FakeCl
     assert await _error(await people.post(code, "join", {"seat": PERSON}, "c" * 32)) == (
         409, "room_full"
     )
+    await people.hosted(code)
     on_diagonal = {"type": "PLACE", "pieceId": "P1-ROCK-1", "to": {"row": 4, "col": 4}}
     assert await _error(await people.post(code, "placement", on_diagonal, KEY_A)) == (
         422, "placement_refused"
@@ -467,6 +471,7 @@ async def test_a_spectacle_is_one_per_address_and_waits_behind_peoples_matches(
     playing = (await served.create(PERSON, key=KEY_A)).json()["room"]["code"]
     joined = await served.post(playing, "join", {"seat": {"kind": "person", "name": "B"}}, KEY_B)
     assert joined.status_code == 200, joined.text
+    await served.hosted(playing)
     for key in (KEY_A, KEY_B):
         await ready(served, playing, key)
     await served.until(playing, lambda r: r["phase"] == "PLAYING")
@@ -478,14 +483,16 @@ async def test_a_spectacle_is_one_per_address_and_waits_behind_peoples_matches(
     again = await served.create(builtin("random"), builtin("tactical"), key=fresh_key(2))
     assert await _error(again) == (429, "one_spectacle")
     assert again.headers["retry-after"] == "10"
-    # A person's match that comes later goes ahead of it.
+    # A person's match that comes later goes ahead of it (its person places once it
+    # has the slot, B9).
     person = (await served.create(PERSON, builtin("random"), key=fresh_key(3))).json()["room"]
-    await ready(served, person["code"], fresh_key(3))
-    await served.until(person["code"], lambda r: r["queuePlace"] == 1)
+    assert person["queuePlace"] == 1
     assert (await served.room(spectacle))["queuePlace"] == 2
-    # The slot frees: the person's match plays, the spectacle still waits.
+    # The slot frees: the person's match is made and plays, the spectacle still waits.
     assert (await served.post(playing, "surrender", None, KEY_A)).status_code == 200
+    await served.hosted(person["code"])
+    await ready(served, person["code"], fresh_key(3))
     await served.until(person["code"], lambda r: r["phase"] == "PLAYING")
-    assert (await served.room(spectacle))["queuePlace"] == 1
+    await served.until(spectacle, lambda r: r["queuePlace"] == 1)  # the board's next pass
     assert (await served.post(person["code"], "surrender", None, fresh_key(3))).status_code == 200
     await served.until(spectacle, lambda r: r["queuePlace"] is None and r["phase"] != "PLACEMENT")

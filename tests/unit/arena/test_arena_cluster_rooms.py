@@ -14,7 +14,6 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from noitu.adapters.arena.room_board import InMemoryRoomBoard
 from noitu.adapters.arena.room_desk import InMemoryRoomDesk
 from noitu.adapters.arena.rooms import InMemoryRoomRegistry
 from noitu.application.arena.errors import (
@@ -43,20 +42,17 @@ from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.records import new_owner_key, owner_hash
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
-from noitu.application.arena.rooms.board_rooms import BoardRooms, OnTheBoard
+from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.cards import room_of
 from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.forward_room_call import (
     ACT,
-    GET,
-    LEAVE,
     PLACE,
     SURRENDER,
     ForwardRoomCall,
 )
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
-from noitu.application.arena.rooms.hand_over_match import HandOverMatch
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
@@ -64,11 +60,10 @@ from noitu.application.arena.rooms.journaled_replay import JOURNAL_BATCH_MS
 from noitu.application.arena.rooms.ladder_slots import LOOK_EVERY_MS, BoardSlots
 from noitu.application.arena.rooms.leave_room import LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import WHOLE_LOBBY, OpenRooms, OpenRoomsCommand
-from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesCommand
-from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
-from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
+from noitu.application.arena.rooms.place_pieces import PlacePiecesCommand
+from noitu.application.arena.rooms.play_action import PlayActionCommand
 from noitu.application.arena.rooms.seating import Seating
-from noitu.application.arena.rooms.surrender import Surrender, SurrenderCommand
+from noitu.application.arena.rooms.surrender import SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.match import EndReason
@@ -124,59 +119,40 @@ class QueuedJobs:
 
 
 class Web:
-    """A web instance: its own registry (a passing copy of the board), the shared
-    board, desk and feed."""
+    """A web instance: its own host (it hosts no match), the shared board, desk, feed
+    and queue."""
 
     def __init__(self, cluster: Cluster) -> None:
         arena = cluster.arena
-        self.host = RoomHost(
-            InMemoryRoomRegistry(), arena.feed, MatchQueue(1), arena.clock, arena.background
-        )
+        self.host = RoomHost(InMemoryRoomRegistry(), arena.feed, arena.clock, arena.background)
         seating = Seating(arena.stores, arena.builtins)
         self.rooms = BoardRooms(cluster.board, self.host, cluster.jobs)
-        hand_over = HandOverMatch(self.host)
         rng = random.Random(len(cluster.webs))
-        self.create = OnTheBoard(
-            CreateRoom(self.host, seating, hand_over, rng), self.rooms, counted=True
-        )
-        self.join = OnTheBoard(JoinRoom(self.host, seating, hand_over), self.rooms, counted=True)
-        self.lobby = OpenRooms(self.host, self.rooms.read)
+        self.create = CreateRoom(self.rooms, seating, rng)
+        self.join = JoinRoom(self.rooms, seating)
+        self.lobby = OpenRooms(self.rooms)
         desk = cluster.desk
-        self.get = ForwardRoomCall(GET, GetRoom(self.host), self.rooms, desk)
-        self.place = ForwardRoomCall(PLACE, PlacePieces(self.host), self.rooms, desk)
-        self.act = ForwardRoomCall(ACT, PlayAction(self.host), self.rooms, desk)
-        self.surrender = ForwardRoomCall(SURRENDER, Surrender(self.host), self.rooms, desk)
-        self.leave = ForwardRoomCall(LEAVE, LeaveRoom(self.host), self.rooms, desk)
-        self.watch = WatchRoom(cluster.arena.feed)
+        self.get = GetRoom(self.rooms)
+        self.place = ForwardRoomCall(PLACE, self.rooms, desk)
+        self.act = ForwardRoomCall(ACT, self.rooms, desk)
+        self.surrender = ForwardRoomCall(SURRENDER, self.rooms, desk)
+        self.leave = LeaveRoom(self.rooms, desk)
+        self.watch = WatchRoom(arena.feed, self.host.views)
         self.lost = AbandonLostMatches(self.rooms, arena.stores, arena.files, arena.journal)
 
 
 class Cluster:
     def __init__(self, data_dir: Path) -> None:
-        # The worker's arena: its rooms, its runner, its stores (the shared database)
-        # and its feed (the shared broker).
-        self.arena = Arena(data_dir, journaled=True)
-        self.board = InMemoryRoomBoard(self.arena.clock)
+        # The worker's arena: its host and runner, its stores (the shared database), its
+        # feed (the shared broker), and the board and desk every instance shares.
         self.desk = CountingDesk(ask_within_s=0.5)
+        self.arena = Arena(data_dir, journaled=True, instance="worker-1", desk=self.desk)
+        self.board = self.arena.board
         self.jobs = QueuedJobs()
         self.webs: list[Web] = []
         self.webs.append(Web(self))
         self.webs.append(Web(self))
-        arena = self.arena
-        self.play_match = PlayMatch(
-            arena.host,
-            arena.start,
-            self.board,
-            self.desk,
-            {
-                GET: DeskUseCase(GetRoomCommand, arena.get_room),
-                PLACE: DeskUseCase(PlacePiecesCommand, arena.place_pieces),
-                ACT: DeskUseCase(PlayActionCommand, arena.play_action),
-                SURRENDER: DeskUseCase(SurrenderCommand, arena.surrender),
-                LEAVE: DeskUseCase(LeaveRoomCommand, arena.leave_room),
-            },
-            "worker-1",
-        )
+        self.play_match = self.arena.play_match
 
     def run(self, code: str) -> asyncio.Task:
         """A worker takes the room's match job."""
@@ -226,7 +202,7 @@ async def test_a_room_made_on_one_instance_is_joined_played_and_watched_on_the_o
     watching = await a.watch(GetRoomCommand(code))
     seen = [await anext(watching)]
     hosting = cluster.run(code)
-    placing = await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    placing = await cluster.arena.hosted(code)
     assert placing.placement_deadline_ms is not None
     card = await cluster.board.get(code)
     assert card is not None and card.worker == "worker-1"
@@ -273,7 +249,7 @@ async def test_a_seated_viewer_watching_from_another_instance_sees_their_own_pie
     made = await a.create(CreateRoomCommand(lan, person("Lan"), builtin("tactical")))
     code = made.code
     hosting = cluster.run(code)
-    await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    await cluster.arena.hosted(code)
     watching = await b.watch(GetRoomCommand(code, lan))
     first = await anext(watching)
     assert first.mine == ("P1",) and first.board.pieces == ()
@@ -316,12 +292,12 @@ async def test_a_watcher_that_came_as_the_room_ended_still_gets_its_last_snapsho
     lan = new_owner()
     code = (await a.create(CreateRoomCommand(lan, person("Lan"), builtin("random")))).code
     hosting = cluster.run(code)
-    await cluster.arena.until_room(code, lambda s: s.phase == "PLACEMENT")
+    await cluster.arena.hosted(code)
     before_the_end = await cluster.arena.feed.latest(code)
     await a.surrender(SurrenderCommand(code, lan))
     await asyncio.wait_for(hosting, 5)
     late = LateFeed(cluster.arena.feed, before_the_end)
-    watching = await WatchRoom(late)(GetRoomCommand(code))  # a spectator
+    watching = await WatchRoom(late, lambda code: None)(GetRoomCommand(code))  # a spectator
     seen = [snapshot async for snapshot in watching]
     assert [snapshot.phase for snapshot in seen] == ["PLACEMENT", "FINISHED"]
     assert seen[-1].result is not None and seen[-1].result.winner == "P2"
@@ -348,11 +324,7 @@ async def test_a_lobby_read_waits_on_no_change_in_progress(cluster: Cluster) -> 
     waiting = await a.create(CreateRoomCommand(lan, person("Lan")))
     bot = cluster.arena.add_bot(lan)
     slow = SlowCatalogue(cluster.arena.stores)
-    creating = OnTheBoard(
-        CreateRoom(a.host, Seating(slow, cluster.arena.builtins), HandOverMatch(a.host),
-                   random.Random(3)),
-        a.rooms, counted=True,
-    )
+    creating = CreateRoom(a.rooms, Seating(slow, cluster.arena.builtins), random.Random(3))
     made = asyncio.create_task(creating(CreateRoomCommand(lan, upload(bot))))
     await asyncio.wait_for(slow.asked.wait(), 5)  # the change holds this instance now
     lobby = await asyncio.wait_for(a.lobby(WHOLE_LOBBY), 1)
@@ -566,10 +538,7 @@ async def test_the_ladder_plays_its_pairings_as_rooms_on_the_board_and_jobs_on_w
     assert not await slots.idle_slot(0)  # no worker alive: no capacity
     await cluster.board.beat("worker-1", 10**9, matches=3)
     assert await slots.idle_slot(1) and not await slots.idle_slot(2)  # all slots but one
-    ladder = LadderRun(
-        web.host, arena.start, arena.stores, arena.timer, arena.clock,
-        play=slots.play, slots=slots,
-    )
+    ladder = LadderRun(arena, play=slots.play, slots=slots)
     working = asyncio.create_task(cluster.work())
     try:
         async with ladder.running():
@@ -615,13 +584,12 @@ async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
     assert {room.code: room.queue_place for room in lobby.live} == {
         first.code: 1, second.code: 2,
     }
-    hosting = cluster.run(first.code)  # a worker takes the first: the second moves up
-    await cluster.arena.until_room(first.code, lambda s: s.placement_deadline_ms is not None)
     watching = await a.watch(GetRoomCommand(second.code))
     assert (await anext(watching)).queue_place == 2
-    await b.lost()
+    hosting = cluster.run(first.code)  # a worker takes the first: the second moves up
     moved = await anext(watching)
     assert moved.queue_place == 1 and moved.version > second.version
+    await b.lost()  # the board's pass finds nothing to change
     assert (await a.get(GetRoomCommand(second.code))).queue_place == 1
     await watching.aclose()
     hosting.cancel()

@@ -12,7 +12,6 @@ import pytest
 
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.patience import LONGEST_PAUSE_MS, TELL_EVERY, Patience
 from noitu.application.arena.records import MatchStatus
 from noitu.application.arena.rooms.get_room import GetRoomCommand
@@ -283,7 +282,7 @@ async def test_snapshots_wait_for_the_feed_and_the_newest_one_is_published_when_
     feed = AwayFeed()
     background = CollectingBackground()
     host = RoomHost(
-        InMemoryRoomRegistry(), feed, MatchQueue(2), clock, background, Patience(clock, timer)
+        InMemoryRoomRegistry(), feed, clock, background, Patience(clock, timer)
     )
     room = Room("K7MPQ2", clock.now_ms(), "someone")
     host.changed(room)

@@ -83,6 +83,7 @@ async def seated_person_against(arena: Arena, bot: ScriptedBot, *, person_side: 
     else:
         room = await arena.create(new_owner(), builtin("tactical"))
         room = await arena.join(room.code, lan, person("Lan"))
+    await arena.hosted(room.code)
     await place(arena, room.code, lan, "RANDOM_PLACEMENT")
     await place(arena, room.code, lan, "READY")
     await arena.until_room(
@@ -138,8 +139,10 @@ async def test_a_persons_whole_match_against_a_bot(arena):
     arena.launcher.script("tactical", bot)
     room = await arena.create(lan, person("Lan"), builtin("tactical"))
     code = room.code
+    assert room.phase == "PLACEMENT" and room.match_id is None  # its host takes it next
     # Placement: the bot's side is placed and ready at once, hidden from the person;
     # the person sees only their own pieces.
+    room = await arena.hosted(code, lan)
     assert room.phase == "PLACEMENT" and room.seats[1].ready and not room.seats[0].ready
     assert room.board.pieces == ()
     placed = await place(arena, code, lan, "PLACE", piece_id="P1-ROCK-1", to=SquareInput(7, 1))
@@ -195,6 +198,7 @@ async def test_a_room_plays_only_once_a_side_is_to_move(arena):
     room = await arena.create(lan, person("Lan"), builtin("tactical"))
     feed = await arena.watch_room(GetRoomCommand(room.code))
     watching = asyncio.ensure_future(collect(feed))
+    await arena.hosted(room.code)
     await place(arena, room.code, lan, "RANDOM_PLACEMENT")
     await place(arena, room.code, lan, "READY")
     await arena.until(lambda: arena.launcher.launched, "the bot's launch")
@@ -225,6 +229,7 @@ async def test_the_placement_time_places_the_rest_and_readies_everyone(arena):
     lan, minh = new_owner(), new_owner()
     room = await arena.create(lan, person("Lan"))
     await arena.join(room.code, minh, person("Minh"))
+    await arena.hosted(room.code)
     await place(arena, room.code, lan, "PLACE", piece_id="P1-PAPER-3", to=SquareInput(8, 4))
     await place(arena, room.code, minh, "RANDOM_PLACEMENT")
     await arena.until(lambda: arena.timer.sleeping >= 1, "the placement timer")
@@ -261,7 +266,7 @@ async def test_an_action_after_the_deadline_is_time_up_even_before_the_timer_wak
     legal = arena.registry.get(code).live.match.legal_actions()
     with pytest.raises(TimeUp):
         await act(arena, code, lan, move_of(legal[0]))
-    assert (await arena.room(code)).result.reason == "TIME_UP"
+    assert arena.live(code).result.reason.value == "TIME_UP"
 
 
 async def test_a_refused_action_says_why_and_changes_nothing(arena):
@@ -341,6 +346,7 @@ async def test_leaving_while_seated_is_a_surrender(arena):
     # Leaving in placement too; the match is still recorded with its replay.
     minh = new_owner()
     room = await arena.create(minh, person("Minh"), builtin("strong"))
+    await arena.hosted(room.code)
     await arena.leave_room(LeaveRoomCommand(room.code, minh))
     end = await arena.until_room(room.code, over)
     assert (end.result.winner, end.result.reason) == ("P2", "SURRENDER")
@@ -357,16 +363,22 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     for owner, bot in zip(owners, bots):
         codes.append((await arena.create(owner, upload(bot), builtin("random"))).code)
     await arena.until_room(codes[0], lambda s: s.thinking == "P1")
-    second = await arena.until_room(codes[1], lambda s: s.queue_place == 1)
-    assert second.phase == "PLACEMENT" and second.seats[0].ready and second.seats[1].ready
+    # The others wait for the slot in PLACEMENT, their match not made yet (its host
+    # places the bots once it takes it, B9), each showing its place.
+    second = await arena.room(codes[1])
+    assert second.phase == "PLACEMENT" and second.queue_place == 1 and second.match_id is None
     assert second.current_player is None and second.board.pieces == ()
     assert (await arena.room(codes[2])).queue_place == 2
     lobby = {r.code: r.queue_place for r in (await arena.open_rooms()).live}
     assert lobby == {codes[0]: None, codes[1]: 1, codes[2]: 2}  # null: no slot awaited
-    # A surrender while queued ends that match and moves the next one up.
-    await arena.surrender(SurrenderCommand(codes[1], owners[1]))
-    assert (await arena.until_room(codes[1], over)).result.reason == "SURRENDER"
-    await arena.until_room(codes[2], lambda s: s.queue_place == 1)
+    # Nothing to surrender before the match is made; leaving withdraws it (no match),
+    # and the next one moves up (the board's pass shows it).
+    with pytest.raises(WrongRoomPhase, match="rời phòng"):
+        await arena.surrender(SurrenderCommand(codes[1], owners[1]))
+    left = await arena.leave_room(LeaveRoomCommand(codes[1], owners[1]))
+    assert left.phase == "ABANDONED" and left.match_id is None
+    await arena.board_pass()
+    assert (await arena.room(codes[2])).queue_place == 1
     # The playing match ends: the slot goes to the next one.
     await arena.surrender(SurrenderCommand(codes[0], owners[0]))
     playing = await arena.until_room(
@@ -376,8 +388,9 @@ async def test_a_room_waiting_for_the_queue_shows_its_place(tmp_path):
     await arena.surrender(SurrenderCommand(codes[2], owners[2]))
     await arena.until_room(codes[2], over)
     await arena.until(lambda: (arena.queue.playing, arena.queue.waiting) == (0, 0), "the queue")
-    started = [arena.stores.matches[(await arena.room(c)).match_id].started_ms for c in codes]
-    assert started[0] is not None and started[1] is None and started[2] is not None
+    made = [(await arena.room(c)).match_id for c in codes]
+    assert made[1] is None and len(arena.stores.matches) == 2
+    assert all(arena.stores.matches[m].started_ms is not None for m in (made[0], made[2]))
 
 
 async def test_a_failed_bot_shows_its_code_and_detail_to_all_and_its_stderr_to_its_owner(arena):

@@ -21,6 +21,7 @@ from noitu.application.arena.errors import (
     RoomNotFound,
     SeatTaken,
     TooManyMatches,
+    WrongRoomPhase,
 )
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.records import ROOM_CODE_LENGTH
@@ -80,8 +81,11 @@ async def test_the_creator_sits_as_p1_and_the_room_waits_for_p2(arena):
 
     joined = await arena.join(created.code, minh, person("Minh"))
     assert joined.phase == "PLACEMENT" and joined.mine == ("P2",)
-    assert joined.seats[1].name == "Minh" and joined.match_id is not None
-    assert joined.placement_deadline_ms == arena.clock.now_ms() + 120_000
+    assert joined.seats[1].name == "Minh"
+    # The match is made once its host takes it (here at once: a free slot).
+    made = await arena.hosted(created.code, minh)
+    assert made.mine == ("P2",) and made.match_id is not None
+    assert made.placement_deadline_ms == arena.clock.now_ms() + 120_000
     lobby = await arena.open_rooms()
     assert lobby.waiting == () and [r.code for r in lobby.live] == [created.code]
     with pytest.raises(RoomFull):
@@ -141,13 +145,14 @@ async def test_seats_are_checked(arena):
         public.id,
         "Búa thép",
     )
-    assert joined.seats[1].ready  # bots are placed and ready at once
+    made = await arena.hosted(created.code)
+    assert made.seats[1].ready  # bots are placed and ready at once, once the match is made
 
 
 async def test_a_person_cannot_sit_on_both_sides(arena):
     with pytest.raises(AlreadySeated):
         await arena.create(new_owner(), person(), person())
-    assert arena.registry.rooms() == []
+    assert await arena.board.cards() == []
 
 
 async def test_leaving_a_waiting_room_frees_the_seat_and_an_empty_room_closes(arena):
@@ -158,8 +163,10 @@ async def test_leaving_a_waiting_room_frees_the_seat_and_an_empty_room_closes(ar
         await arena.leave_room(LeaveRoomCommand(created.code, minh))
     left = await arena.leave_room(LeaveRoomCommand(created.code, lan))
     assert left.phase == "ABANDONED" and left.seats == (None, None)
-    with pytest.raises(RoomNotFound):
-        await arena.room(created.code)
+    # A closed room is kept as long as a finished one, closed.
+    assert (await arena.room(created.code)).phase == "ABANDONED"
+    with pytest.raises(WrongRoomPhase):
+        await arena.join(created.code, minh, person())
     seen = [views.room async for views in feed]  # the feed ends with the room
     assert seen[-1].phase == "ABANDONED"
 
@@ -170,8 +177,13 @@ async def test_a_room_nobody_completes_closes_after_thirty_minutes(arena):
     assert [r.code for r in (await arena.open_rooms()).waiting] == [created.code]
     arena.clock.advance(1)
     assert (await arena.open_rooms()).waiting == ()
-    with pytest.raises(RoomNotFound):
-        await arena.room(created.code)
+    with pytest.raises(WrongRoomPhase, match="đã đóng"):  # closed at once when asked
+        await arena.join(created.code, new_owner(), person())
+    assert (await arena.room(created.code)).phase == "ABANDONED"
+    other = await arena.create(new_owner(), person())
+    arena.clock.advance(WAITING_ROOM_MS)
+    await arena.board_pass()  # the board's pass closes what nobody asked for
+    assert (await arena.room(other.code)).phase == "ABANDONED"
 
 
 async def test_an_owner_has_a_limited_number_of_rooms_at_once(arena):
@@ -199,7 +211,7 @@ async def test_the_feed_sends_the_latest_snapshot_to_a_new_subscriber_then_each_
     after = await anext(feed)
     assert after.version == first.version + 1 and after.room.seats[1].builtin == "random"
     placing = after
-    while placing.room.phase != "PLACEMENT":
+    while placing.room.phase != "PLACEMENT" or placing.room.match_id is None:
         placing = await anext(feed)
     # In placement she sees more than a spectator (her own pieces, once placed).
     assert placing.own[lan].mine == ("P1",) and placing.seen_by(lan) == placing.own[lan]
@@ -217,6 +229,7 @@ async def test_watching_a_room_starts_with_its_snapshot_and_ends_with_the_room(a
     assert (await anext(mine)).mine == ("P1",) and (await anext(spectator)).mine == ()
     await arena.join(created.code, new_owner(), builtin("random"))
     assert (await anext(mine)).seats[1].builtin == "random"
+    await arena.hosted(created.code)
     await arena.leave_room(LeaveRoomCommand(created.code, lan))  # a surrender in placement
     rest = [s async for s in spectator]
     assert rest[-1].phase == "FINISHED" and rest[-1].replay_ready

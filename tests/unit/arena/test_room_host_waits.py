@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 
 from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
-from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.room import Room
@@ -46,7 +45,7 @@ def hosting() -> tuple[RoomHost, GatedFeed, Room]:
     """A host and its gated feed, with a room that closed before its match (so closing
     the rooms leaves it as it is, and waits for its feed)."""
     clock, feed = FakeClock(), GatedFeed()
-    host = RoomHost(InMemoryRoomRegistry(), feed, MatchQueue(2), clock, CollectingBackground())
+    host = RoomHost(InMemoryRoomRegistry(), feed, clock, CollectingBackground())
     room = Room("K7MPQ2", clock.now_ms(), "someone", closed=True)
     host.registry.add(room)
     return host, feed, room

@@ -26,6 +26,7 @@ async def two_people_playing(arena: Arena) -> tuple[str, str, str]:
     lan, minh = new_owner(), new_owner()
     room = await arena.create(lan, person("Lan"))
     await arena.join(room.code, minh, person("Minh"))
+    await arena.hosted(room.code)
     for owner in (lan, minh):
         for kind in ("RANDOM_PLACEMENT", "READY"):
             await arena.place_pieces(PlacePiecesCommand(room.code, owner, ActionInput(kind)))

@@ -1,5 +1,6 @@
-"""AbandonLostMatches: on several machines (spec B9, "Faults"), the matches of a worker
-that died. Every noitu process runs it every few seconds: a room whose card names a
+"""AbandonLostMatches: the board's pass (spec B4, B9 "Faults"), run every few seconds
+by every process that serves or hosts rooms. Waiting rooms nobody completed in time are
+closed. The matches of a worker that died are abandoned: a room whose card names a
 worker that stopped beating (`RoomBoard.alive`) has its match ended as ABANDONED —
 nobody wins — in the archive with its replay (what the worker's `ReplayJournal` kept,
 ended by that `end`: `lost_replay`), its final snapshot published from the latest one,
@@ -17,8 +18,8 @@ import msgspec
 
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.replay import Event
-from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import queue_places, room_of
+from noitu.application.arena.rooms.board_rooms import BoardRooms, show_places
+from noitu.application.arena.rooms.cards import room_of
 from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, ReplayJournal, RoomCard
 from noitu.application.arena.rooms.journaled_replay import lost_replay, turns_played
 from noitu.application.arena.rooms.room import RoomPhase
@@ -65,14 +66,16 @@ class AbandonLostMatches:
         judging = now - self._reachable_since >= WORKER_TTL_MS
         abandoned = 0
         cards = await self._rooms.cards()
-        places = queue_places(cards)
+        await show_places(self._rooms.board, self._rooms.host, cards)
         for card in cards:
-            if not card.handed_over or card.over or card.closed:
+            if card.over or card.closed:
+                continue
+            if not card.handed_over:
+                if self._rooms.expired(room_of(card)):
+                    await self._close_if_expired(card.code)
                 continue
             if not card.worker:
                 await self._rooms.queue_match(room_of(card))
-                if card.code in places:
-                    await self._show_place(card.code, places[card.code])
                 continue
             if not judging or await board.alive(card.worker):
                 continue
@@ -104,25 +107,13 @@ class AbandonLostMatches:
                 return 0  # the database is away: the next pass tries again
             return 1
 
-    async def _show_place(self, code: str, place: int) -> None:
-        """Publish the room's place among the matches waiting for a worker, when its
-        latest snapshot shows another (rooms ahead of it were taken meanwhile, or one
-        of a better rank came in ahead of it)."""
-        feed = self._rooms.host.feed
-        latest = await feed.latest(code)
-        if latest is None or latest.room.queue_place == place or latest.room.phase != "PLACEMENT":
-            return
-        board = self._rooms.board
-        async with board.hold(code):
-            card = await board.get(code)
-            if card is None or card.worker or card.over or card.closed:
-                return
-            version = max(card.version, latest.version) + 1
-            now_ms = self._rooms.host.clock.now_ms()
-            await feed.publish(
-                code, latest.replaced(queue_place=place, version=version, server_now_ms=now_ms)
-            )
-            await board.put(msgspec.structs.replace(card, version=version))
+    async def _close_if_expired(self, code: str) -> None:
+        async with self._rooms.board.hold(code):
+            card = await self._rooms.board.get(code)
+            if card is not None and not card.closed:
+                room = room_of(card)
+                if self._rooms.expired(room):
+                    await self._rooms.close(room)
 
     async def _abandon(self, card: RoomCard) -> None:
         host = self._rooms.host

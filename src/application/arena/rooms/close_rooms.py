@@ -1,6 +1,6 @@
-"""CloseRooms: the server stops (spec B4). Every match not over ends as ABANDONED
-(nobody wins; its bots' processes are stopped by the runner as at any end), rooms
-still waiting for a player close, and the call returns once every match is archived,
+"""CloseRooms: the server stops (spec B4). Every match this process hosts and that is
+not over ends as ABANDONED (nobody wins; its bots' processes are stopped by the runner
+as at any end), and the call returns once every such match is archived,
 its bots closed, and every room's last snapshot is out, so that viewers get the end and
 nothing is left running (a match that just ended may still be closing its bots)."""
 
@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room, RoomPhase
+from noitu.application.arena.rooms.room import Room
 
 
 class CloseRooms:
@@ -27,8 +27,6 @@ class CloseRooms:
             if live is not None and not live.over:
                 live.abandon()
                 ended += 1
-            elif room.phase is RoomPhase.WAITING and not room.closed:
-                host.abandon_waiting(room)
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout_s):
                 await host.until_sent(lambda: all(_done(room) for room in host.registry.rooms()))

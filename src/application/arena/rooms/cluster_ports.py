@@ -1,6 +1,6 @@
-"""The ports rooms need when the arena runs on several machines (spec B9,
-NOITU_ARENA_QUEUE=saq): the board every process reads rooms from, and the desk that
-carries a person's action to the worker running the room's match.
+"""The rooms' ports (issue 31: one room runtime; spec B9): the board every process reads
+rooms from, and the desk that carries a person's action to the process hosting the
+room's match. In memory on one machine (the embedded default), on Redis for several.
 
 - `RoomBoard`: each room as a `RoomCard` (its seats, who made it, its version, the
   match's id and the worker running it once one took it), every room's cross-process

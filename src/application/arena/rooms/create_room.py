@@ -1,6 +1,8 @@
 """CreateRoom: a new room with a fresh code; its creator sits as P1 (spec B1, B4) — in
 person, or with one of their bots, a public bot or a built-in bot — and may fill P2 at
-once (e.g. against the server's `tactical` bot), which starts the match."""
+once (e.g. against the server's `tactical` bot), which hands its match to the queue
+(`BoardRooms.hand_over`). The owner's and the address's limits are counted under
+their holds, so two instances never both let one more room through."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.errors import AlreadySeated, Busy, OneSpectacle, TooManyMatches
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.ports import MatchStarter
-from noitu.application.arena.rooms.room import Room, new_room_code
+from noitu.application.arena.rooms.board_rooms import (
+    BoardRooms,
+    involving,
+    limit_names,
+    spectacles_of,
+)
+from noitu.application.arena.rooms.cluster_ports import RoomCard
+from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 
@@ -32,53 +39,52 @@ class CreateRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True)
 class CreateRoom:
     def __init__(
         self,
-        host: RoomHost,
+        rooms: BoardRooms,
         seating: Seating,
-        start: MatchStarter,
         rng: random.Random,
         admission: Admission | None = None,
     ) -> None:
         """`admission` counts the rooms opened per client address (spec B10)."""
-        self._host = host
+        self._rooms = rooms
         self._seating = seating
-        self._start = start
         self._rng = rng
         self._admission = admission
 
     async def __call__(self, command: CreateRoomCommand) -> RoomSnapshot:
         who = check_owner(command.owner)
-        host = self._host
-        host.sweep()
-        if host.rooms_involving(who) >= MAX_LIVE_MATCHES_PER_OWNER:
-            raise TooManyMatches()
-        first = await self._seating.seat(command.seat, who, command.address)
-        second = None
-        if command.opponent is not None:
-            second = await self._seating.seat(command.opponent, who, command.address)
-            if first.seat.kind is SeatKind.PERSON and second.seat.kind is SeatKind.PERSON:
-                raise AlreadySeated(
-                    "Bạn không ngồi được cả hai bên. Hãy mời một người khác vào phòng."
-                )
-            both_builtin = all(s.seat.kind is SeatKind.BUILTIN for s in (first, second))
-            if both_builtin and host.spectacles_of(command.address):
-                raise OneSpectacle()
-        if self._admission is not None:
-            await self._admission.admit(AddressAction.ROOM, command.address)
-        room = self._new_room(who)
-        room.seats = [first, second]
-        host.changed(room)
+        rooms = self._rooms
+        async with rooms.holding(limit_names(who, command.address)):
+            cards, unfinished = await rooms.unfinished()
+            if involving(unfinished, who) >= MAX_LIVE_MATCHES_PER_OWNER:
+                raise TooManyMatches()
+            first = await self._seating.seat(command.seat, who, command.address)
+            second = None
+            if command.opponent is not None:
+                second = await self._seating.seat(command.opponent, who, command.address)
+                if first.seat.kind is SeatKind.PERSON and second.seat.kind is SeatKind.PERSON:
+                    raise AlreadySeated(
+                        "Bạn không ngồi được cả hai bên. Hãy mời một người khác vào phòng."
+                    )
+                both_builtin = all(s.seat.kind is SeatKind.BUILTIN for s in (first, second))
+                if both_builtin and spectacles_of(unfinished, command.address):
+                    raise OneSpectacle()
+            if self._admission is not None:
+                await self._admission.admit(AddressAction.ROOM, command.address)
+            room = await self._new_room(who, [first, second], cards)
+            if room.full:
+                await rooms.queue_match(room)
         if room.full:
-            try:
-                await self._start(room)
-            except BaseException:
-                host.abandon_waiting(room)
-                raise
-        return host.view(room, who)
+            await rooms.show_places()  # it may have come in ahead of others
+        return rooms.host.view(room, who)
 
-    def _new_room(self, who: str) -> Room:
-        now = self._host.clock.now_ms()
+    async def _new_room(
+        self, who: str, seats: list[RoomSeat | None], cards: list[RoomCard]
+    ) -> Room:
+        rooms = self._rooms
         for _ in range(CODE_TRIES):
-            room = Room(new_room_code(self._rng), now, who)
-            if self._host.registry.add(room):
+            room = Room(new_room_code(self._rng), rooms.now_ms, who, seats=list(seats))
+            if room.full:
+                rooms.hand_over(room, cards)
+            if await rooms.add(room):
                 return room
         raise Busy()

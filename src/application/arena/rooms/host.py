@@ -1,7 +1,7 @@
-"""RoomHost: what every room use case shares — the live rooms, the feed of their
-snapshots, the match queue and the clock. One per process (a singleton of the
-container: it listens to the queue once, and rooms re-send their snapshot when their
-place in it changes).
+"""RoomHost: the rooms whose match this process hosts (`PlayMatch` takes them from the
+board), and the sender of every room's views to the feed — a hosted room's at each
+change of its match, and a card's at each change a room use case makes
+(`BoardRooms`). One per process (a singleton of the container).
 
 Every change of a room goes through `changed(room)`: the room's version grows by one,
 its views of that moment (`RoomViews`: the spectator's and each owner's) are built at
@@ -22,16 +22,9 @@ from collections import deque
 from collections.abc import Callable
 
 from noitu.application.arena.errors import Busy, RoomNotFound
-from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.patience import Patience
 from noitu.application.arena.rooms.ports import RoomFeed, RoomRegistry
-from noitu.application.arena.rooms.room import (
-    FINISHED_ROOM_MS,
-    WAITING_ROOM_MS,
-    Room,
-    RoomPhase,
-    normalize_code,
-)
+from noitu.application.arena.rooms.room import Room, normalize_code
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, RoomViews, snapshot_of, views_of
 from noitu.application.ports import Background, Clock
 
@@ -48,7 +41,6 @@ class RoomHost:
         self,
         registry: RoomRegistry,
         feed: RoomFeed,
-        queue: MatchQueue,
         clock: Clock,
         background: Background,
         patience: Patience | None = None,
@@ -57,13 +49,11 @@ class RoomHost:
         in-memory feed never refuses one)."""
         self.registry = registry
         self.feed = feed
-        self.queue = queue
         self.clock = clock
         self.background = background
         self._patience = patience
         #: Who waits in `until_sent`, woken each time a room's sender stops.
         self._waiting: set[asyncio.Future[None]] = set()
-        queue.on_change(self._queue_changed)
 
     # -- finding -------------------------------------------------------------------
 
@@ -73,14 +63,6 @@ class RoomHost:
         if room is None:
             raise RoomNotFound()
         return room
-
-    def rooms_involving(self, who: str) -> int:
-        """Rooms not over that `who` sits in, answers for a seat of, or seated a bot in."""
-        return sum(1 for room in self.registry.rooms() if not room.is_over and room.involves(who))
-
-    def spectacles_of(self, address: str) -> int:
-        """Spectacles (two built-in bots) not over that `address` seated a side of."""
-        return sum(1 for room in self.registry.rooms() if room.spectacle_of(address))
 
     def room_of_match(self, match_id: str) -> Room | None:
         for room in self.registry.rooms():
@@ -103,6 +85,10 @@ class RoomHost:
 
     def changed(self, room: Room) -> None:
         room.version += 1
+        self.show(room)
+
+    def show(self, room: Room) -> None:
+        """Publish the room's views as they are now, at its current version."""
         room.outbox.append(views_of(room, self.clock.now_ms()))
         self._send(room)
 
@@ -193,38 +179,16 @@ class RoomHost:
             raise
         room.outbox.popleft()
 
-    def _queue_changed(self) -> None:
-        for room in self.registry.rooms():
-            if room.queued and room.match_id is not None:
-                place = self.queue.place(room.match_id)
-                if place != room.queue_place:
-                    room.queue_place = place
-                    self.changed(room)
-
     # -- closing -------------------------------------------------------------------
 
     def abandon_waiting(self, room: Room) -> None:
-        """Close a room before any match was made (everybody left, or nobody came)."""
+        """Close a hosted room whose match could not be made (its card is written by
+        whoever hosts it)."""
         room.closed = True
         room.finished_ms = self.clock.now_ms()
         self.changed(room)
         self.close(room)
         self.forget(room)
-
-    def sweep(self) -> None:
-        """Forget finished rooms kept long enough, close waiting rooms nobody completed."""
-        now = self.clock.now_ms()
-        for room in self.registry.rooms():
-            if room.phase is RoomPhase.WAITING and not room.starting:
-                if now - room.created_ms >= WAITING_ROOM_MS:
-                    self.abandon_waiting(room)
-            elif (
-                room.is_over
-                and room.archived
-                and room.finished_ms is not None
-                and now - room.finished_ms >= FINISHED_ROOM_MS
-            ):
-                self.forget(room)
 
 
 def _keep_newest(outbox: deque[object]) -> None:

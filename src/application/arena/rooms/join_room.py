@@ -1,5 +1,6 @@
 """JoinRoom: take the empty seat of a waiting room (or the one asked for) — in person,
-or with a bot (spec B4, B5). Filling the second seat starts the match."""
+or with a bot (spec B4, B5), a change of the room's card under its hold. Filling the
+second seat hands the match to the queue."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from noitu.application.arena.errors import (
 )
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.ports import MatchStarter
+from noitu.application.arena.rooms.board_rooms import (
+    BoardRooms,
+    involving,
+    limit_names,
+    spectacles_of,
+)
+from noitu.application.arena.rooms.cards import room_of
 from noitu.application.arena.rooms.room import Room, RoomPhase
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
@@ -33,43 +39,44 @@ class JoinRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class JoinRoom:
-    def __init__(self, host: RoomHost, seating: Seating, start: MatchStarter) -> None:
-        self._host = host
+    def __init__(self, rooms: BoardRooms, seating: Seating) -> None:
+        self._rooms = rooms
         self._seating = seating
-        self._start = start
 
     async def __call__(self, command: JoinRoomCommand) -> RoomSnapshot:
         who = check_owner(command.owner)
-        host = self._host
-        room = host.room(command.code)
-        side = self._side(room, command, who)
-        if not room.involves(who) and host.rooms_involving(who) >= MAX_LIVE_MATCHES_PER_OWNER:
-            raise TooManyMatches()
-        held = await self._seating.seat(command.seat, who, command.address)
-        side = self._side(room, command, who)  # the room may have changed meanwhile
-        other = room.seats[1 - side.number]
-        if (
-            held.seat.kind is SeatKind.BUILTIN
-            and other is not None
-            and other.seat.kind is SeatKind.BUILTIN
-            and host.spectacles_of(command.address)
-        ):
-            raise OneSpectacle()
-        room.seats[side.number] = held
-        host.changed(room)
+        rooms = self._rooms
+        card = await rooms.card(command.code)
+        async with rooms.holding([card.code, *limit_names(who, command.address)]):
+            room = room_of(await rooms.card(card.code))
+            if rooms.expired(room):
+                await rooms.close(room)
+            side = self._side(room, command, who)
+            cards, unfinished = await rooms.unfinished()
+            if not room.involves(who) and involving(unfinished, who) >= MAX_LIVE_MATCHES_PER_OWNER:
+                raise TooManyMatches()
+            held = await self._seating.seat(command.seat, who, command.address)
+            other = room.seats[1 - side.number]
+            if (
+                held.seat.kind is SeatKind.BUILTIN
+                and other is not None
+                and other.seat.kind is SeatKind.BUILTIN
+                and spectacles_of(unfinished, command.address)
+            ):
+                raise OneSpectacle()
+            room.seats[side.number] = held
+            if room.full:
+                rooms.hand_over(room, cards)
+            await rooms.put(room)
+            if room.full:
+                await rooms.queue_match(room)
         if room.full:
-            try:
-                await self._start(room)
-            except BaseException:
-                if room.live is None and room.seats[side.number] is held:
-                    room.seats[side.number] = None
-                    host.changed(room)
-                raise
-        return host.view(room, who)
+            await rooms.show_places()  # it may have come in ahead of others
+        return rooms.host.view(room, who)
 
     @staticmethod
     def _side(room: Room, command: JoinRoomCommand, who: str) -> Side:
-        if room.phase is not RoomPhase.WAITING or room.starting:
+        if room.phase is not RoomPhase.WAITING:
             if room.is_over:
                 raise WrongRoomPhase("Phòng này đã đóng.")
             raise RoomFull()

@@ -1,73 +1,38 @@
 """Where the ladder's matches go (spec B8 "Scheduling", B9; issue 31): the slots it
-may fill and the matches it hands over. The ladder makes no room: it hands each match,
-a `MatchSpec` under a fresh room code, to `PlayMatch` — in this process on one machine,
-as a job for the workers on several — and the match is watchable under that code.
+may fill and the matches it hands over. The ladder makes no room of its own: it hands
+each match, a `MatchSpec` under a fresh room code, to the match queue as any full
+room's match is, and the match is watchable under that code.
 
-- `QueueSlots`, one machine: this process's match queue (ladder matches wait behind
-  every room's match and hold at most all slots but one); its changes wake the driver.
-  `PlayMatch` is called in-process.
-- `BoardSlots`, several machines: the workers' slots as the board shows them (a room's
-  match waiting for a worker keeps the ladder out; at most all slots but one to the
-  ladder). Its `play` puts the match's card on the board (watchable, and in the lobby,
-  from then on, as a room's handed-over match) and queues its job, which any worker
-  takes (`PlayMatch` there); the outcome is read from the card and the archive, so a
-  web instance that stops leaves the match to its worker (B9: a web instance's
-  restart abandons nothing).
+`BoardSlots`: the hosts' match slots as the board shows them (a room's match waiting
+for a host keeps the ladder out; at most all slots but one to the ladder). Its `play`
+puts the match's card on the board (watchable, and in the lobby, from then on) and
+queues its job, which a host takes (`PlayMatch`: this process on one machine, any
+worker on several); the outcome is read from the card and the archive, so a web
+instance that stops leaves the match to its worker (B9: a web instance's restart
+abandons nothing).
 
 A bot taken off the ladder plays no ladder match it has not started (issue 30):
-`cancel_waiting` ends each of its ladder matches submitted and not started yet.
+`cancel_waiting` closes each of its ladder matches that no host took yet.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
-
-import msgspec
 
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.jobs import MatchOutcome, MatchSpec
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import card_of, room_for, room_of
+from noitu.application.arena.rooms.cards import room_for, room_of
 from noitu.application.arena.rooms.cluster_ports import RoomCard
-from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.storage import MatchArchive, StorageUnavailable
 
-#: How often a ladder match's card is read until it is over (ms).
+#: How often a ladder match's card is read until it is over while the feed is away (ms).
 LOOK_EVERY_MS = 1_000
-
-
-class QueueSlots:
-    def __init__(self, host: RoomHost) -> None:
-        self._host = host
-
-    async def idle_slot(self, in_flight: int) -> bool:
-        queue = self._host.queue
-        return in_flight < queue.ladder_slots and in_flight + queue.room_matches < queue.slots
-
-    def on_change(self, wake: Callable[[], None]) -> None:
-        self._host.queue.on_change(wake)
-
-    def off_change(self, wake: Callable[[], None]) -> None:
-        self._host.queue.off_change(wake)
-
-    async def cancel_waiting(self, bot: str) -> int:
-        """A match being recorded, waiting in the queue or for its bots (before play
-        begins) ends ABANDONED: `StartMatch` archives it and closes its room as any
-        other end."""
-        cancelled = 0
-        for room in self._host.registry.rooms():
-            live = room.live
-            if not room.ladder or room.closed or (live is not None and (live.started or live.over)):
-                continue
-            if not any(held is not None and held.seat.ref == bot for held in room.seats):
-                continue
-            if live is None:  # being recorded: `StartMatch` then archives it ABANDONED
-                self._host.abandon_waiting(room)
-            else:
-                live.abandon()
-            cancelled += 1
-        return cancelled
+#: The phases of a room whose match is over (or that closed with none).
+OVER = (RoomPhase.FINISHED.value, RoomPhase.ABANDONED.value)
 
 
 class BoardSlots:
@@ -93,47 +58,59 @@ class BoardSlots:
     async def play(self, spec: MatchSpec) -> MatchOutcome:
         """The match's card added (handed over), its first snapshot published, its job
         queued; then its outcome, once its card says it is over."""
-        host = self._rooms.host
         room = room_for(spec)
         room.handed_over = True
-        room.handed_ms = host.clock.now_ms()
-        # The card says version 1: the snapshot `changed` publishes below.
-        if not await self._rooms.board.add(msgspec.structs.replace(card_of(room), version=1)):
+        room.handed_ms = self._rooms.now_ms
+        if not await self._rooms.add(room):  # watchable, and in the lobby, from now on
             raise Busy()
-        host.changed(room)  # its first snapshot: watchable, and in the lobby, from now on
         await self._rooms.queue_match(room)
         return await self._outcome(spec.code)
 
     async def _outcome(self, code: str) -> MatchOutcome:
+        match_id = await self._ended(code)
+        if match_id is None:
+            return MatchOutcome(match_id=None)  # closed, or forgotten, before it was made
         clock = self._rooms.host.clock
         while True:
             try:
-                card = await self._rooms.board.get(code)
-            except Busy:
-                card = None
-            else:
-                if card is None or card.over or card.closed:
-                    break
-            await self._timer.sleep_until(clock.now_ms() + LOOK_EVERY_MS)
-        if card is None or card.match_id is None:
-            return MatchOutcome(match_id=None)  # closed, or forgotten, before it was made
-        while True:
-            try:
-                record = await self._archive.get_match(card.match_id)
+                record = await self._archive.get_match(match_id)
                 break
             except StorageUnavailable:
                 await self._timer.sleep_until(clock.now_ms() + LOOK_EVERY_MS)
         if record is None or record.result is None:
-            return MatchOutcome(match_id=card.match_id)
-        return MatchOutcome(
-            match_id=card.match_id, result=record.result, ended_ms=record.finished_ms
-        )
+            return MatchOutcome(match_id=match_id)
+        return MatchOutcome(match_id=match_id, result=record.result, ended_ms=record.finished_ms)
+
+    async def _ended(self, code: str) -> str | None:
+        """The match's id once it is over (None: its room closed before it was made).
+        Its room's feed ends then (after the match is archived, or the room closed), and
+        its last views name the match; while the feed is away, the card says it, read
+        every `LOOK_EVERY_MS`."""
+        rooms = self._rooms
+        feed = rooms.host.feed
+        while True:
+            with contextlib.suppress(Busy):
+                async for _views in feed.subscribe(code):
+                    pass
+                last = await feed.latest(code)
+                if last is not None and last.room.phase in OVER:
+                    return last.room.match_id
+            try:
+                card = await rooms.board.get(code)
+            except Busy:
+                card = None
+            else:
+                if card is None:
+                    return None
+                if card.over or card.closed:
+                    return card.match_id
+            await self._timer.sleep_until(rooms.now_ms + LOOK_EVERY_MS)
 
     async def cancel_waiting(self, bot: str) -> int:
-        """A ladder match of `bot`'s that no worker took yet is closed on the board,
-        under its hold (the hold a worker takes it under): no worker takes it then, and
-        its driver finds it closed with no match made."""
-        board, host = self._rooms.board, self._rooms.host
+        """A ladder match of `bot`'s that no host took yet is closed on the board, under
+        its hold (the hold a host takes it under): no host takes it then, and its driver
+        finds it closed with no match made."""
+        board = self._rooms.board
         cancelled = 0
         for card in await self._rooms.cards():
             if not (_waiting(card) and any(seat is not None and seat.ref == bot for seat in card.seats)):
@@ -141,23 +118,17 @@ class BoardSlots:
             async with board.hold(card.code):
                 fresh = await board.get(card.code)
                 if fresh is None or not _waiting(fresh):
-                    continue  # a worker took it meanwhile: it plays
-                room = room_of(fresh)
-                room.closed = True
-                room.finished_ms = host.clock.now_ms()
-                host.changed(room)
-                host.close(room)
-                await host.published(room)
-                await board.put(card_of(room))
+                    continue  # a host took it meanwhile: it plays
+                await self._rooms.close(room_of(fresh))
             cancelled += 1
         return cancelled
 
 
 def _waiting(card: RoomCard) -> bool:
-    """A ladder match handed over that no worker took yet."""
+    """A ladder match handed over that no host took yet."""
     return card.ladder and _playing(card) and not card.worker
 
 
 def _playing(card: RoomCard) -> bool:
-    """A match handed over and not over: waiting for a worker, or played by one."""
+    """A match handed over and not over: waiting for a host, or played by one."""
     return card.handed_over and not card.over and not card.closed

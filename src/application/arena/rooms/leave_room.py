@@ -1,15 +1,20 @@
 """LeaveRoom: leave a room (spec B4, A6). Before the match begins, the seats the leaver
-holds or put there are freed (a room left empty closes); once the match is made,
-leaving while seated — in person, or as the owner of a seated bot — is a surrender (a
-bot's late reply is then dropped). Leaving a finished room changes nothing."""
+holds or put there are freed (a room left empty closes), and a room whose match waits
+for its host closes (nobody played); once a host runs the match, leaving while seated —
+in person, or as the owner of a seated bot — is a surrender, which that host makes
+(`LeaveMatch`; a bot's late reply is then dropped). Leaving a finished room changes
+nothing."""
 
 from __future__ import annotations
 
 import msgspec
 
 from noitu.application.arena.errors import NotSeated
+from noitu.application.arena.rooms.board_rooms import BoardRooms
+from noitu.application.arena.rooms.cards import room_of
+from noitu.application.arena.rooms.cluster_ports import RoomDesk
+from noitu.application.arena.rooms.forward_room_call import LEAVE, ask_host, hosted
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.rooms.seating import check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.domain.arena.board import Side
@@ -21,6 +26,46 @@ class LeaveRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class LeaveRoom:
+    def __init__(self, rooms: BoardRooms, desk: RoomDesk) -> None:
+        self._rooms = rooms
+        self._desk = desk
+
+    async def __call__(self, command: LeaveRoomCommand) -> RoomSnapshot:
+        who = check_owner(command.owner)
+        rooms = self._rooms
+        card = await rooms.card(command.code)
+        if hosted(card):
+            return await ask_host(self._desk, LEAVE, command)
+        async with rooms.holding([card.code]):
+            card = await rooms.card(card.code)
+            if card.over or card.closed:
+                return await rooms.shown(card, who)
+            if not hosted(card):  # else a host took the match meanwhile: it answers
+                room = room_of(card)
+                freed = [
+                    number
+                    for number, held in enumerate(room.seats)
+                    if held is not None and (held.seated_by == who or held.controlled_by(who))
+                ]
+                if not freed:
+                    raise NotSeated()
+                if not room.handed_over:
+                    for number in freed:
+                        room.seats[number] = None
+                if room.handed_over or all(held is None for held in room.seats):
+                    await rooms.close(room)  # its match not made yet, or left empty
+                else:
+                    await rooms.put(room)
+        if not hosted(card):
+            if room.handed_over:
+                await rooms.show_places()  # the ones behind it move up
+            return rooms.host.view(room, who)
+        return await ask_host(self._desk, LEAVE, command)
+
+
+class LeaveMatch:
+    """What a match's host does when a seated owner leaves: their side surrenders."""
+
     def __init__(self, host: RoomHost) -> None:
         self._host = host
 
@@ -28,28 +73,14 @@ class LeaveRoom:
         who = check_owner(command.owner)
         host = self._host
         room = host.room(command.code)
-        if room.is_over:
-            return host.view(room, who)
-        if room.phase is RoomPhase.WAITING:
-            freed = [
-                side
-                for side, held in enumerate(room.seats)
-                if held is not None and (held.seated_by == who or held.controlled_by(who))
-            ]
-            if not freed:
-                raise NotSeated()
-            for number in freed:
-                room.seats[number] = None
-            if all(held is None for held in room.seats):
-                host.abandon_waiting(room)
-            else:
-                host.changed(room)
-            return host.view(room, who)
         sides = room.sides_of(who)
         live = room.live
-        if not sides or live is None:
+        if not sides:
             raise NotSeated()
-        live.surrender(_leaving_side(sides, room.person_side(who), live.match.current_player))
+        if live is None:  # its match is being made: the room closes, nobody played
+            host.abandon_waiting(room)
+        elif not live.over:
+            live.surrender(_leaving_side(sides, room.person_side(who), live.match.current_player))
         return host.view(room, who)
 
 

@@ -6,18 +6,16 @@ flood of rooms within the limits must not push a person's room off the lobby: th
 viewer's own rooms come first and are always listed; then, of the waiting rooms, those
 where a person waits for an opponent; then the rest; each part newest first.
 
-On several machines the lobby reads the board as it is (`BoardRooms.read`): it takes
-no hold and no instance-wide lock, so a poll never waits on a change."""
+The lobby reads the board as it is (`BoardRooms.read`): it takes no hold and no
+instance-wide lock, so a poll never waits on a change."""
 
 from __future__ import annotations
-
-from collections.abc import Awaitable, Callable
 
 import msgspec
 
 from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import WAITING_ROOM_MS, Room, RoomPhase
+from noitu.application.arena.rooms.board_rooms import BoardRooms
+from noitu.application.arena.rooms.room import Room, RoomPhase
 from noitu.application.arena.rooms.snapshot import SeatView, seat_view
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
@@ -50,27 +48,19 @@ WHOLE_LOBBY = OpenRoomsCommand()
 
 
 class OpenRooms:
-    def __init__(
-        self, host: RoomHost, board: Callable[[], Awaitable[list[Room]]] | None = None
-    ) -> None:
-        """`board`: every room of the cluster, read from the board without holding
-        anything (several machines: `BoardRooms.read`); None: this process's rooms."""
-        self._host = host
-        self._board = board
+    def __init__(self, rooms: BoardRooms) -> None:
+        self._rooms = rooms
 
     async def __call__(self, command: OpenRoomsCommand = WHOLE_LOBBY) -> Lobby:
         limit = max(1, min(command.limit, LOBBY_SIZE))
-        if self._board is None:
-            self._host.sweep()
-            found = self._host.registry.rooms()
-        else:
-            found = await self._board()
-        now = self._host.clock.now_ms()
+        found = await self._rooms.read()
         rooms = sorted(found, key=lambda r: r.created_ms, reverse=True)
         waiting = [
-            r for r in rooms
-            if r.phase is RoomPhase.WAITING and not r.full
-            and now - r.created_ms < WAITING_ROOM_MS  # closed at the next change's sweep
+            r
+            for r in rooms
+            if r.phase is RoomPhase.WAITING
+            and not r.full
+            and not self._rooms.expired(r)  # closed by the next pass of `AbandonLostMatches`
         ]
         live = [r for r in rooms if r.phase in (RoomPhase.PLACEMENT, RoomPhase.PLAYING)]
         waiting.sort(key=lambda r: not _person_waits(r))  # stable: newest first in each
@@ -94,8 +84,8 @@ def _person_waits(room: Room) -> bool:
 
 
 def _summary(room: Room) -> RoomSummary:
-    shown = room.remote
-    if room.live is None and shown is not None:  # played on another process (B9)
+    shown = room.remote  # the latest snapshot of its match, once handed over
+    if shown is not None:
         return RoomSummary(
             room.code,
             room.phase.value,
@@ -106,16 +96,12 @@ def _summary(room: Room) -> RoomSummary:
             room.queue_place if room.queued else shown.queue_place,
             room.ladder,
         )
-    match = None if room.live is None else room.live.match
     return RoomSummary(
         room.code,
         room.phase.value,
-        tuple(  # type: ignore[arg-type]
-            seat_view(side, room.seats[side.number], match is not None and match.is_ready(side))
-            for side in SIDES
-        ),
-        0 if match is None else match.turn,
-        DEFAULT_TURN_LIMIT if match is None else match.turn_limit,
+        tuple(seat_view(side, room.seats[side.number], False) for side in SIDES),  # type: ignore[arg-type]
+        0,
+        DEFAULT_TURN_LIMIT,
         room.created_ms,
         room.queue_place if room.queued else None,
         room.ladder,

@@ -15,6 +15,7 @@ from noitu.application.arena.errors import (
     TimeUp,
     WrongRoomPhase,
 )
+from noitu.application.arena.rooms.forward_room_call import NOT_PLACING
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.inputs import ActionInput
 from noitu.application.arena.rooms.seating import check_owner
@@ -42,7 +43,7 @@ class PlacePieces:
             raise NotSeated()
         live = room.live
         if live is None or live.match.phase is not Phase.PLACEMENT:
-            raise WrongRoomPhase("Lúc này không phải lúc xếp quân.")
+            raise WrongRoomPhase(NOT_PLACING)
         deadline = room.placement_deadline_ms
         if deadline is not None and host.clock.now_ms() >= deadline:
             live.place_rest_and_ready()

@@ -14,6 +14,7 @@ from noitu.application.arena.errors import (
     TimeUp,
     WrongRoomPhase,
 )
+from noitu.application.arena.rooms.forward_room_call import MATCH_OVER, NOT_STARTED
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.inputs import ActionInput, action_of
 from noitu.application.arena.rooms.room import RoomPhase
@@ -41,14 +42,14 @@ class PlayAction:
             raise NotSeated()
         live = room.live
         if live is None:
-            raise WrongRoomPhase("Trận chưa bắt đầu.")
+            raise WrongRoomPhase(NOT_STARTED)
         if command.action.type == "SURRENDER":
             if live.over:
-                raise WrongRoomPhase("Trận đã kết thúc.")
+                raise WrongRoomPhase(MATCH_OVER)
             live.surrender(side)
             return host.view(room, who)
         if room.phase is not RoomPhase.PLAYING or not live.started:
-            raise WrongRoomPhase("Trận đã kết thúc." if live.over else "Trận chưa bắt đầu.")
+            raise WrongRoomPhase(MATCH_OVER if live.over else NOT_STARTED)
         if live.settle(host.clock.now_ms()):
             raise TimeUp()
         action = action_of(command.action)

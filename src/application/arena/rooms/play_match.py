@@ -1,21 +1,17 @@
 """PlayMatch: a match as one unit of work (issue 31; spec B4, B8, B9). Given a
 `MatchSpec` it records, places, plays, archives and publishes the match under the
 spec's room code, and answers its `MatchOutcome`. It is the handler of every match
-job: the ladder's on one machine (called in-process), and every match on a worker
-(`NOITU_ARENA_QUEUE=saq`, a room's or the ladder's).
+job, a room's or the ladder's: in this process on one machine, on a worker on several
+(`NOITU_ARENA_QUEUE=saq`); the same either way.
 
-- One machine: the match's room is made from the spec in this process's `RoomHost`
-  (watchable, and in the lobby, from its first snapshot on), and kept there after the
-  end as any room is (its result and stderr stay readable until the sweep).
-- A worker: the room is taken from its card on the board (the card names this worker
-  from then on, so no other takes it; a room closed, or taken by another worker,
-  before this one took it is left alone), its requests come through the `RoomDesk`
-  and are answered by the same use cases as on one machine, and the card is written
-  again when the match is made and once it is over.
-
-Either way `StartMatch` makes and conducts the match; this waits until it is archived
-and the room's last snapshot is out. A job cut short (a worker stopping past its grace,
-a server stopping) abandons the match.
+The room is taken from its card on the board (the card names this host from then on,
+so no other takes it; a room closed, or taken by another host, before this one took it
+is left alone); its requests come through the `RoomDesk` and are answered by the
+match's use cases (`PlacePieces`, `PlayAction`, `Surrender`, `LeaveMatch`); the card
+is written again when the match is made, now and then while it lasts, and once it is
+over. `StartMatch` makes and conducts the match; this waits until it is archived and
+the room's last snapshot is out. A job cut short (a worker stopping past its grace, a
+server stopping) abandons the match.
 """
 
 from __future__ import annotations
@@ -29,7 +25,8 @@ import msgspec
 
 from noitu.application.arena.errors import BadRequest, Busy, GameError
 from noitu.application.arena.jobs import MatchOutcome, MatchSpec
-from noitu.application.arena.rooms.cards import card_of, room_for, room_of
+from noitu.application.arena.rooms.board_rooms import show_places
+from noitu.application.arena.rooms.cards import card_of, room_of
 from noitu.application.arena.rooms.cluster_ports import DeskReply, DeskRequest, RoomBoard, RoomDesk
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.ports import MatchStarter
@@ -67,27 +64,26 @@ class PlayMatch:
         self,
         host: RoomHost,
         start: MatchStarter,
-        board: RoomBoard | None = None,
-        desk: RoomDesk | None = None,
-        answers: Mapping[str, DeskUseCase] | None = None,
-        worker: str = "",
+        board: RoomBoard,
+        desk: RoomDesk,
+        answers: Mapping[str, DeskUseCase],
+        worker: str,
     ) -> None:
-        """`board`, `desk`, `answers` (the use case of each request kind, see
-        `forward_room_call`) and `worker` (this worker's name on the cards): a
-        worker's; None on one machine."""
+        """`answers`: the use case of each request kind (`forward_room_call`);
+        `worker`: this host's name on the cards (its NOITU_INSTANCE)."""
         self._host = host
         self._start = start
         self._board = board
         self._desk = desk
-        self._answers = dict(answers or {})
+        self._answers = dict(answers)
         self._worker = worker
 
     async def __call__(self, spec: MatchSpec) -> MatchOutcome:
-        """Play the match; raises `Busy` (one machine) when its room code is taken."""
+        """Play the match (none when its room was closed, or taken, meanwhile)."""
         room = await self._take(spec)
         if room is None:
             return MatchOutcome(match_id=None)
-        serving = None if self._desk is None else asyncio.create_task(self._serve(room))
+        serving = asyncio.create_task(self._serve(room))
         try:
             try:
                 await self._start(room)
@@ -106,13 +102,11 @@ class PlayMatch:
                 await asyncio.wait_for(asyncio.shield(self._until_done(room)), WIND_DOWN_S)
             raise
         finally:
-            if serving is not None:
-                serving.cancel()
-                await asyncio.gather(serving, return_exceptions=True)
-            if self._board is not None:
-                with contextlib.suppress(Busy):
-                    await asyncio.shield(self._write(room))
-                self._host.forget(room)
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+            with contextlib.suppress(Busy):
+                await asyncio.shield(self._write(room))
+            self._host.forget(room)
         return MatchOutcome(
             match_id=room.match_id,
             result=room.result if room.archived else None,
@@ -121,27 +115,23 @@ class PlayMatch:
 
     async def _take(self, spec: MatchSpec) -> Room | None:
         host = self._host
-        if self._board is None:
-            room = room_for(spec)
-            if not host.registry.add(room):
-                raise Busy()
-            host.changed(room)  # its first snapshot: watchable, and in the lobby, from now on
-            return room
         async with self._board.hold(spec.code):
             card = await self._board.get(spec.code)
             if card is None or card.closed or card.over or card.worker or not card.handed_over:
                 return None
             room = room_of(card)
             room.worker = self._worker
+            room.queued, room.queue_place = False, None
             host.registry.remove(spec.code)
             host.registry.add(room)
             await self._board.put(card_of(room))
-            return room
+        with contextlib.suppress(Busy):
+            await show_places(self._board, host)  # the ones behind it move up
+        return room
 
     async def _write(self, room: Room) -> None:
-        if self._board is not None:
-            async with self._board.hold(room.code):
-                await self._board.put(card_of(room))
+        async with self._board.hold(room.code):
+            await self._board.put(card_of(room))
 
     async def _until_done(self, room: Room) -> None:
         """Until the match is archived and the room's last snapshot is out; its card
@@ -161,7 +151,6 @@ class PlayMatch:
         """Answer the room's requests while the match lives here: each once the change
         it made is in the feed, so a look asked on any instance after the answer shows
         it (looks are the feed's: `RoomViews`)."""
-        assert self._desk is not None
         while True:
             try:
                 listening = self._desk.listen(room.code)

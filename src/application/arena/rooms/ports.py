@@ -73,7 +73,7 @@ class BuiltinArtefacts(Protocol):
 
 
 class MatchStarter(Protocol):
-    """What a room does once both its seats are filled: make its match and run it
-    (`StartMatch`, one machine), or hand it to the queue (`HandOverMatch`, several)."""
+    """What a match's host does with the room it took (`PlayMatch`): make its match and
+    run it (`StartMatch`)."""
 
     async def __call__(self, room: Room) -> None: ...

@@ -134,13 +134,12 @@ class Room:
     turn_limit: int | None = None
     #: Set once the match is archived (its result and replay known), however it ended.
     concluded: asyncio.Event = field(default_factory=asyncio.Event)
-    #: On several machines (B9), a web instance's copy of a room read from the board:
-    #: its match was handed to the queue (it waits for a worker, or a worker runs it),
-    #: the worker running it (once one took it) and the room's latest snapshot as that
-    #: worker published it.
+    #: As the room's card says: its match was handed to the queue (it waits for a host,
+    #: or a host runs it), the host running it (once one took it) and, in a copy read for
+    #: the lobby, the room's latest snapshot as that host published it.
     handed_over: bool = False
     #: When it was handed over, and its rank then among the matches handed over and not
-    #: over (B10's fair order of the rooms waiting for a worker: `fair_order.py`).
+    #: over (B10's fair order of the rooms waiting for a host: `fair_order.py`).
     handed_ms: int | None = None
     queue_rank: int = 0
     worker: str = ""

@@ -1,15 +1,15 @@
-"""StartMatch: once both seats of a room are filled, make its match and run it to the
+"""StartMatch: make the match of a room its host took (`PlayMatch`) and run it to the
 end in the background (spec B1, B2, B4).
 
 1. The match is recorded in the `MatchArchive` (live, with both seats) and made in
    PLACEMENT from a fresh seed; the bots' sides are placed from the seed (P1 first, as
    B1 says) and readied at once; people get the clock's placement time (`MATCH_CLOCK`), after which the
    server places what they left and readies them.
-2. With every side ready the match waits for a slot of the `MatchQueue` (the room shows
-   its place), then its bots' artefacts are found (an upload's through the
+2. With every side ready its bots' artefacts are found (an upload's through the
    `BotCatalogue` and `ArenaFiles`, a built-in bot's through `BuiltinArtefacts`) and
-   `RunMatch.play` runs it.
-3. At the end, however it ended (a surrender in placement or in the queue too), the
+   `RunMatch.play` runs it. (Its place among the matches waiting for a host came
+   before: the match job's, `PlayMatch`.)
+3. At the end, however it ended (a surrender in placement too), the
    bots' stderr tails are taken from their processes in the step that ends the match
    (so the room's owners can read them as soon as it shows the result); then, before
    the bots are closed, the replay is finished through the `ReplayWriter` and the
@@ -21,9 +21,9 @@ end in the background (spec B1, B2, B4).
 
 The server's own trouble (a built-in bot that cannot be built, a store that fails)
 ends the match as ABANDONED: nobody wins, nobody loses. The arena's database away for a
-while is not such trouble (B9 "Faults"): the reads and the write that start play are
-tried again for up to `START_PATIENCE_MS`, and the finishing writes (the replay, the
-result and the stderr tails) until they go through: the room then shows the result at
+while is not such trouble (B9 "Faults"): the match's record, the reads and the write
+that start play are tried again for up to `START_PATIENCE_MS`, and the finishing writes
+(the replay, the result and the stderr tails) until they go through: the room then shows the result at
 once, its replay once stored, and its feed ends after that (`Patience`).
 """
 
@@ -164,7 +164,11 @@ class StartMatch:
                 runner=self._runner, ladder=room.ladder,
             )
             try:
-                await self._archive.add_match(record)
+                await self._patience(
+                    f"record of match {match_id}",
+                    lambda: self._archive.add_match(record),  # noqa: B023 - awaited here
+                    within_ms=START_PATIENCE_MS,
+                )
             except AlreadyStored:
                 continue
             return match_id
@@ -176,7 +180,7 @@ class StartMatch:
         try:
             await self._placement(room, live)
             if not live.over:
-                await self._queue_and_play(room, live, writer)
+                await self._play(room, live, writer)
         except BaseException:
             live.abandon()
             raise
@@ -192,48 +196,24 @@ class StartMatch:
                 return
             await first_done(pulse.wait(), self._timer.sleep_until(deadline))
 
-    async def _queue_and_play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
-        assert room.match_id is not None
-        room.queued = True
-        slot = self._host.queue.slot(
-            room.match_id, room.queue_tags(), room.spectacle, ladder=room.ladder
+    async def _play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+        match_id = room.match_id
+        assert match_id is not None
+        seats = await self._patience(
+            f"seats of match {match_id}", lambda: self._seats(room), within_ms=START_PATIENCE_MS
         )
-        entering = asyncio.ensure_future(slot.__aenter__())
-        ending = asyncio.ensure_future(live.ended().wait())
-        try:
-            await asyncio.wait({entering, ending}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ending.cancel()
-            if not entering.done():
-                entering.cancel()
-            await asyncio.gather(entering, ending, return_exceptions=True)
-            room.queued = False
-            room.queue_place = None
-        if entering.cancelled():
-            return  # the match ended while it waited (a surrender, a person who left)
-        entering.result()
-        try:
-            if live.over:
-                return
-            match_id = room.match_id
-            seats = await self._patience(
-                f"seats of match {match_id}", lambda: self._seats(room),
-                within_ms=START_PATIENCE_MS,
-            )
-            if live.over:
-                return
-            started = self._host.clock.now_ms()
-            await self._patience(
-                f"start of match {match_id}",
-                lambda: self._archive.start_match(match_id, started),
-                within_ms=START_PATIENCE_MS,
-            )
-            self._host.changed(room)  # out of the queue: its bots start (still PLACEMENT)
-            await self._run_match.play(
-                live, seats, when_over=lambda: self._conclude(room, live, writer)
-            )
-        finally:
-            await slot.__aexit__(None, None, None)
+        if live.over:
+            return
+        started = self._host.clock.now_ms()
+        await self._patience(
+            f"start of match {match_id}",
+            lambda: self._archive.start_match(match_id, started),
+            within_ms=START_PATIENCE_MS,
+        )
+        self._host.changed(room)  # its bots start (still PLACEMENT)
+        await self._run_match.play(
+            live, seats, when_over=lambda: self._conclude(room, live, writer)
+        )
 
     async def _seats(self, room: Room) -> list[MatchSeat]:
         seats: list[MatchSeat] = []

@@ -8,6 +8,12 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.errors import BadRequest, NotOwner, NotSeated, WrongRoomPhase
+from noitu.application.arena.rooms.forward_room_call import (
+    LADDER_PLAYS_ON,
+    LEAVE_INSTEAD,
+    MATCH_OVER,
+    ONLY_OWNERS_SURRENDER,
+)
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.seating import check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
@@ -31,17 +37,13 @@ class Surrender:
         sides = room.sides_of(who)
         if not sides:
             if room.involves(who):
-                raise NotOwner("Chỉ chủ của bot mới đầu hàng thay bot được.")
+                raise NotOwner(ONLY_OWNERS_SURRENDER)
             raise NotSeated()
         if room.ladder:  # the ladder measures the bots: nobody gives a match away
-            raise WrongRoomPhase("Trận xếp hạng chơi đến hết, không đầu hàng được.")
+            raise WrongRoomPhase(LADDER_PLAYS_ON)
         live = room.live
         if live is None or live.over:
-            raise WrongRoomPhase(
-                "Trận đã kết thúc."
-                if live is not None
-                else "Trận chưa bắt đầu: bạn có thể rời phòng."
-            )
+            raise WrongRoomPhase(MATCH_OVER if live is not None else LEAVE_INSTEAD)
         if command.side is not None:
             if command.side not in ("P1", "P2"):
                 raise BadRequest("Chọn bên P1 hoặc P2.")

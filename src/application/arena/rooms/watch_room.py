@@ -6,9 +6,9 @@ or when the caller stops iterating (`aclose()` it when the socket goes away).
 
 Everything comes from the feed, whose views say what each owner sees (`RoomViews`):
 one path whether the room's match runs in this process or on a worker (B9), and no
-request to whoever runs it. Only the first views of a room hosted in this process (one
-machine) are its own, read at once: the feed may not have them yet (just made, or a
-broker that was away lost them), and then the room is still shown as it is."""
+request to whoever runs it. Only the first views of a room whose match this process
+hosts are its own, read at once: a broker that was away may have lost them from the
+feed, and then the room is still shown as it is."""
 
 from __future__ import annotations
 
@@ -22,12 +22,9 @@ from noitu.application.arena.rooms.snapshot import RoomSnapshot, RoomViews
 
 
 class WatchRoom:
-    def __init__(
-        self, feed: RoomFeed, hosted_here: Callable[[str], RoomViews | None] | None = None
-    ) -> None:
-        """`hosted_here`: the current views of a room this process hosts (None for a
-        room it does not), on one machine; None where no room is hosted (a web instance
-        of several machines)."""
+    def __init__(self, feed: RoomFeed, hosted_here: Callable[[str], RoomViews | None]) -> None:
+        """`hosted_here`: the current views of a room whose match this process hosts
+        (None for a room it does not: `RoomHost.views`)."""
         self._feed = feed
         self._hosted_here = hosted_here
 
@@ -36,8 +33,7 @@ class WatchRoom:
         code = normalize_code(command.code)
         if not is_room_code(code):
             raise RoomNotFound()
-        here = self._hosted_here
-        latest = here(code) if here is not None else None
+        latest = self._hosted_here(code)
         if latest is None:
             latest = await self._feed.latest(code)
         if latest is None:
