@@ -584,12 +584,13 @@ async def test_rooms_waiting_for_a_worker_show_their_place_across_the_cluster(
     assert {room.code: room.queue_place for room in lobby.live} == {
         first.code: 1, second.code: 2,
     }
+    hosting = cluster.run(first.code)  # a worker takes the first: the second moves up
+    await cluster.arena.hosted(first.code)
     watching = await a.watch(GetRoomCommand(second.code))
     assert (await anext(watching)).queue_place == 2
-    hosting = cluster.run(first.code)  # a worker takes the first: the second moves up
+    await b.lost()  # the board's pass shows it
     moved = await anext(watching)
     assert moved.queue_place == 1 and moved.version > second.version
-    await b.lost()  # the board's pass finds nothing to change
     assert (await a.get(GetRoomCommand(second.code))).queue_place == 1
     await watching.aclose()
     hosting.cancel()

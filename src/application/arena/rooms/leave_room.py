@@ -32,35 +32,40 @@ class LeaveRoom:
 
     async def __call__(self, command: LeaveRoomCommand) -> RoomSnapshot:
         who = check_owner(command.owner)
+        card = await self._rooms.card(command.code)
+        if not hosted(card):
+            left = await self._before_the_match(card.code, who)
+            if left is not None:
+                return left
+        return await ask_host(self._desk, LEAVE, command)
+
+    async def _before_the_match(self, code: str, who: str) -> RoomSnapshot | None:
+        """Leave a room whose match no host runs (None: a host took it meanwhile)."""
         rooms = self._rooms
-        card = await rooms.card(command.code)
-        if hosted(card):
-            return await ask_host(self._desk, LEAVE, command)
-        async with rooms.holding([card.code]):
-            card = await rooms.card(card.code)
+        async with rooms.holding([code]):
+            card = await rooms.card(code)
             if card.over or card.closed:
                 return await rooms.shown(card, who)
-            if not hosted(card):  # else a host took the match meanwhile: it answers
-                room = room_of(card)
-                freed = [
-                    number
-                    for number, held in enumerate(room.seats)
-                    if held is not None and (held.seated_by == who or held.controlled_by(who))
-                ]
-                if not freed:
-                    raise NotSeated()
-                if not room.handed_over:
-                    for number in freed:
-                        room.seats[number] = None
-                if room.handed_over or all(held is None for held in room.seats):
-                    await rooms.close(room)  # its match not made yet, or left empty
-                else:
-                    await rooms.put(room)
-        if not hosted(card):
-            if room.handed_over:
-                await rooms.show_places()  # the ones behind it move up
-            return rooms.host.view(room, who)
-        return await ask_host(self._desk, LEAVE, command)
+            if hosted(card):
+                return None
+            room = room_of(card)
+            freed = [
+                number
+                for number, held in enumerate(room.seats)
+                if held is not None and (held.seated_by == who or held.controlled_by(who))
+            ]
+            if not freed:
+                raise NotSeated()
+            if not room.handed_over:
+                for number in freed:
+                    room.seats[number] = None
+            if room.handed_over or all(held is None for held in room.seats):
+                await rooms.close(room)  # its match not made yet, or left empty
+            else:
+                await rooms.put(room)
+        if room.handed_over:
+            await rooms.show_places()  # the ones behind it move up
+        return rooms.host.view(room, who)
 
 
 class LeaveMatch:

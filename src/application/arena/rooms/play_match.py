@@ -25,7 +25,6 @@ import msgspec
 
 from noitu.application.arena.errors import BadRequest, Busy, GameError
 from noitu.application.arena.jobs import MatchOutcome, MatchSpec
-from noitu.application.arena.rooms.board_rooms import show_places
 from noitu.application.arena.rooms.cards import card_of, room_of
 from noitu.application.arena.rooms.cluster_ports import DeskReply, DeskRequest, RoomBoard, RoomDesk
 from noitu.application.arena.rooms.host import RoomHost
@@ -125,8 +124,8 @@ class PlayMatch:
             host.registry.remove(spec.code)
             host.registry.add(room)
             await self._board.put(card_of(room))
-        with contextlib.suppress(Busy):
-            await show_places(self._board, host)  # the ones behind it move up
+        # The matches behind it move up: the board's pass shows it (every 5 s), not the
+        # host, whose every take would otherwise publish every waiting room again.
         return room
 
     async def _write(self, room: Room) -> None:
