@@ -289,7 +289,10 @@ async def test_saq_jobs_are_taken_in_the_fair_order_each_kind_on_its_own_slots(
     # then the ladder's, whatever order they came in, and an upload's build is still
     # taken at once, on its own slot.
     if queue_kind != "saq":
-        pytest.skip("one machine's matches wait in its match queue, not in jobs")
+        pytest.skip(
+            "one machine's matches are InProcessMatches on the MatchQueue (its fair order"
+            " with the card's rank and arrival: test_arena_match_queue.py), not these jobs"
+        )
     queues = await make(slots=1, take_within_s=1.0)
     seen = Seen()
     queues.runner.handle(OTHER, seen.handler())
