@@ -205,7 +205,6 @@ class Container(containers.DeclarativeContainer):
     delete_bot = arena_runtime.delete_bot
     sweep_failed_builds = arena_runtime.sweep_failed_builds
     recover_at_start = arena_runtime.recover_at_start
-    room_registry = arena_runtime.room_registry
     arena_timer = arena_runtime.arena_timer
     arena_patience = arena_runtime.arena_patience
     match_queue = arena_runtime.match_queue

@@ -8,23 +8,23 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
-import msgspec
 import pytest
 
 from noitu.adapters.arena.redis_room_board import RedisRoomBoard
 from noitu.adapters.arena.room_board import InMemoryRoomBoard
-from noitu.application.arena.rooms.cluster_ports import RoomCard, SeatCard
 from noitu.application.errors import Busy
+from noitu.domain.arena.room import Room, RoomSeat, SeatKind
 from support.fakes import FakeClock
 
 T0 = 1_800_000_000_000
 
 
-def card(code: str = "A3C4E6", created_ms: int = T0, **changes: Any) -> RoomCard:
-    plain = RoomCard(code=code, created_ms=created_ms, creator="c1", seats=(None, None), version=1)
-    return msgspec.structs.replace(plain, **changes)
+def card(code: str = "A3C4E6", created_ms: int = T0, **changes: Any) -> Room:
+    plain = Room(code=code, created_ms=created_ms, creator="c1", seats=(None, None), version=1)
+    return replace(plain, **changes)
 
 
 @pytest.fixture
@@ -47,12 +47,12 @@ def cluster(kind: str, clock: FakeClock, request: pytest.FixtureRequest) -> Call
 async def test_a_card_comes_back_with_every_field(cluster) -> None:
     instance = cluster()
     writer, reader = instance(), instance()
-    full = RoomCard(
+    full = Room(
         code="B7D9F2",
         created_ms=T0 + 17,
         creator="creator-1",
         seats=(
-            SeatCard(kind="upload", ref="42", name="Sói", owner="o-1", seated_by="p-1",
+            RoomSeat(kind=SeatKind.UPLOAD, ref="42", name="Sói", owner="o-1", seated_by="p-1",
                      address="10.0.0.9"),
             None,
         ),
@@ -69,8 +69,8 @@ async def test_a_card_comes_back_with_every_field(cluster) -> None:
     )
     assert await writer.add(full) is True
     assert await reader.get(full.code) == full
-    other = card("C1C1C1", seats=(None, SeatCard(kind="builtin", ref="random", name="Ngẫu nhiên",
-                                                  seated_by="p-2")))
+    other = card("C1C1C1", seats=(None, RoomSeat(kind=SeatKind.BUILTIN, ref="random",
+                                                  name="Ngẫu nhiên", seated_by="p-2")))
     assert await writer.add(other) is True
     assert await reader.get(other.code) == other
     assert await reader.get("ZZZZZZ") is None

@@ -13,8 +13,8 @@ import pytest
 
 from noitu.adapters.arena.redis_feed import RedisRoomFeed
 from noitu.adapters.arena.rooms import InMemoryRoomFeed
-from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.snapshot import RoomViews, snapshot_of
+from noitu.domain.arena.room import Room
 
 CODE = "A3C4E6"
 OWNER = "ab" * 32
@@ -23,7 +23,7 @@ OWNER = "ab" * 32
 def snapshot(version: int, code: str = CODE) -> RoomViews:
     """A room's views at `version`: the spectator's, and an owner's own view (what only
     they see travels with the rest, and comes back equal)."""
-    room = msgspec.structs.replace(snapshot_of(Room(code, 0, ""), 1_000), version=version)
+    room = msgspec.structs.replace(snapshot_of(Room(code=code, created_ms=0, creator=""), 1_000), version=version)
     own = msgspec.structs.replace(room, mine=("P1",))
     return RoomViews(room, {OWNER: ("P1",)}, {OWNER: own})
 

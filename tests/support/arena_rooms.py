@@ -17,7 +17,7 @@ from noitu.adapters.arena.local_jobs import InProcessMatches
 from noitu.adapters.arena.replay_journal import InMemoryReplayJournal
 from noitu.adapters.arena.room_board import InMemoryRoomBoard
 from noitu.adapters.arena.room_desk import InMemoryRoomDesk
-from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
+from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.application.arena.errors import RoomNotFound
 from noitu.application.arena.jobs import MATCH_JOB
 from noitu.application.arena.live_match import Timer
@@ -57,6 +57,7 @@ from noitu.application.arena.rooms.forward_room_call import (
 from noitu.application.arena.rooms.get_replay import GetReplay
 from noitu.application.arena.rooms.get_room import GetRoom, GetRoomCommand
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.hosted_room import HostedRoom
 from noitu.application.arena.rooms.join_room import JoinRoom, JoinRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveMatch, LeaveRoom, LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRooms
@@ -64,7 +65,6 @@ from noitu.application.arena.rooms.place_pieces import PlacePieces, PlacePiecesC
 from noitu.application.arena.rooms.play_action import PlayAction, PlayActionCommand
 from noitu.application.arena.rooms.play_match import DeskUseCase, PlayMatch
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
-from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.seating import SeatChoice, Seating
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.application.arena.rooms.start_match import StartMatch
@@ -411,7 +411,6 @@ class Arena:
         self.journal = InMemoryReplayJournal(self.clock)
         self.timer: Any = FakeTimer(self.clock) if real is None else real.timer
         self.background = CollectingBackground()
-        self.registry = InMemoryRoomRegistry()
         self.feed = InMemoryRoomFeed()
         self.queue = MatchQueue(slots)
         self.board = InMemoryRoomBoard(self.clock)
@@ -420,7 +419,7 @@ class Arena:
         self.files = DataDirFiles(data_dir)
         self.launcher: Any = ScriptedLauncher() if real is None else real.launcher
         self.builtins: Any = FakeBuiltins() if real is None else real.builtins
-        self.host = RoomHost(self.registry, self.feed, self.clock, self.background)
+        self.host = RoomHost(self.feed, self.clock, self.background)
         self.run_match = RunMatch(self.launcher, timer=self.timer)
         rng = random.Random(seed)
         seating = Seating(self.stores, self.builtins)
@@ -546,9 +545,9 @@ class Arena:
         slots at once: the board shows its slots to the ladder (`BoardSlots`)."""
         await self.board.beat(self.instance, 10**12, self.queue.slots)
 
-    def live(self, code: str) -> Room:
+    def live(self, code: str) -> HostedRoom:
         """The room whose match this process hosts (AssertionError: none of that code)."""
-        room = self.registry.get(code)
+        room = self.host.find(code)
         assert room is not None, f"no match hosted in room {code}"
         return room
 

@@ -35,7 +35,6 @@ from noitu.application.arena.jobs import (
     JobNotTaken,
     JobType,
     MatchOutcome,
-    MatchSpec,
     P,
     R,
 )
@@ -43,6 +42,7 @@ from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.ports import BotBuilder
 from noitu.application.arena.run_build import RunBuild
 from noitu.application.arena.storage import ArenaFiles
+from noitu.domain.arena.room import Room
 
 log = structlog.get_logger("noitu.arena.jobs")
 
@@ -134,7 +134,7 @@ class InProcessMatches:
 
     def __init__(self, queue: MatchQueue) -> None:
         self._queue = queue
-        self._play: Callable[[MatchSpec], Awaitable[MatchOutcome]] | None = None
+        self._play: Callable[[Room], Awaitable[MatchOutcome]] | None = None
         self._running: dict[str, asyncio.Task[None]] = {}
 
     def handle(
@@ -149,7 +149,7 @@ class InProcessMatches:
         self, job_type: JobType[P, R], payload: P, line: InLine = NOBODY
     ) -> Finished[R]:
         started = time.monotonic()
-        key = payload.code if isinstance(payload, MatchSpec) else ""
+        key = payload.code if isinstance(payload, Room) else ""
         outcome = await self._slot_and_play(job_type, payload, key, line)
         return Finished(outcome, round((time.monotonic() - started) * 1000))  # type: ignore[arg-type]
 
@@ -174,7 +174,7 @@ class InProcessMatches:
         self, job_type: JobType[P, R], payload: P, key: str, line: InLine
     ) -> MatchOutcome:
         play = self._play
-        if play is None or job_type is not MATCH_JOB or not isinstance(payload, MatchSpec):
+        if play is None or job_type is not MATCH_JOB or not isinstance(payload, Room):
             raise JobNotTaken(f"no handler here runs {job_type.kind} jobs")
         slot = self._queue.slot(
             key, line.tags, line.spectacle, line.ladder, line.rank, line.arrival_ms

@@ -36,8 +36,9 @@ import msgspec
 
 from noitu.adapters.keyed_locks import KeyedLocks
 from noitu.adapters.redis.client import RedisLink
-from noitu.application.arena.rooms.cluster_ports import HOLD_WITHIN_S, RoomCard
+from noitu.application.arena.rooms.cluster_ports import HOLD_WITHIN_S
 from noitu.application.errors import Busy
+from noitu.domain.arena.room import Room
 
 #: A card is forgotten this long after its last write (a dead cluster's rooms go).
 CARD_TTL_MS = 2 * 3600 * 1000
@@ -78,7 +79,7 @@ return 0
 """
 
 _encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(RoomCard)
+_decoder = msgspec.json.Decoder(Room)
 
 
 class RedisRoomBoard:
@@ -105,7 +106,7 @@ class RedisRoomBoard:
     def _card_key(self, code: str) -> str:
         return f"{self._prefix}card:{code}"
 
-    async def add(self, card: RoomCard) -> bool:
+    async def add(self, card: Room) -> bool:
         added = await self._link.run(
             self._add(
                 keys=[self._card_key(card.code), self._index],
@@ -114,17 +115,17 @@ class RedisRoomBoard:
         )
         return int(added) == 1
 
-    async def get(self, code: str) -> RoomCard | None:
+    async def get(self, code: str) -> Room | None:
         raw = await self._link.run(self._link.client.get(self._card_key(code)))
         return None if raw is None else _decoder.decode(raw)
 
-    async def put(self, card: RoomCard) -> None:
+    async def put(self, card: Room) -> None:
         pipe = self._link.client.pipeline(transaction=True)
         pipe.set(self._card_key(card.code), _encoder.encode(card), px=self._card_ttl_ms)
         pipe.zadd(self._index, {card.code: card.created_ms})
         await self._link.run(pipe.execute())
 
-    async def cards(self) -> list[RoomCard]:
+    async def cards(self) -> list[Room]:
         client = self._link.client
         codes: list[str] = await self._link.run(client.zrange(self._index, 0, -1))
         if not codes:

@@ -7,34 +7,35 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 
 from noitu.adapters.keyed_locks import KeyedLocks
-from noitu.application.arena.rooms.cluster_ports import HOLD_WITHIN_S, RoomCard
+from noitu.application.arena.rooms.cluster_ports import HOLD_WITHIN_S
 from noitu.application.ports import Clock
+from noitu.domain.arena.room import Room
 
 
 class InMemoryRoomBoard:
     def __init__(self, clock: Clock, hold_within_s: float = HOLD_WITHIN_S) -> None:
         self._clock = clock
         self._hold_within_s = hold_within_s
-        self._cards: dict[str, RoomCard] = {}
+        self._cards: dict[str, Room] = {}
         self._holds = KeyedLocks()
         #: Each worker's last beat's end (ms): alive while the clock is before it.
         self._beats: dict[str, int] = {}
         #: Each worker's matches at once, as its last beat said.
         self._matches: dict[str, int] = {}
 
-    async def add(self, card: RoomCard) -> bool:
+    async def add(self, card: Room) -> bool:
         if card.code in self._cards:
             return False
         self._cards[card.code] = card
         return True
 
-    async def get(self, code: str) -> RoomCard | None:
+    async def get(self, code: str) -> Room | None:
         return self._cards.get(code)
 
-    async def put(self, card: RoomCard) -> None:
+    async def put(self, card: Room) -> None:
         self._cards[card.code] = card
 
-    async def cards(self) -> list[RoomCard]:
+    async def cards(self) -> list[Room]:
         # Ties in time go by code, as the Redis board's sorted set orders them.
         return sorted(self._cards.values(), key=lambda card: (card.created_ms, card.code))
 

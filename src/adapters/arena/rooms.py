@@ -1,6 +1,6 @@
-"""The rooms' process-local adapters: the registry of live rooms, the in-memory feed of
-their snapshots (one instance; several need a broker behind the same port), and the
-timer that waits for a moment of the clock on the event loop."""
+"""The rooms' process-local adapters: the in-memory feed of their snapshots (one
+instance; several need a broker behind the same port), and the timer that waits for a
+moment of the clock on the event loop."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import asyncio
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator
 
-from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.snapshot import RoomViews
 from noitu.application.ports import Clock
 
@@ -18,26 +17,6 @@ SUBSCRIBER_BACKLOG = 32
 CLOSED_REMEMBERED = 10_000
 #: Closed rooms whose last snapshot is kept for `latest` (a finished room stays readable).
 CLOSED_SNAPSHOTS_KEPT = 1_000
-
-
-class InMemoryRoomRegistry:
-    def __init__(self) -> None:
-        self._rooms: dict[str, Room] = {}
-
-    def add(self, room: Room) -> bool:
-        if room.code in self._rooms:
-            return False
-        self._rooms[room.code] = room
-        return True
-
-    def get(self, code: str) -> Room | None:
-        return self._rooms.get(code)
-
-    def remove(self, code: str) -> None:
-        self._rooms.pop(code, None)
-
-    def rooms(self) -> list[Room]:
-        return list(self._rooms.values())
 
 
 class _Subscriber:

@@ -12,7 +12,7 @@ person's waits.
 
 The lines that follow it: one machine's match queue (`match_queue.py`) and build queue
 (`build_queue.py`); on several machines (B9) the rooms waiting for a worker
-(`rooms/cards.py`: their order and `queuePlace`) and the SAQ queues the workers take
+(`rooms/board_rooms.py`: their order and `queuePlace`) and the SAQ queues the workers take
 matches and builds from (`adapters/arena/fair_redis_queue.py`).
 """
 
@@ -22,16 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from noitu.domain.arena.room import who
 
-def who(owner: str, address: str = "") -> frozenset[str]:
-    """The tags of what one owner key (its hash) asked for from one client address
-    (empty for either: not counted)."""
-    tags = set()
-    if owner:
-        tags.add(f"owner:{owner}")
-    if address:
-        tags.add(f"address:{address}")
-    return frozenset(tags)
+__all__ = ["Waiting", "in_fair_order", "rank_among", "who"]
 
 
 def rank_among(tags: frozenset[str], others: Iterable[frozenset[str]]) -> int:

@@ -1,6 +1,7 @@
 """The job queue port (spec B9): work a web process hands over, and who runs it.
 
-A job has a kind, a payload and a result (msgspec structs, so that any queue can carry
+A job has a kind, a payload and a result (msgspec structs, or a frozen dataclass of the
+domain such as a room's card, so that any queue can carry
 them as JSON), and terms: how long it may run once taken, and how long its runner may
 stay silent before it is taken for dead. Two sides, each its own Protocol:
 
@@ -17,8 +18,8 @@ Jobs of a kind are taken in the fair order of B10 (`fair_order.py`): each comes 
 its place in line (`InLine`: who it counts for, and for a room's match what kind of
 match and, as its card says, its rank and arrival).
 
-Builds of uploads (`BUILD_JOB`) and matches (`MATCH_JOB`: a `MatchSpec`, a room's or
-the ladder's, played by `PlayMatch`) are the kinds.
+Builds of uploads (`BUILD_JOB`) and matches (`MATCH_JOB`: the card of the room it is
+played in, a person's room or a ladder match's, played by `PlayMatch`) are the kinds.
 
 Payloads and results name things (a bot id, a file's name in `ArenaFiles`), never a
 path or bytes: the runner may be on another machine with its own store.
@@ -35,6 +36,7 @@ import msgspec
 
 from noitu.application.arena.ports import BuildLimit, Language
 from noitu.domain.arena.match import Result
+from noitu.domain.arena.room import Room
 
 #: A build's own wall-clock limit (B2: 60 s), as the sandbox's builder enforces it.
 BUILD_WALL_S = 60.0
@@ -50,7 +52,7 @@ class JobKind(StrEnum):
     MATCH = "match"
 
 
-P = TypeVar("P", bound=msgspec.Struct)
+P = TypeVar("P")
 R = TypeVar("R", bound=msgspec.Struct)
 
 
@@ -119,35 +121,6 @@ BUILD_JOB: JobType[BuildJob, BuildVerdict] = JobType(
 )
 
 
-class SeatCard(msgspec.Struct, frozen=True, kw_only=True):
-    """A seat of a match (the archive's `Seat` and who put it there: `RoomSeat`), as
-    a match job and a room's card carry it."""
-
-    kind: str  # upload, builtin or person (SeatKind)
-    ref: str
-    name: str
-    owner: str | None = None
-    seated_by: str
-    address: str = ""
-
-
-class MatchSpec(msgspec.Struct, frozen=True, kw_only=True):
-    """A match to play (issue 31: the match is the unit of work): the room code it is
-    watched under (in the lobby, its feed, its REST routes), its two seats, its seed
-    (None: a fresh one) and turn limit (None: `MATCH_CLOCK`'s), and whether it is a
-    ladder match (B8). Its id is made when it is recorded. On several machines the
-    room's card on the board holds the same, and is what the worker reads (a room's
-    seats may change until a worker takes its match)."""
-
-    code: str
-    seats: tuple[SeatCard, SeatCard]
-    seed: int | None = None
-    turn_limit: int | None = None
-    ladder: bool = False
-    creator: str = ""
-    created_ms: int = 0
-
-
 class MatchOutcome(msgspec.Struct, frozen=True, kw_only=True):
     """What came of a match job: its id once made (None when its room closed, or
     another worker held it, before the match was made), its result once archived,
@@ -170,9 +143,9 @@ MATCH_TIMEOUT_S = 4 * 3600.0
 #: sweep after an outage of 15 s would otherwise cut matches that were fine.
 MATCH_HEARTBEAT_S = 60.0
 
-MATCH_JOB: JobType[MatchSpec, MatchOutcome] = JobType(
+MATCH_JOB: JobType[Room, MatchOutcome] = JobType(
     JobKind.MATCH,
-    MatchSpec,
+    Room,
     MatchOutcome,
     timeout_s=MATCH_TIMEOUT_S,
     heartbeat_s=MATCH_HEARTBEAT_S,

@@ -24,6 +24,7 @@ from enum import StrEnum
 from noitu.application.arena.ports import STDERR_TAIL_BYTES, Language
 from noitu.application.arena.replay import SeatKind
 from noitu.domain.arena.match import Result
+from noitu.domain.arena.room import ROOM_CODE_LENGTH, RoomSeat
 
 #: An owner key as the page sends it: 128 bits, 32 lower-case hex digits.
 OWNER_KEY_PATTERN = re.compile(r"[0-9a-f]{32}")
@@ -35,8 +36,6 @@ BOT_ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 BOT_ID_LENGTH = 16
 #: A match id, like the CLI's: 8 upper-case hex digits.
 MATCH_ID_PATTERN = re.compile(r"[0-9A-F]{8}")
-#: A room code is 6 characters (its alphabet belongs to the rooms' use cases).
-ROOM_CODE_LENGTH = 6
 #: A bot's display name, in code points.
 MAX_BOT_NAME = 40
 #: A seat's reference (bot id, built-in name, person's display name) and display name.
@@ -180,6 +179,11 @@ class Seat:
         )
         if self.kind is SeatKind.UPLOAD:
             _require(is_bot_id(self.ref), "an upload's ref is its bot id")
+
+    @classmethod
+    def held(cls, seat: RoomSeat) -> Seat:
+        """The archive's seat of a room's seat (who put it there is not kept)."""
+        return cls(seat.kind, seat.ref, seat.name, seat.owner)
 
 
 class MatchStatus(StrEnum):

@@ -14,20 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 
 from noitu.domain.arena.actions import Action, Fight
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.match import Match, Result
+from noitu.domain.arena.room import SeatKind
 
 Event = Mapping[str, object]
-
-
-class SeatKind(StrEnum):
-    UPLOAD = "upload"
-    BUILTIN = "builtin"
-    PERSON = "person"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from dependency_injector import containers, providers
 
 from noitu.adapters.arena.bubblewrap import BubblewrapProbe
 from noitu.adapters.arena.builtin import BuiltinBots
-from noitu.adapters.arena.rooms import InMemoryRoomRegistry, LoopTimer
+from noitu.adapters.arena.rooms import LoopTimer
 from noitu.application.arena.bot_details import BotDetails
 from noitu.application.arena.bot_source import BotSource
 from noitu.application.arena.check_bot import CheckBot
@@ -151,15 +151,12 @@ class ArenaRuntime(containers.DeclarativeContainer):
     # Rooms are cards on the board; their views go through the feed (NOITU_STORE's), so
     # a viewer may watch from any instance; a full room's match is a job that a host
     # takes (`PlayMatch`): this process on one machine, a worker on several.
-    room_registry = providers.Singleton(InMemoryRoomRegistry)
     room_feed = store.room_feed  # NOITU_STORE's part
     arena_timer = providers.Singleton(LoopTimer, clock)
     # Writes tried again while Redis or the database is away (B9 "Faults").
     arena_patience = providers.Singleton(Patience, clock, arena_timer, tell_waiting_write)
     match_queue = providers.Singleton(MatchQueue, providers.Callable(match_slots, settings, role))
-    room_host = providers.Singleton(
-        RoomHost, room_registry, room_feed, clock, background, arena_patience
-    )
+    room_host = providers.Singleton(RoomHost, room_feed, clock, background, arena_patience)
     room_run_match = providers.Singleton(RunMatch, arena_launcher, timer=arena_timer)
     seating = providers.Singleton(Seating, arena_repository, builtin_bots)
 

@@ -10,8 +10,9 @@ from noitu.adapters.arena.bubblewrap import BubblewrapProbe
 from noitu.adapters.arena.local_jobs import InProcessMatches
 from noitu.adapters.arena.sql.migrations import upgrade
 from noitu.adapters.periodic import Periodic
-from noitu.application.arena.jobs import MATCH_JOB, JobKind, MatchOutcome, MatchSpec
+from noitu.application.arena.jobs import MATCH_JOB, JobKind, MatchOutcome
 from noitu.application.arena.rooms.ports import RoomFeed
+from noitu.domain.arena.room import Room
 from noitu.entrypoints.containers.runners import (
     BotRunners,
     ChosenRunners,
@@ -56,7 +57,7 @@ async def job_queue_connection(
 async def in_process_matches(
     _runners: object,
     matches: InProcessMatches | None,
-    play_match: Callable[[], Callable[[MatchSpec], Awaitable[MatchOutcome]]],
+    play_match: Callable[[], Callable[[Room], Awaitable[MatchOutcome]]],
 ) -> AsyncIterator[InProcessMatches | None]:
     """One machine's match jobs (NOITU_ARENA_QUEUE=local), played here by `PlayMatch`
     (built once the bots' runners are chosen: `_runners`, the sandbox's Resource), the

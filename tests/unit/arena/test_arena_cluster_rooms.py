@@ -7,6 +7,7 @@ the match closes the room; a worker that stops beating has its match abandoned."
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -15,7 +16,6 @@ import msgspec
 import pytest
 
 from noitu.adapters.arena.room_desk import InMemoryRoomDesk
-from noitu.adapters.arena.rooms import InMemoryRoomRegistry
 from noitu.application.arena.errors import (
     Busy,
     NotSeated,
@@ -32,10 +32,8 @@ from noitu.application.arena.jobs import (
     Finished,
     InLine,
     JobType,
-    MatchSpec,
     P,
     R,
-    SeatCard,
 )
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
@@ -43,8 +41,7 @@ from noitu.application.arena.match_queue import MatchQueue
 from noitu.application.arena.records import new_owner_key, owner_hash
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import room_of
-from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, RoomCard
+from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS
 from noitu.application.arena.rooms.create_room import CreateRoom, CreateRoomCommand
 from noitu.application.arena.rooms.forward_room_call import (
     ACT,
@@ -67,6 +64,7 @@ from noitu.application.arena.rooms.surrender import SurrenderCommand
 from noitu.application.arena.rooms.watch_room import WatchRoom
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.match import EndReason
+from noitu.domain.arena.room import Room, RoomSeat, SeatKind
 from support.arena_rooms import Arena, ScriptedBot, builtin, first_legal, new_owner, person, upload
 from support.ladder import LadderRun, MemoryMembers
 
@@ -88,7 +86,7 @@ class QueuedJobs:
     keeps its place in line (`InLine`)."""
 
     def __init__(self) -> None:
-        self.queued: dict[str, MatchSpec] = {}
+        self.queued: dict[str, Room] = {}
         self.lines: dict[str, InLine] = {}
 
     async def submit(
@@ -104,7 +102,7 @@ class QueuedJobs:
             self.queued[key] = payload  # type: ignore[assignment]
             self.lines[key] = line
 
-    def take(self, code: str) -> MatchSpec:
+    def take(self, code: str) -> Room:
         self.lines.pop(code)
         return self.queued.pop(code)
 
@@ -124,7 +122,7 @@ class Web:
 
     def __init__(self, cluster: Cluster) -> None:
         arena = cluster.arena
-        self.host = RoomHost(InMemoryRoomRegistry(), arena.feed, arena.clock, arena.background)
+        self.host = RoomHost(arena.feed, arena.clock, arena.background)
         seating = Seating(arena.stores, arena.builtins)
         self.rooms = BoardRooms(cluster.board, self.host, cluster.jobs)
         rng = random.Random(len(cluster.webs))
@@ -403,7 +401,7 @@ def playing_until(turn: int):
 
 async def played_until(
     cluster: Cluster, turns: int
-) -> tuple[str, RoomCard, asyncio.Task, list[dict]]:
+) -> tuple[str, Room, asyncio.Task, list[dict]]:
     """A match of two scripted built-in bots on the cluster's worker, its first `turns`
     turns played (then a bot thinks for ever) and in the journal: the room's code, its
     card, the worker's task and what the journal holds."""
@@ -496,7 +494,7 @@ async def test_a_match_its_worker_archived_before_dying_keeps_its_result(
     # The worker dies after the archive has the match, before its card says so.
     hosting.cancel()
     await asyncio.gather(hosting, return_exceptions=True)
-    await cluster.board.put(msgspec.structs.replace(card, over=False))
+    await cluster.board.put(dataclasses.replace(card, over=False))
     await cluster.board.beat("worker-1", WORKER_TTL_MS)
     await b.lost()
     cluster.arena.clock.advance(WORKER_TTL_MS)
@@ -518,7 +516,7 @@ async def test_a_request_nobody_answers_is_busy_but_a_look_is_the_feeds(
     card = await cluster.board.get(code)
     assert card is not None
     # The card names a worker that never listens: a dead one, not yet judged.
-    await cluster.board.put(msgspec.structs.replace(card, worker="gone"))
+    await cluster.board.put(dataclasses.replace(card, worker="gone"))
     with pytest.raises(Busy):
         await a.place(PlacePiecesCommand(code, lan, ActionInput("RANDOM_PLACEMENT")))
     asked = cluster.desk.asked
@@ -710,8 +708,7 @@ async def test_one_addresss_flood_of_rooms_waits_in_the_fair_order_as_on_one_mac
     for code in [*flood, show.code, newcomer.code]:
         card = await cluster.board.get(code)
         assert card is not None
-        room = room_of(card)
-        arrivals.append((code, room.queue_tags(), room.spectacle))
+        arrivals.append((code, card.queue_tags(), card.spectacle))
     assert await one_machines_places(arrivals) == expected
     # ...and the workers take the matches in that order (the jobs' places in line).
     assert cluster.jobs.in_taking_order() == sorted(expected, key=expected.__getitem__)
@@ -792,11 +789,13 @@ async def test_unranking_closes_its_ladder_room_no_worker_took_yet(cluster: Clus
     key = new_owner_key(random.Random(5))
     bot = arena.add_bot(owner_hash(key), public=True)
     await members.rank(Member(bot.id, owner_hash(key), 1), max_per_owner=3)
-    spec = MatchSpec(
-        code="ACE347", ladder=True, seed=7, turn_limit=8,
+    spec = Room(
+        code="ACE347", created_ms=arena.clock.now_ms(), creator="", ladder=True, seed=7,
+        turn_limit=8,
         seats=(
-            SeatCard(kind="upload", ref=bot.id, name=bot.name, owner=bot.owner, seated_by=""),
-            SeatCard(kind="builtin", ref="random", name="random", seated_by=""),
+            RoomSeat(kind=SeatKind.UPLOAD, ref=bot.id, name=bot.name, owner=bot.owner,
+                     seated_by=""),
+            RoomSeat(kind=SeatKind.BUILTIN, ref="random", name="random", seated_by=""),
         ),
     )
     playing = asyncio.create_task(slots.play(spec))

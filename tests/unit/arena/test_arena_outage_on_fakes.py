@@ -10,15 +10,15 @@ import asyncio
 
 import pytest
 
-from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
+from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.patience import LONGEST_PAUSE_MS, TELL_EVERY, Patience
 from noitu.application.arena.records import MatchStatus
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, snapshot_of
 from noitu.application.arena.storage import StorageUnavailable
+from noitu.domain.arena.room import Room
 from support.arena_rooms import (
     Arena,
     FakeTimer,
@@ -204,7 +204,7 @@ async def test_a_match_that_ends_while_the_database_is_away_is_archived_when_it_
     assert record.result.reason.value == "TURN_LIMIT" and record.replay is not None
     assert await stores.match_stderr(record.id) == (b"p1 thinks\n", b"p2 thinks\n")
     assert seen[-1].replay_ready and seen[-1].result == shown.result
-    room = arena.registry.get(created.code)
+    room = arena.host.find(created.code)
     assert room is not None and room.concluded.is_set()
     events = arena.files.replay_path(record.replay).read_bytes().splitlines()
     assert len(events) == 2 + 3 * 200
@@ -281,10 +281,8 @@ async def test_snapshots_wait_for_the_feed_and_the_newest_one_is_published_when_
     timer = FakeTimer(clock)
     feed = AwayFeed()
     background = CollectingBackground()
-    host = RoomHost(
-        InMemoryRoomRegistry(), feed, clock, background, Patience(clock, timer)
-    )
-    room = Room("K7MPQ2", clock.now_ms(), "someone")
+    host = RoomHost(feed, clock, background, Patience(clock, timer))
+    room = host.host(Room(code="K7MPQ2", created_ms=clock.now_ms(), creator="someone"))
     host.changed(room)
     await until(lambda: feed.published == [1])
     feed.away = True
@@ -300,7 +298,7 @@ async def test_snapshots_wait_for_the_feed_and_the_newest_one_is_published_when_
     timer.advance(1000)
     await background.settle()
     assert feed.published == [1, 4]  # the newest only, then the end
-    assert room.feed_closed and not room.outbox
+    assert room.feed_closed and host.quiet(room.code)
     latest = await feed.latest(room.code)  # closed, its last snapshot kept
     assert latest is not None and latest.version == 4
     assert [seen async for seen in feed.subscribe(room.code)] == []  # a late viewer ends
@@ -309,7 +307,7 @@ async def test_snapshots_wait_for_the_feed_and_the_newest_one_is_published_when_
 async def test_a_feed_failed_for_everyone_ends_each_subscription_with_busy() -> None:
     feed = InMemoryRoomFeed()
     subscription = feed.subscribe("K7MPQ2")
-    room = Room("K7MPQ2", 0, "someone")
+    room = Room(code="K7MPQ2", created_ms=0, creator="someone")
     await feed.publish("K7MPQ2", _snapshot(room))
     feed.fail_all(Busy())
     received = []

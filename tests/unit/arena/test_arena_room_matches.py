@@ -170,7 +170,7 @@ async def test_a_persons_whole_match_against_a_bot(arena):
         if snapshot.result is not None:
             break
         arena.clock.advance(500)
-        legal = arena.registry.get(code).live.match.legal_actions()
+        legal = arena.host.find(code).live.match.legal_actions()
         done = await act(arena, code, lan, move_of(legal[-1]))
         assert done.last_action.player == "P1" and done.last_action.turn == snapshot.turn
     end = await arena.until_room(code, over)
@@ -214,7 +214,7 @@ async def test_a_room_plays_only_once_a_side_is_to_move(arena):
     playing = await arena.until_room(room.code, lambda s: s.phase == "PLAYING", lan)
     assert playing.current_player == "P1" and playing.legal_actions
     assert playing.deadline_ms == arena.clock.now_ms() + 60_000
-    legal = arena.registry.get(room.code).live.match.legal_actions()
+    legal = arena.host.find(room.code).live.match.legal_actions()
     done = await act(arena, room.code, lan, move_of(legal[0]))
     assert done.last_action.player == "P1" and done.phase == "PLAYING"
     await arena.surrender(SurrenderCommand(room.code, lan))
@@ -243,7 +243,7 @@ async def test_the_placement_time_places_the_rest_and_readies_everyone(arena):
     assert ("P1-PAPER-3", 8, 4) in [
         (p.id, p.position.row, p.position.col) for p in playing.board.pieces
     ]
-    events_so_far = arena.registry.get(room.code).live.match.starting_placement
+    events_so_far = arena.host.find(room.code).live.match.starting_placement
     assert events_so_far is not None and len(events_so_far.pieces) == 36
 
 
@@ -263,7 +263,7 @@ async def test_a_person_who_lets_60_seconds_pass_loses_on_time(arena):
 async def test_an_action_after_the_deadline_is_time_up_even_before_the_timer_wakes(arena):
     lan, code = await seated_person_against(arena, ScriptedBot())
     arena.clock.advance(60_000)  # the clock only: the timer has not woken anyone yet
-    legal = arena.registry.get(code).live.match.legal_actions()
+    legal = arena.host.find(code).live.match.legal_actions()
     with pytest.raises(TimeUp):
         await act(arena, code, lan, move_of(legal[0]))
     assert arena.live(code).result.reason.value == "TIME_UP"
@@ -414,7 +414,7 @@ async def test_a_failed_bot_shows_its_code_and_detail_to_all_and_its_stderr_to_i
     with pytest.raises(MatchNotFound):
         await arena.failure_details(FailureDetailsCommand("00000000", lan))
     # Once the room is forgotten the archive has them both (so has it after a restart).
-    arena.registry.remove(room.code)
+    arena.host.forget(room.code)
     (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
     assert bot.detail and bot.stderr == "debug: thinking\n"
 
@@ -436,7 +436,7 @@ async def test_the_owner_reads_the_stderr_as_soon_as_the_result_shows(arena):
     await arena.until_room(room.code, over)
     assert not crashing.closed
     assert arena.stores.stderr[end.match_id] == (b"ValueError: oops\n", b"debug: thinking\n")
-    arena.registry.remove(room.code)  # as another instance, or after a restart
+    arena.host.forget(room.code)  # as another instance, or after a restart
     (bot,) = (await arena.failure_details(FailureDetailsCommand(end.match_id, lan))).bots
     assert bot.stderr == "ValueError: oops\n"
     crashing.let_exit()
@@ -459,7 +459,7 @@ async def test_shutdown_waits_for_the_bots_of_a_match_that_just_ended(arena):
     assert not closing.done() and not slow.closed
     slow.let_exit()
     assert await asyncio.wait_for(closing, 10) == 0  # nothing left to abandon
-    assert slow.closed and arena.registry.get(room.code).feed_closed
+    assert slow.closed and arena.host.find(room.code).feed_closed
 
 
 async def test_a_replay_is_there_only_once_the_match_is_finished(arena):

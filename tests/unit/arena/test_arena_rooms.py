@@ -24,12 +24,12 @@ from noitu.application.arena.errors import (
     WrongRoomPhase,
 )
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
-from noitu.application.arena.records import ROOM_CODE_LENGTH
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.leave_room import LeaveRoomCommand
 from noitu.application.arena.rooms.open_rooms import OpenRoomsCommand
-from noitu.application.arena.rooms.room import (
+from noitu.domain.arena.room import (
     ROOM_CODE_ALPHABET,
+    ROOM_CODE_LENGTH,
     WAITING_ROOM_MS,
     is_room_code,
     new_room_code,

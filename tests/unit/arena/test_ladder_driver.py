@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from noitu.application.arena.errors import Busy, WrongRoomPhase
-from noitu.application.arena.jobs import MatchSpec, SeatCard
 from noitu.application.arena.ladder.play_ladder import LOST_PAIRING_MS, TICK_MS
 from noitu.application.arena.ladder.unrank_bot import UnrankBot, UnrankBotCommand
 from noitu.application.arena.live_match import Timer
@@ -24,6 +23,7 @@ from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.match import EndReason
+from noitu.domain.arena.room import Room, RoomSeat, SeatKind
 from support.arena_rooms import Arena, ScriptedBot, builtin, new_owner, upload
 from support.fakes import START_MS
 from support.ladder import LadderRun, Roster
@@ -150,14 +150,14 @@ async def test_ladder_matches_count_toward_no_owners_limit(arena: Arena):
     try:
         async with ladder.running():
             await arena.until(lambda: arena.queue.ladder_playing == 2, "the pairing's matches")
-            room = next(room for room in arena.registry.rooms() if room.ladder)
-            assert ranked.id in {held.seat.ref for held in room.seats if held is not None}
-            assert not room.involves(owner) and room.queue_tags() == frozenset()
+            room = next(room for room in arena.host.rooms() if room.card.ladder)
+            assert ranked.id in {held.ref for held in room.card.seats if held is not None}
+            assert not room.card.involves(owner) and room.card.queue_tags() == frozenset()
             snapshot = await arena.room(room.code, owner)
             assert snapshot.ladder and snapshot.mine  # its owner sees its side...
             with pytest.raises(WrongRoomPhase):  # ...and cannot give the match away
                 await arena.surrender(SurrenderCommand(room.code, owner))
-            assert not room.is_over
+            assert room.result is None
     finally:
         for bot in held:
             bot.release()
@@ -171,7 +171,7 @@ async def test_no_ladder_match_on_a_one_slot_server(tmp_path: Path):
         await settle_a_while()
         arena.timer.advance(60_000)
         await settle_a_while()
-        assert ladder.driver.in_flight == 0 and arena.registry.rooms() == []
+        assert ladder.driver.in_flight == 0 and arena.host.rooms() == []
         assert ladder.stores.pairings.live_by_id == {}
 
 
@@ -190,7 +190,7 @@ async def test_a_ranked_bot_found_deleted_leaves_the_ladder_unrated(arena: Arena
     (pairing,) = ladder.closed
     assert set(pairing.bots) == {gone, "random"} and not any(e.rated for e in pairing.ends)
     assert ladder.stores.members.by_bot == {} and ladder.stores.pairings.live_by_id == {}
-    assert ladder.stores.results.by_match == {} and arena.registry.rooms() == []
+    assert ladder.stores.results.by_match == {} and arena.host.rooms() == []
 
 
 async def test_a_pairing_left_by_a_dead_instance_is_ended_unrated_and_played_again(
@@ -338,7 +338,7 @@ async def test_unranking_ends_its_ladder_match_waiting_in_the_queue(tmp_path: Pa
     ladder = LadderRun(arena)
     bot, key = ranked_upload(arena, ladder)
     spec = ladder_spec(
-        SeatCard(kind="upload", ref=bot, name="mine", owner=owner_hash(key), seated_by=""),
+        RoomSeat(kind=SeatKind.UPLOAD, ref=bot, name="mine", owner=owner_hash(key), seated_by=""),
     )
     playing = asyncio.create_task(ladder.slots.play(spec))
     await arena.until(lambda: arena.queue.waiting == 1, "the match queued")
@@ -350,10 +350,10 @@ async def test_unranking_ends_its_ladder_match_waiting_in_the_queue(tmp_path: Pa
     assert played.match_id is None and arena.stores.matches == {}  # never made: unrated
 
 
-def ladder_spec(seat: SeatCard) -> MatchSpec:
-    return MatchSpec(
-        code="ACE347", ladder=True, seed=7, turn_limit=8,
-        seats=(seat, SeatCard(kind="builtin", ref="random", name="random", seated_by="")),
+def ladder_spec(seat: RoomSeat) -> Room:
+    return Room(
+        code="ACE347", created_ms=0, creator="", ladder=True, seed=7, turn_limit=8,
+        seats=(seat, RoomSeat(kind=SeatKind.BUILTIN, ref="random", name="random", seated_by="")),
     )
 
 
@@ -392,11 +392,11 @@ async def test_a_match_the_archive_cannot_record_is_spoiled_and_played_again_nex
 
 async def test_a_ladder_match_under_a_room_code_taken_is_busy(arena: Arena):
     held = thinking_bots(arena, "random", 2)
-    spec = MatchSpec(
-        code="ACE347", ladder=True, seed=7, turn_limit=8,
+    spec = Room(
+        code="ACE347", created_ms=0, creator="", ladder=True, seed=7, turn_limit=8,
         seats=(
-            SeatCard(kind="builtin", ref="random", name="random", seated_by=""),
-            SeatCard(kind="builtin", ref="tactical", name="tactical", seated_by=""),
+            RoomSeat(kind=SeatKind.BUILTIN, ref="random", name="random", seated_by=""),
+            RoomSeat(kind=SeatKind.BUILTIN, ref="tactical", name="tactical", seated_by=""),
         ),
     )
     slots = LadderRun(arena).slots
@@ -405,7 +405,7 @@ async def test_a_ladder_match_under_a_room_code_taken_is_busy(arena: Arena):
         await arena.until(lambda: held[0].asked or held[1].asked, "the match playing")
         with pytest.raises(Busy):
             await slots.play(spec)
-        assert len(arena.registry.rooms()) == 1 and len(arena.stores.matches) == 1
+        assert len(arena.host.rooms()) == 1 and len(arena.stores.matches) == 1
     finally:
         for bot in held:
             bot.release()

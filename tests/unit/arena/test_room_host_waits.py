@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 
-from noitu.adapters.arena.rooms import InMemoryRoomFeed, InMemoryRoomRegistry
+from noitu.adapters.arena.rooms import InMemoryRoomFeed
 from noitu.application.arena.rooms.close_rooms import CloseRooms
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room
+from noitu.application.arena.rooms.hosted_room import HostedRoom
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.domain.arena.room import Room
 from support.fakes import CollectingBackground, FakeClock
 
 
@@ -41,13 +42,12 @@ class GatedFeed(InMemoryRoomFeed):
         await super().close(code)
 
 
-def hosting() -> tuple[RoomHost, GatedFeed, Room]:
+def hosting() -> tuple[RoomHost, GatedFeed, HostedRoom]:
     """A host and its gated feed, with a room that closed before its match (so closing
     the rooms leaves it as it is, and waits for its feed)."""
     clock, feed = FakeClock(), GatedFeed()
-    host = RoomHost(InMemoryRoomRegistry(), feed, clock, CollectingBackground())
-    room = Room("K7MPQ2", clock.now_ms(), "someone", closed=True)
-    host.registry.add(room)
+    host = RoomHost(feed, clock, CollectingBackground())
+    room = host.host(Room(code="K7MPQ2", created_ms=clock.now_ms(), creator="someone", closed=True))
     return host, feed, room
 
 
@@ -63,19 +63,19 @@ async def test_published_returns_once_the_feed_took_the_rooms_snapshots() -> Non
     host, feed, room = hosting()
     host.changed(room)
     host.changed(room)
-    waiting = asyncio.create_task(host.published(room, within_ms=60_000))
+    waiting = asyncio.create_task(host.published(room.code, within_ms=60_000))
     await until(lambda: feed.waiting == 1)
     assert not waiting.done()
     feed.gate.set()
     await asyncio.wait_for(waiting, 5.0)
-    assert feed.published == [1, 2] and not room.outbox and not room.sending
+    assert feed.published == [1, 2] and host.quiet(room.code)
 
 
 async def test_published_gives_up_after_its_time_the_sender_going_on() -> None:
     host, feed, room = hosting()
     host.changed(room)
-    await asyncio.wait_for(host.published(room, within_ms=1), 5.0)
-    assert room.sending and feed.waiting == 1  # still trying
+    await asyncio.wait_for(host.published(room.code, within_ms=1), 5.0)
+    assert not host.quiet(room.code) and feed.waiting == 1  # still trying
 
 
 async def test_closing_the_rooms_waits_until_every_feed_is_closed() -> None:
@@ -98,6 +98,6 @@ async def test_a_room_forgotten_is_no_longer_waited_for() -> None:
     closing = asyncio.create_task(CloseRooms(host)(timeout_s=60.0))
     await until(lambda: feed.waiting == 1)
     assert not closing.done()
-    host.forget(room)  # a worker's match cut short, its feed still away
+    host.forget(room.code)  # a worker's match cut short, its feed still away
     assert await asyncio.wait_for(closing, 5.0) == 0
     assert not room.feed_closed

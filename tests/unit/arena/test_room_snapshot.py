@@ -43,7 +43,7 @@ async def test_only_the_viewer_answering_for_the_side_to_move_gets_its_legal_act
     for other in (await arena.room(code), await arena.room(code, minh), first):
         assert other.current_player == "P1" and other.legal_actions == ()
     # The snapshot itself, whoever asks for it.
-    room = arena.registry.get(code)
+    room = arena.host.find(code)
     now = arena.clock.now_ms()
     assert snapshot_of(room, now).legal_actions == ()
     assert snapshot_of(room, now, [Side.P2]).legal_actions == ()

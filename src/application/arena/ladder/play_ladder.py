@@ -7,8 +7,8 @@ match: the other match of a pairing it is playing, else a new pairing's first, w
 it asks `SchedulePairing` for. A pairing's two matches (same seed, sides swapped) thus
 run together when two slots are idle and one after the other when one is.
 
-Each match is a `MatchSpec` the driver hands over (issue 31: the match is the unit;
-the ladder makes no room): a fresh room code, both seats filled with the pairing's
+Each match is the card of a room (the domain's `Room`) the driver hands over (issue
+31: the match is the unit; the ladder seats no person): a fresh room code, both seats filled with the pairing's
 bots, the pairing's seed and turn limit, marked as a ladder match. `PlayMatch` plays
 it — called in this process on one machine, a job on the workers' queue on several
 (`ladder_slots.py`) — and it is shown in the lobby as a ladder match and watchable
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import msgspec
 
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.jobs import MatchOutcome, MatchSpec, SeatCard
+from noitu.application.arena.jobs import MatchOutcome
 from noitu.application.arena.ladder.ports import (
     BuiltinRoster,
     LadderBots,
@@ -64,12 +64,11 @@ from noitu.application.arena.ladder.schedule_pairing import (
 )
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.room import new_room_code
 from noitu.application.arena.rooms.start_match import first_done
 from noitu.application.ports import Background, Clock
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING, Pairing
 from noitu.domain.arena.match import EndReason, Result
+from noitu.domain.arena.room import Room, RoomSeat, SeatKind, new_room_code
 
 #: How often the driver looks for idle slots without being woken.
 TICK_MS = 5_000
@@ -184,15 +183,15 @@ class PlayLadder:
             # a bot deleted or unranked meanwhile: no match, nobody rated
             self._unplayed(ladder_match)
             return
-        spec = MatchSpec(
-            code=new_room_code(self._rng), seats=(seats[0], seats[1]),
-            seed=ladder_match.pairing.seed, turn_limit=self._turn_limit, ladder=True,
-            created_ms=self._clock.now_ms(),
+        spec = Room(
+            code=new_room_code(self._rng), created_ms=self._clock.now_ms(), creator="",
+            seats=(seats[0], seats[1]), seed=ladder_match.pairing.seed,
+            turn_limit=self._turn_limit, ladder=True,
         )
         self._in_flight += 1
         self._background.spawn(self._play_and_rate(spec, ladder_match))
 
-    async def _play_and_rate(self, spec: MatchSpec, ladder_match: LadderMatch) -> None:
+    async def _play_and_rate(self, spec: Room, ladder_match: LadderMatch) -> None:
         try:
             if await self._unranked(spec):
                 outcome = MatchOutcome(match_id=None)
@@ -221,28 +220,30 @@ class PlayLadder:
             return
         await self._rate(ladder_match, (outcome.match_id, outcome.result), outcome.ended_ms)
 
-    async def _unranked(self, spec: MatchSpec) -> bool:
+    async def _unranked(self, spec: Room) -> bool:
         """A bot unranked while its match was being begun: the unranking may have
         looked for its waiting matches before this one was there, so look again."""
         for seat in spec.seats:
-            if seat.kind == SeatKind.UPLOAD.value and await self._members.get(seat.ref) is None:
+            if seat is None:
+                continue
+            if seat.kind is SeatKind.UPLOAD and await self._members.get(seat.ref) is None:
                 return True
         return False
 
-    async def _seat(self, bot: str) -> SeatCard | None:
+    async def _seat(self, bot: str) -> RoomSeat | None:
         """The bot's seat; None when the uploaded bot is gone (it then leaves the
         ladder: B8, a deleted bot leaves the table) or was unranked (its owner took it
         off the ladder: it starts no more ladder matches)."""
         if bot in self._roster.names():
-            return SeatCard(kind=SeatKind.BUILTIN.value, ref=bot, name=bot, seated_by="")
+            return RoomSeat(kind=SeatKind.BUILTIN, ref=bot, name=bot, seated_by="")
         record = await self._bots.get_bot(bot)
         if record is None:
             await self._members.unrank(bot)
             return None
         if await self._members.get(bot) is None:
             return None
-        return SeatCard(
-            kind=SeatKind.UPLOAD.value, ref=bot, name=record.name, owner=record.owner,
+        return RoomSeat(
+            kind=SeatKind.UPLOAD, ref=bot, name=record.name, owner=record.owner,
             seated_by="",
         )
 

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
-from noitu.application.arena.jobs import MatchOutcome, MatchSpec
+from noitu.application.arena.jobs import MatchOutcome
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotRecord
 from noitu.domain.arena.ladder.members import Member
 from noitu.domain.arena.ladder.pairing import Pairing
 from noitu.domain.arena.ladder.results import LadderResult, ResultKey
 from noitu.domain.arena.ladder.standings import Folded, Standing, StandingPoint, Standings
+from noitu.domain.arena.room import Room
 
 
 class LadderResults(Protocol):
@@ -216,7 +217,7 @@ class LadderMatchJobs(Protocol):
     """Where the ladder hands its matches (issue 31): `PlayMatch` itself on one
     machine, the workers' queue on several (B9)."""
 
-    async def __call__(self, spec: MatchSpec) -> MatchOutcome:
+    async def __call__(self, spec: Room) -> MatchOutcome:
         """Play the match and answer how it went; `Busy` when its room code is taken
         (nothing left behind); what the stores raise when it could not be recorded."""
         ...

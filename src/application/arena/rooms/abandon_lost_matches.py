@@ -14,15 +14,13 @@ with Redis is not a room stuck in PLACEMENT, and each shows its place among them
 
 from __future__ import annotations
 
-import msgspec
+from dataclasses import replace
 
 from noitu.application.arena.errors import Busy
 from noitu.application.arena.replay import Event
 from noitu.application.arena.rooms.board_rooms import BoardRooms, show_places
-from noitu.application.arena.rooms.cards import room_of
-from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, ReplayJournal, RoomCard
+from noitu.application.arena.rooms.cluster_ports import WORKER_TTL_MS, ReplayJournal
 from noitu.application.arena.rooms.journaled_replay import lost_replay, turns_played
-from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.rooms.snapshot import result_view
 from noitu.application.arena.storage import (
     ArenaFiles,
@@ -31,6 +29,7 @@ from noitu.application.arena.storage import (
     StorageUnavailable,
 )
 from noitu.domain.arena.match import EndReason, Result
+from noitu.domain.arena.room import Room, RoomPhase
 
 
 class AbandonLostMatches:
@@ -68,14 +67,14 @@ class AbandonLostMatches:
         cards = await self._rooms.cards()
         await show_places(self._rooms.board, self._rooms.host, cards)
         for card in cards:
-            if card.over or card.closed:
+            if card.ended:
                 continue
             if not card.handed_over:
-                if self._rooms.expired(room_of(card)):
+                if card.expired(now):
                     await self._close_if_expired(card.code)
                 continue
             if not card.worker:
-                await self._rooms.queue_match(room_of(card))
+                await self._rooms.queue_match(card)
                 continue
             if not judging or await board.alive(card.worker):
                 continue
@@ -89,7 +88,7 @@ class AbandonLostMatches:
         abandoned; `Busy` when the board is away."""
         abandoned = 0
         for card in await self._rooms.cards():
-            if card.handed_over and card.worker == worker and not (card.over or card.closed):
+            if card.handed_over and card.worker == worker and not card.ended:
                 abandoned += await self._abandon_held(card.code, worker)
         return abandoned
 
@@ -99,7 +98,7 @@ class AbandonLostMatches:
         board = self._rooms.board
         async with board.hold(code):
             card = await board.get(code)
-            if card is None or card.over or card.closed or card.worker != worker:
+            if card is None or card.ended or card.worker != worker:
                 return 0
             try:
                 await self._abandon(card)
@@ -110,12 +109,10 @@ class AbandonLostMatches:
     async def _close_if_expired(self, code: str) -> None:
         async with self._rooms.board.hold(code):
             card = await self._rooms.board.get(code)
-            if card is not None and not card.closed:
-                room = room_of(card)
-                if self._rooms.expired(room):
-                    await self._rooms.close(room)
+            if card is not None and card.expired(self._rooms.now_ms):
+                await self._rooms.close(card)
 
-    async def _abandon(self, card: RoomCard) -> None:
+    async def _abandon(self, card: Room) -> None:
         host = self._rooms.host
         feed = host.feed
         now_ms = host.clock.now_ms()
@@ -151,7 +148,7 @@ class AbandonLostMatches:
             await feed.publish(card.code, final)
         await feed.close(card.code)
         await self._rooms.board.put(
-            msgspec.structs.replace(card, version=version + 1, over=True, finished_ms=now_ms)
+            replace(card, version=version + 1, over=True, finished_ms=now_ms)
         )
 
     async def _archived(self, match_id: str, turns: int, now_ms: int) -> tuple[Result, str | None]:

@@ -1,38 +1,31 @@
 """BoardRooms: the rooms as every process finds them (issue 31: one room runtime, on one
-machine and on several alike). A room is a card on the board (`RoomBoard`: in memory on
-one machine, on Redis for several), its views in the feed, and once both seats are
-filled its match handed to the queue as a `MatchSpec` job, which a match's host takes
-(`PlayMatch`: in this process on one machine, on a worker on several).
+machine and on several alike). A room is its card on the board (`RoomBoard`: in memory
+on one machine, on Redis for several; the card is the domain's frozen `Room`), its
+views in the feed, and once both seats are filled its match handed to the queue: the
+job carries the card, and a match's host takes it (`PlayMatch`: in this process on one
+machine, on a worker on several).
 
 A room use case changes one card under that card's hold (and under the holds of the
-limits it counts against, `limit_names`), from a `Room` read off the card: it changes
-the room, publishes its views (`changed`: the room's version grows by one) and writes
-the card back. Nothing else of the board is copied or written back.
+limits it counts against, `limit_names`): it makes the new card, publishes its views
+(its version one more) and writes it. Nothing else of the board is copied or written.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 import msgspec
 
 from noitu.application.arena.errors import Busy, RoomNotFound
-from noitu.application.arena.fair_order import rank_among
-from noitu.application.arena.jobs import MATCH_JOB, JobError, Jobs
-from noitu.application.arena.rooms.cards import card_of, in_line, queue_places, room_of, spec_of
-from noitu.application.arena.rooms.cluster_ports import RoomBoard, RoomCard
+from noitu.application.arena.fair_order import Waiting, in_fair_order, rank_among
+from noitu.application.arena.jobs import MATCH_JOB, InLine, JobError, Jobs
+from noitu.application.arena.rooms.cluster_ports import RoomBoard
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import (
-    FINISHED_ROOM_MS,
-    WAITING_ROOM_MS,
-    Room,
-    is_room_code,
-    normalize_code,
-)
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.domain.arena.room import Room, is_room_code, normalize_code
 
 
 class BoardRooms:
@@ -49,7 +42,7 @@ class BoardRooms:
 
     # -- reading -----------------------------------------------------------------------
 
-    async def card(self, code: str) -> RoomCard:
+    async def card(self, code: str) -> Room:
         """The card of a room code as typed; RoomNotFound."""
         code = normalize_code(code)
         card = await self.board.get(code) if is_room_code(code) else None
@@ -57,43 +50,19 @@ class BoardRooms:
             raise RoomNotFound()
         return card
 
-    async def cards(self) -> list[RoomCard]:
+    async def cards(self) -> list[Room]:
         """Every card kept; those of rooms over for longer than a finished room is kept
         are forgotten on the way."""
         now = self.now_ms
         kept = []
         for card in await self.board.cards():
-            ended = card.finished_ms
-            if (card.over or card.closed) and ended is not None and now - ended >= FINISHED_ROOM_MS:
+            if card.forgotten(now):
                 await self.board.remove(card.code)
             else:
                 kept.append(card)
         return kept
 
-    async def read(self) -> list[Room]:
-        """Every room as it is now, its match's latest snapshot and place in the queue
-        with it: copies for reading (the lobby, the limits), taking no hold."""
-        rooms = [room_of(card) for card in await self.cards()]
-        remote = [room for room in rooms if room.handed_over and not room.closed]
-        latest = await asyncio.gather(*(self.host.feed.latest(room.code) for room in remote))
-        places = queue_places(card_of(room) for room in remote)
-        for room, views in zip(remote, latest, strict=True):
-            if views is not None:
-                room.remote = views.room
-                room.version = max(room.version, views.version)
-            if room.code in places:
-                room.queued, room.queue_place = True, places[room.code]
-        return rooms
-
-    def expired(self, room: Room) -> bool:
-        """A waiting room nobody completed in time (closed by the next pass or change)."""
-        return (
-            not room.handed_over
-            and not room.closed
-            and (self.now_ms - room.created_ms >= WAITING_ROOM_MS)
-        )
-
-    async def shown(self, card: RoomCard, viewer: str = "") -> RoomSnapshot:
+    async def shown(self, card: Room, viewer: str = "") -> RoomSnapshot:
         """The room as `viewer` sees it: from its match's latest views once handed over
         (this process's own when it hosts the match, else the feed's: they say what each
         owner sees), else from its card."""
@@ -101,7 +70,7 @@ class BoardRooms:
         if latest is None and card.handed_over:
             latest = await self.host.feed.latest(card.code)
         if latest is None:
-            return self.host.view(room_of(card), viewer)
+            return self.host.view(card, viewer)
         return msgspec.structs.replace(latest.seen_by(viewer), server_now_ms=self.now_ms)
 
     # -- changing ----------------------------------------------------------------------
@@ -115,65 +84,65 @@ class BoardRooms:
                 await holds.enter_async_context(self.board.hold(name))
             yield
 
-    async def unfinished(self) -> tuple[list[RoomCard], list[Room]]:
+    async def unfinished(self) -> tuple[list[Room], list[Room]]:
         """Every card kept, and the rooms not over among them (nor expired): what the
         limits of a create or a join count."""
         cards = await self.cards()
-        rooms = [room_of(card) for card in cards if not (card.over or card.closed)]
-        return cards, [room for room in rooms if not self.expired(room)]
+        now = self.now_ms
+        return cards, [card for card in cards if not (card.ended or card.expired(now))]
 
-    async def add(self, room: Room) -> bool:
-        """Keep a new room's card and publish its first views; False when its code is
+    async def add(self, card: Room, queue_place: int | None = None) -> Room | None:
+        """Keep a new room's card and publish its first views; None when its code is
         taken (nothing published then)."""
-        room.version += 1
-        if not await self.board.add(card_of(room)):
-            room.version -= 1
-            return False
-        self.host.show(room)
-        await self.host.published(room)
-        return True
+        card = replace(card, version=card.version + 1)
+        if not await self.board.add(card):
+            return None
+        self.host.show(card, queue_place)
+        await self.host.published(card.code)
+        return card
 
-    async def put(self, room: Room) -> None:
-        """Publish the changed room's views, then write its card (under its hold)."""
-        self.host.changed(room)
-        await self.host.published(room)
-        await self.board.put(card_of(room))
+    async def put(self, card: Room, queue_place: int | None = None) -> Room:
+        """Publish the changed room's views (its version one more), then write its card
+        (under its hold)."""
+        card = replace(card, version=card.version + 1)
+        self.host.show(card, queue_place)
+        await self.host.published(card.code)
+        await self.board.put(card)
+        return card
 
-    async def close(self, room: Room) -> None:
+    async def close(self, card: Room) -> Room:
         """Close a room no match was played in (everybody left, nobody came, its match
         withdrawn): its last views out, its feed ended, its card kept as closed."""
-        room.closed = True
-        room.finished_ms = self.now_ms
-        room.queued, room.queue_place = False, None
-        self.host.changed(room)
-        self.host.close(room)
-        await self.host.published(room)
-        await self.board.put(card_of(room))
+        card = replace(card, closed=True, finished_ms=self.now_ms, version=card.version + 1)
+        self.host.show(card)
+        self.host.close(card)
+        await self.host.published(card.code)
+        await self.board.put(card)
+        return card
 
-    def hand_over(self, room: Room, cards: Iterable[RoomCard]) -> None:
+    def hand_over(self, card: Room, cards: Iterable[Room]) -> tuple[Room, int | None]:
         """Both seats filled: the room waits for its match's host (PLACEMENT), at its
         place in B10's fair order: its rank among the matches handed over and not over
         (`fair_order.py`), kept on its card; hosts take the matches in that order
-        (`in_line`) and `queue_places` shows it."""
+        (`in_line`) and `queue_places` shows it. The card, and its place (None for a
+        ladder match)."""
         others = [
-            card
-            for card in cards
-            if card.code != room.code and card.handed_over and not (card.over or card.closed)
+            other for other in cards
+            if other.code != card.code and other.handed_over and not other.ended
         ]
-        room.handed_over = True
-        room.handed_ms = self.now_ms
-        room.queue_rank = rank_among(
-            room.queue_tags(), (room_of(card).queue_tags() for card in others)
+        card = replace(
+            card,
+            handed_over=True,
+            handed_ms=self.now_ms,
+            queue_rank=rank_among(card.queue_tags(), (other.queue_tags() for other in others)),
         )
-        room.queued = not room.ladder
-        places = queue_places([*others, card_of(room)])
-        room.queue_place = places.get(room.code) if room.queued else None
+        return card, queue_places([*others, card]).get(card.code)
 
-    async def queue_match(self, room: Room) -> None:
+    async def queue_match(self, card: Room) -> None:
         """Queue the match of a handed-over room (again: a no-op while it is queued) at
         its place in the fair order (`in_line`)."""
         try:
-            await self._jobs.enqueue(MATCH_JOB, spec_of(room), room.code, in_line(room))
+            await self._jobs.enqueue(MATCH_JOB, card, card.code, in_line(card))
         except JobError:
             raise Busy() from None
 
@@ -182,6 +151,33 @@ class BoardRooms:
         (`show_places`): after a room's match was handed over or withdrawn, outside any
         hold."""
         await show_places(self.board, self.host)
+
+
+def in_line(card: Room) -> InLine:
+    """The room's match's place in the queue's fair order, as its card keeps it: who
+    seated its sides, its kind, and its rank and arrival from when it was handed over."""
+    waiting = waiting_of(card)
+    return InLine(
+        tags=waiting.tags, spectacle=waiting.spectacle, ladder=waiting.ladder,
+        rank=waiting.rank, arrival_ms=waiting.arrival,
+    )
+
+
+def waiting_of(card: Room) -> Waiting:
+    """The room's match as one in the fair order's line (what `in_line` says)."""
+    arrival = card.handed_ms if card.handed_ms is not None else card.created_ms
+    return Waiting(
+        card.code, card.queue_tags(), card.queue_rank, arrival, card.spectacle, card.ladder
+    )
+
+
+def queue_places(cards: Iterable[Room]) -> dict[str, int]:
+    """The place, from 1, of each room's match waiting for a host (B9: room matches
+    ahead of it across the cluster), in B10's fair order — the one the hosts take them
+    in (`InLine`); the ladder's matches wait behind the rooms' and have none."""
+    waiting = in_fair_order(waiting_of(card) for card in cards if card.waits_for_a_host)
+    rooms = [entry for entry in waiting if not entry.ladder]
+    return {entry.key: place for place, entry in enumerate(rooms, start=1)}
 
 
 def limit_names(owner: str, address: str) -> list[str]:
@@ -202,7 +198,7 @@ def spectacles_of(rooms: Iterable[Room], address: str) -> int:
 
 
 async def show_places(
-    board: RoomBoard, host: RoomHost, cards: Iterable[RoomCard] | None = None
+    board: RoomBoard, host: RoomHost, cards: Iterable[Room] | None = None
 ) -> None:
     """Publish the place of each room's match waiting for a host whose latest views
     show another (one ahead of it was taken, or left, or one of a better rank came in
@@ -216,11 +212,11 @@ async def show_places(
             continue
         async with board.hold(code):
             card = await board.get(code)
-            if card is None or card.worker or card.over or card.closed:
+            if card is None or card.worker or card.ended:
                 continue
             version = max(card.version, latest.version) + 1
             await feed.publish(
                 code,
                 latest.replaced(queue_place=place, version=version, server_now_ms=host.clock.now_ms()),
             )
-            await board.put(msgspec.structs.replace(card, version=version))
+            await board.put(replace(card, version=version))

@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.room import Room
 
 
 class CloseRooms:
@@ -22,19 +21,17 @@ class CloseRooms:
         the latest (whatever is still finishing is then the Background's to cancel)."""
         host = self._host
         ended = 0
-        for room in host.registry.rooms():
+        for room in host.rooms():
             live = room.live
             if live is not None and not live.over:
                 live.abandon()
                 ended += 1
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout_s):
-                await host.until_sent(lambda: all(_done(room) for room in host.registry.rooms()))
+                # Nothing of a room is still running once its feed has sent everything
+                # and is closed, which comes after its match is archived and its bots'
+                # processes are closed (or it had no match).
+                await host.until_sent(
+                    lambda: all(room.feed_closed and host.quiet(room.code) for room in host.rooms())
+                )
         return ended
-
-
-def _done(room: Room) -> bool:
-    """Nothing of the room is still running: its feed has sent everything and is closed,
-    which comes after its match is archived and its bots' processes are closed (or it
-    had no match)."""
-    return room.feed_closed and not room.sending and not room.outbox

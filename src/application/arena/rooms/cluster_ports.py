@@ -2,8 +2,8 @@
 rooms from, and the desk that carries a person's action to the process hosting the
 room's match. In memory on one machine (the embedded default), on Redis for several.
 
-- `RoomBoard`: each room as a `RoomCard` (its seats, who made it, its version, the
-  match's id and the worker running it once one took it), every room's cross-process
+- `RoomBoard`: each room's card (the domain's frozen `Room`: its seats, who made it,
+  its version, the match's id and the host running it once one took it), every room's cross-process
   hold (one change of a room at a time, whichever instance is asked), and the workers'
   heartbeats (a worker that stops beating is taken for dead, its matches abandoned).
 - `RoomDesk`: a request for a room (the same commands as the REST routes') asked from
@@ -14,7 +14,7 @@ room's match. In memory on one machine (the embedded default), on Redis for seve
   them as they happen, so a worker that dies leaves what was played (B9 "Faults": the
   abandoned match's replay keeps it and ends with its `end`).
 
-Cards and requests are msgspec structs: the adapters carry them as JSON.
+Cards (frozen dataclasses) and requests (msgspec structs) travel as JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Protocol
 
 import msgspec
 
-from noitu.application.arena.jobs import SeatCard
+from noitu.domain.arena.room import Room
 
 __all__ = [
     "ASK_WITHIN_S",
@@ -38,9 +38,7 @@ __all__ = [
     "DeskRequest",
     "ReplayJournal",
     "RoomBoard",
-    "RoomCard",
     "RoomDesk",
-    "SeatCard",
 ]
 
 #: How long an instance waits for the worker's answer to a request (B9: 2 s).
@@ -57,48 +55,18 @@ WORKER_TTL_MS = 20_000
 REPLAY_JOURNAL_TTL_MS = 3600 * 1000
 
 
-class RoomCard(msgspec.Struct, frozen=True, kw_only=True):
-    """A room as every process of the cluster reads it."""
-
-    code: str
-    created_ms: int
-    creator: str
-    seats: tuple[SeatCard | None, SeatCard | None]
-    #: The room's version as its last snapshot shows it.
-    version: int
-    #: Closed before any match (everybody left, or nobody came).
-    closed: bool = False
-    #: Both seats filled and the match handed to the queue (phase PLACEMENT from then).
-    handed_over: bool = False
-    #: When it was handed over (ms), and its rank then among the matches handed over
-    #: and not over: the order of the rooms waiting for a worker (B10, `fair_order.py`).
-    handed_ms: int | None = None
-    queue_rank: int = 0
-    #: The match's id, once a worker made it.
-    match_id: str | None = None
-    #: The worker (its NOITU_INSTANCE) running the match, once one took it.
-    worker: str = ""
-    #: The match is over (finished, abandoned): its result is in the archive.
-    over: bool = False
-    #: When the room was closed or its match ended (ms), for forgetting it later.
-    finished_ms: int | None = None
-    ladder: bool = False
-    seed: int | None = None
-    turn_limit: int | None = None
-
-
 class RoomBoard(Protocol):
-    async def add(self, card: RoomCard) -> bool:
+    async def add(self, card: Room) -> bool:
         """Keep a new room's card; False (nothing kept) when its code is taken."""
         ...
 
-    async def get(self, code: str) -> RoomCard | None: ...
+    async def get(self, code: str) -> Room | None: ...
 
-    async def put(self, card: RoomCard) -> None:
+    async def put(self, card: Room) -> None:
         """Store the card of a room (replacing what was there): done under its hold."""
         ...
 
-    async def cards(self) -> list[RoomCard]:
+    async def cards(self) -> list[Room]:
         """Every card kept, oldest first."""
         ...
 

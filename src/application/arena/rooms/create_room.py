@@ -13,17 +13,15 @@ import msgspec
 from noitu.application.arena.admission import AddressAction, Admission
 from noitu.application.arena.errors import AlreadySeated, Busy, OneSpectacle, TooManyMatches
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
-from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.board_rooms import (
     BoardRooms,
     involving,
     limit_names,
     spectacles_of,
 )
-from noitu.application.arena.rooms.cluster_ports import RoomCard
-from noitu.application.arena.rooms.room import Room, RoomSeat, new_room_code
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.domain.arena.room import Room, RoomSeat, SeatKind, new_room_code
 
 #: Tries at a free code before answering `busy` (a code is 6 of 20 characters).
 CODE_TRIES = 20
@@ -61,30 +59,34 @@ class CreateRoom:
             second = None
             if command.opponent is not None:
                 second = await self._seating.seat(command.opponent, who, command.address)
-                if first.seat.kind is SeatKind.PERSON and second.seat.kind is SeatKind.PERSON:
+                if first.kind is SeatKind.PERSON and second.kind is SeatKind.PERSON:
                     raise AlreadySeated(
                         "Bạn không ngồi được cả hai bên. Hãy mời một người khác vào phòng."
                     )
-                both_builtin = all(s.seat.kind is SeatKind.BUILTIN for s in (first, second))
+                both_builtin = all(s.kind is SeatKind.BUILTIN for s in (first, second))
                 if both_builtin and spectacles_of(unfinished, command.address):
                     raise OneSpectacle()
             if self._admission is not None:
                 await self._admission.admit(AddressAction.ROOM, command.address)
-            room = await self._new_room(who, [first, second], cards)
+            room, place = await self._new_room(who, (first, second), cards)
             if room.full:
                 await rooms.queue_match(room)
         if room.full:
             await rooms.show_places()  # it may have come in ahead of others
-        return rooms.host.view(room, who)
+        return rooms.host.view(room, who, place)
 
     async def _new_room(
-        self, who: str, seats: list[RoomSeat | None], cards: list[RoomCard]
-    ) -> Room:
+        self, who: str, seats: tuple[RoomSeat, RoomSeat | None], cards: list[Room]
+    ) -> tuple[Room, int | None]:
         rooms = self._rooms
         for _ in range(CODE_TRIES):
-            room = Room(new_room_code(self._rng), rooms.now_ms, who, seats=list(seats))
+            room = Room(
+                code=new_room_code(self._rng), created_ms=rooms.now_ms, creator=who, seats=seats
+            )
+            place = None
             if room.full:
-                rooms.hand_over(room, cards)
-            if await rooms.add(room):
-                return room
+                room, place = rooms.hand_over(room, cards)
+            added = await rooms.add(room, place)
+            if added is not None:
+                return added, place
         raise Busy()

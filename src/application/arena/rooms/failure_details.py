@@ -53,7 +53,7 @@ class FailureDetails:
         result: Result | None
         stderr: tuple[bytes, bytes]
         if room is not None:
-            seats = [held.seat for held in room.seats if held is not None]
+            seats = [Seat.held(held) for held in room.card.seats if held is not None]
             result, stderr = room.result, room.stderr
         else:
             record = await self._archive.get_match(match_id)

@@ -25,15 +25,10 @@ from noitu.application.arena.errors import (
     WrongRoomPhase,
 )
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import room_of
-from noitu.application.arena.rooms.cluster_ports import (
-    ASK_WITHIN_S,
-    DeskRequest,
-    RoomCard,
-    RoomDesk,
-)
+from noitu.application.arena.rooms.cluster_ports import ASK_WITHIN_S, DeskRequest, RoomDesk
 from noitu.application.arena.rooms.seating import check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.domain.arena.room import Room
 
 
 class RoomCommand(Protocol):
@@ -63,11 +58,6 @@ _snapshot = msgspec.json.Decoder(RoomSnapshot)
 _encoder = msgspec.json.Encoder()
 
 
-def hosted(card: RoomCard) -> bool:
-    """A host runs the room's match now: it answers the room's requests."""
-    return card.handed_over and bool(card.worker) and not card.over and not card.closed
-
-
 async def ask_host(desk: RoomDesk, kind: str, command: RoomCommand) -> RoomSnapshot:
     """The host's answer to the request; raises its refusal, or `Busy`."""
     request = DeskRequest(kind=kind, command=msgspec.Raw(_encoder.encode(command)))
@@ -82,9 +72,8 @@ def room_code(command: RoomCommand) -> str:
     return command.code.strip().upper()
 
 
-def refusal(kind: str, card: RoomCard, who: str) -> GameError:
+def refusal(kind: str, room: Room, who: str) -> GameError:
     """Why a room whose match no host runs refuses a placement, a move or a surrender."""
-    room = room_of(card)
     if kind == SURRENDER:
         if not room.sides_of(who):
             return NotOwner(ONLY_OWNERS_SURRENDER) if room.involves(who) else NotSeated()
@@ -92,9 +81,9 @@ def refusal(kind: str, card: RoomCard, who: str) -> GameError:
             return WrongRoomPhase(LADDER_PLAYS_ON)
     elif room.person_side(who) is None:
         return NotSeated()
-    if card.closed:
+    if room.closed:
         return WrongRoomPhase(ROOM_CLOSED)
-    if card.over:
+    if room.over:
         return WrongRoomPhase(MATCH_OVER)
     return WrongRoomPhase({PLACE: NOT_PLACING, ACT: NOT_STARTED}.get(kind, LEAVE_INSTEAD))
 
@@ -109,13 +98,13 @@ class ForwardRoomCall(Generic[C]):
     async def __call__(self, command: C) -> RoomSnapshot:
         who = check_owner(command.owner)
         card = await self._rooms.card(command.code)
-        if card.handed_over and card.match_id is None and not (card.over or card.closed):
+        if card.handed_over and card.match_id is None and not card.ended:
             card = await self._made(card)
-        if hosted(card):
+        if card.hosted:
             return await ask_host(self._desk, self._kind, command)
         raise refusal(self._kind, card, who)
 
-    async def _made(self, card: RoomCard) -> RoomCard:
+    async def _made(self, card: Room) -> Room:
         """The card once its match is made (its views name it), if that comes within
         `ASK_WITHIN_S`: a request that comes just after the seats were filled waits for
         the host taking the match rather than being refused."""

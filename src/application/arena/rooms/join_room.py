@@ -16,18 +16,16 @@ from noitu.application.arena.errors import (
     WrongRoomPhase,
 )
 from noitu.application.arena.limits import MAX_LIVE_MATCHES_PER_OWNER
-from noitu.application.arena.replay import SeatKind
 from noitu.application.arena.rooms.board_rooms import (
     BoardRooms,
     involving,
     limit_names,
     spectacles_of,
 )
-from noitu.application.arena.rooms.cards import room_of
-from noitu.application.arena.rooms.room import Room, RoomPhase
 from noitu.application.arena.rooms.seating import SeatChoice, Seating, check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.domain.arena.board import SIDES, Side
+from noitu.domain.arena.room import Room, RoomPhase, SeatKind
 
 
 class JoinRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -48,9 +46,9 @@ class JoinRoom:
         rooms = self._rooms
         card = await rooms.card(command.code)
         async with rooms.holding([card.code, *limit_names(who, command.address)]):
-            room = room_of(await rooms.card(card.code))
-            if rooms.expired(room):
-                await rooms.close(room)
+            room = await rooms.card(card.code)
+            if room.expired(rooms.now_ms):
+                room = await rooms.close(room)
             side = self._side(room, command, who)
             cards, unfinished = await rooms.unfinished()
             if not room.involves(who) and involving(unfinished, who) >= MAX_LIVE_MATCHES_PER_OWNER:
@@ -58,26 +56,26 @@ class JoinRoom:
             held = await self._seating.seat(command.seat, who, command.address)
             other = room.seats[1 - side.number]
             if (
-                held.seat.kind is SeatKind.BUILTIN
+                held.kind is SeatKind.BUILTIN
                 and other is not None
-                and other.seat.kind is SeatKind.BUILTIN
+                and other.kind is SeatKind.BUILTIN
                 and spectacles_of(unfinished, command.address)
             ):
                 raise OneSpectacle()
-            room.seats[side.number] = held
+            room, place = room.seated(side, held), None
             if room.full:
-                rooms.hand_over(room, cards)
-            await rooms.put(room)
+                room, place = rooms.hand_over(room, cards)
+            room = await rooms.put(room, place)
             if room.full:
                 await rooms.queue_match(room)
         if room.full:
             await rooms.show_places()  # it may have come in ahead of others
-        return rooms.host.view(room, who)
+        return rooms.host.view(room, who, place)
 
     @staticmethod
     def _side(room: Room, command: JoinRoomCommand, who: str) -> Side:
         if room.phase is not RoomPhase.WAITING:
-            if room.is_over:
+            if room.ended:
                 raise WrongRoomPhase("Phòng này đã đóng.")
             raise RoomFull()
         if command.seat.kind == SeatKind.PERSON.value and room.person_side(who) is not None:

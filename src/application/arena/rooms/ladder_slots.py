@@ -1,7 +1,7 @@
 """Where the ladder's matches go (spec B8 "Scheduling", B9; issue 31): the slots it
-may fill and the matches it hands over. The ladder makes no room of its own: it hands
-each match, a `MatchSpec` under a fresh room code, to the match queue as any full
-room's match is, and the match is watchable under that code.
+may fill and the matches it hands over. The ladder seats no person: it hands each
+match, the card of a room under a fresh code with both seats filled, to the match
+queue as any full room's match is, and the match is watchable under that code.
 
 `BoardSlots`: the hosts' match slots as the board shows them (a room's match waiting
 for a host keeps the ladder out; at most all slots but one to the ladder). Its `play`
@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 
 from noitu.application.arena.errors import Busy
-from noitu.application.arena.jobs import MatchOutcome, MatchSpec
+from noitu.application.arena.jobs import MatchOutcome
 from noitu.application.arena.live_match import Timer
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import room_for, room_of
-from noitu.application.arena.rooms.cluster_ports import RoomCard
-from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.storage import MatchArchive, StorageUnavailable
+from noitu.domain.arena.room import Room, RoomPhase
 
 #: How often a ladder match's card is read until it is over while the feed is away (ms).
 LOOK_EVERY_MS = 1_000
@@ -55,16 +54,15 @@ class BoardSlots:
     def off_change(self, wake: Callable[[], None]) -> None:
         """Nothing was listened to."""
 
-    async def play(self, spec: MatchSpec) -> MatchOutcome:
+    async def play(self, card: Room) -> MatchOutcome:
         """The match's card added (handed over), its first snapshot published, its job
         queued; then its outcome, once its card says it is over."""
-        room = room_for(spec)
-        room.handed_over = True
-        room.handed_ms = self._rooms.now_ms
-        if not await self._rooms.add(room):  # watchable, and in the lobby, from now on
+        card = replace(card, handed_over=True, handed_ms=self._rooms.now_ms)
+        added = await self._rooms.add(card)  # watchable, and in the lobby, from now on
+        if added is None:
             raise Busy()
-        await self._rooms.queue_match(room)
-        return await self._outcome(spec.code)
+        await self._rooms.queue_match(added)
+        return await self._outcome(card.code)
 
     async def _outcome(self, code: str) -> MatchOutcome:
         match_id = await self._ended(code)
@@ -102,7 +100,7 @@ class BoardSlots:
             else:
                 if card is None:
                     return None
-                if card.over or card.closed:
+                if card.ended:
                     return card.match_id
             await self._timer.sleep_until(rooms.now_ms + LOOK_EVERY_MS)
 
@@ -119,16 +117,16 @@ class BoardSlots:
                 fresh = await board.get(card.code)
                 if fresh is None or not _waiting(fresh):
                     continue  # a host took it meanwhile: it plays
-                await self._rooms.close(room_of(fresh))
+                await self._rooms.close(fresh)
             cancelled += 1
         return cancelled
 
 
-def _waiting(card: RoomCard) -> bool:
+def _waiting(card: Room) -> bool:
     """A ladder match handed over that no host took yet."""
-    return card.ladder and _playing(card) and not card.worker
+    return card.ladder and card.waits_for_a_host
 
 
-def _playing(card: RoomCard) -> bool:
+def _playing(card: Room) -> bool:
     """A match handed over and not over: waiting for a host, or played by one."""
-    return card.handed_over and not card.over and not card.closed
+    return card.handed_over and not card.ended

@@ -11,13 +11,12 @@ import msgspec
 
 from noitu.application.arena.errors import NotSeated
 from noitu.application.arena.rooms.board_rooms import BoardRooms
-from noitu.application.arena.rooms.cards import room_of
 from noitu.application.arena.rooms.cluster_ports import RoomDesk
-from noitu.application.arena.rooms.forward_room_call import LEAVE, ask_host, hosted
+from noitu.application.arena.rooms.forward_room_call import LEAVE, ask_host
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.seating import check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
-from noitu.domain.arena.board import Side
+from noitu.domain.arena.board import SIDES, Side
 
 
 class LeaveRoomCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -33,7 +32,7 @@ class LeaveRoom:
     async def __call__(self, command: LeaveRoomCommand) -> RoomSnapshot:
         who = check_owner(command.owner)
         card = await self._rooms.card(command.code)
-        if not hosted(card):
+        if not card.hosted:
             left = await self._before_the_match(card.code, who)
             if left is not None:
                 return left
@@ -43,26 +42,25 @@ class LeaveRoom:
         """Leave a room whose match no host runs (None: a host took it meanwhile)."""
         rooms = self._rooms
         async with rooms.holding([code]):
-            card = await rooms.card(code)
-            if card.over or card.closed:
-                return await rooms.shown(card, who)
-            if hosted(card):
+            room = await rooms.card(code)
+            if room.ended:
+                return await rooms.shown(room, who)
+            if room.hosted:
                 return None
-            room = room_of(card)
             freed = [
-                number
-                for number, held in enumerate(room.seats)
+                side
+                for side, held in zip(SIDES, room.seats)
                 if held is not None and (held.seated_by == who or held.controlled_by(who))
             ]
             if not freed:
                 raise NotSeated()
             if not room.handed_over:
-                for number in freed:
-                    room.seats[number] = None
+                for side in freed:
+                    room = room.seated(side, None)
             if room.handed_over or all(held is None for held in room.seats):
-                await rooms.close(room)  # its match not made yet, or left empty
+                room = await rooms.close(room)  # its match not made yet, or left empty
             else:
-                await rooms.put(room)
+                room = await rooms.put(room)
         if room.handed_over:
             await rooms.show_places()  # the ones behind it move up
         return rooms.host.view(room, who)
@@ -78,14 +76,16 @@ class LeaveMatch:
         who = check_owner(command.owner)
         host = self._host
         room = host.room(command.code)
-        sides = room.sides_of(who)
+        sides = room.card.sides_of(who)
         live = room.live
         if not sides:
             raise NotSeated()
         if live is None:  # its match is being made: the room closes, nobody played
             host.abandon_waiting(room)
         elif not live.over:
-            live.surrender(_leaving_side(sides, room.person_side(who), live.match.current_player))
+            live.surrender(
+                _leaving_side(sides, room.card.person_side(who), live.match.current_player)
+            )
         return host.view(room, who)
 
 

@@ -38,7 +38,7 @@ class PlacePieces:
         who = check_owner(command.owner)
         host = self._host
         room = host.room(command.code)
-        side = room.person_side(who)
+        side = room.card.person_side(who)
         if side is None:
             raise NotSeated()
         live = room.live

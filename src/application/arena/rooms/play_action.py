@@ -17,10 +17,10 @@ from noitu.application.arena.errors import (
 from noitu.application.arena.rooms.forward_room_call import MATCH_OVER, NOT_STARTED
 from noitu.application.arena.rooms.host import RoomHost
 from noitu.application.arena.rooms.inputs import ActionInput, action_of
-from noitu.application.arena.rooms.room import RoomPhase
 from noitu.application.arena.rooms.seating import check_owner
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
 from noitu.domain.arena import errors as rules
+from noitu.domain.arena.room import RoomPhase
 
 
 class PlayActionCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -37,7 +37,7 @@ class PlayAction:
         who = check_owner(command.owner)
         host = self._host
         room = host.room(command.code)
-        side = room.person_side(who)
+        side = room.card.person_side(who)
         if side is None:
             raise NotSeated()
         live = room.live

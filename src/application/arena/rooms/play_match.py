@@ -1,11 +1,12 @@
-"""PlayMatch: a match as one unit of work (issue 31; spec B4, B8, B9). Given a
-`MatchSpec` it records, places, plays, archives and publishes the match under the
-spec's room code, and answers its `MatchOutcome`. It is the handler of every match
+"""PlayMatch: a match as one unit of work (issue 31; spec B4, B8, B9). Given the card of
+the room it is played in (a full room's, or a ladder match's) it records, places,
+plays, archives and publishes the match under the room's code, and answers its
+`MatchOutcome`. It is the handler of every match
 job, a room's or the ladder's: in this process on one machine, on a worker on several
 (`NOITU_ARENA_QUEUE=saq`); the same either way.
 
-The room is taken from its card on the board (the card names this host from then on,
-so no other takes it; a room closed, or taken by another host, before this one took it
+The room is taken as its card on the board says it is (the card names this host from
+then on, so no other takes it; a room closed, or taken by another host, before this one took it
 is left alone); its requests come through the `RoomDesk` and are answered by the
 match's use cases (`PlacePieces`, `PlayAction`, `Surrender`, `LeaveMatch`); the card
 is written again when the match is made, now and then while it lasts, and once it is
@@ -19,18 +20,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgspec
 
 from noitu.application.arena.errors import BadRequest, Busy, GameError
-from noitu.application.arena.jobs import MatchOutcome, MatchSpec
-from noitu.application.arena.rooms.cards import card_of, room_of
+from noitu.application.arena.jobs import MatchOutcome
 from noitu.application.arena.rooms.cluster_ports import DeskReply, DeskRequest, RoomBoard, RoomDesk
 from noitu.application.arena.rooms.host import RoomHost
-from noitu.application.arena.rooms.ports import MatchStarter
-from noitu.application.arena.rooms.room import Room
+from noitu.application.arena.rooms.hosted_room import HostedRoom
 from noitu.application.arena.rooms.snapshot import RoomSnapshot
+from noitu.application.arena.rooms.start_match import StartMatch
+from noitu.domain.arena.room import Room
 
 #: How long a match cut short may take to be archived and its feed closed (seconds).
 WIND_DOWN_S = 10.0
@@ -62,7 +64,7 @@ class PlayMatch:
     def __init__(
         self,
         host: RoomHost,
-        start: MatchStarter,
+        start: StartMatch,
         board: RoomBoard,
         desk: RoomDesk,
         answers: Mapping[str, DeskUseCase],
@@ -77,9 +79,9 @@ class PlayMatch:
         self._answers = dict(answers)
         self._worker = worker
 
-    async def __call__(self, spec: MatchSpec) -> MatchOutcome:
+    async def __call__(self, card: Room) -> MatchOutcome:
         """Play the match (none when its room was closed, or taken, meanwhile)."""
-        room = await self._take(spec)
+        room = await self._take(card.code)
         if room is None:
             return MatchOutcome(match_id=None)
         serving = asyncio.create_task(self._serve(room))
@@ -87,11 +89,11 @@ class PlayMatch:
             try:
                 await self._start(room)
             except BaseException:
-                if room.live is None and not room.closed:
+                if room.live is None and not room.card.closed:
                     self._host.abandon_waiting(room)  # nothing was started
                 raise
-            if room.live is None and not room.closed:
-                self._host.abandon_waiting(room)  # its seats changed as it was recorded
+            if room.live is None and not room.card.closed:
+                self._host.abandon_waiting(room)  # its match could not be made
             await self._write(room)  # the match's id, for whoever abandons it
             await self._until_done(room)
         except asyncio.CancelledError:
@@ -105,34 +107,31 @@ class PlayMatch:
             await asyncio.gather(serving, return_exceptions=True)
             with contextlib.suppress(Busy):
                 await asyncio.shield(self._write(room))
-            self._host.forget(room)
+            self._host.forget(room.code)
         return MatchOutcome(
             match_id=room.match_id,
             result=room.result if room.archived else None,
-            ended_ms=room.finished_ms,
+            ended_ms=room.card.finished_ms,
         )
 
-    async def _take(self, spec: MatchSpec) -> Room | None:
-        host = self._host
-        async with self._board.hold(spec.code):
-            card = await self._board.get(spec.code)
-            if card is None or card.closed or card.over or card.worker or not card.handed_over:
+    async def _take(self, code: str) -> HostedRoom | None:
+        """The room as its card is now, if no host took it and it is not over: its card
+        from the board (its seats may have changed since the job was queued)."""
+        async with self._board.hold(code):
+            card = await self._board.get(code)
+            if card is None or card.ended or card.worker or not card.handed_over:
                 return None
-            room = room_of(card)
-            room.worker = self._worker
-            room.queued, room.queue_place = False, None
-            host.registry.remove(spec.code)
-            host.registry.add(room)
-            await self._board.put(card_of(room))
+            room = self._host.host(replace(card, worker=self._worker))
+            await self._board.put(room.card)
         # The matches behind it move up: the board's pass shows it (every 5 s), not the
         # host, whose every take would otherwise publish every waiting room again.
         return room
 
-    async def _write(self, room: Room) -> None:
+    async def _write(self, room: HostedRoom) -> None:
         async with self._board.hold(room.code):
-            await self._board.put(card_of(room))
+            await self._board.put(room.card)
 
-    async def _until_done(self, room: Room) -> None:
+    async def _until_done(self, room: HostedRoom) -> None:
         """Until the match is archived and the room's last snapshot is out; its card
         written again now and then meanwhile, so the board keeps it however long the
         match lasts."""
@@ -142,11 +141,9 @@ class PlayMatch:
             except TimeoutError:
                 with contextlib.suppress(Busy):
                     await self._write(room)
-        await self._host.until_sent(
-            lambda: room.feed_closed and not room.sending and not room.outbox
-        )
+        await self._host.until_sent(lambda: room.feed_closed and self._host.quiet(room.code))
 
-    async def _serve(self, room: Room) -> None:
+    async def _serve(self, room: HostedRoom) -> None:
         """Answer the room's requests while the match lives here: each once the change
         it made is in the feed, so a look asked on any instance after the answer shows
         it (looks are the feed's: `RoomViews`)."""
@@ -156,7 +153,7 @@ class PlayMatch:
                 try:
                     async for asked in listening:
                         reply = await self.answer(asked.request)
-                        await self._host.published(room)
+                        await self._host.published(room.code)
                         await asked.answer(reply)
                 finally:
                     await listening.aclose()

@@ -1,5 +1,5 @@
-"""The ports the rooms need beyond the arena's stores: where live rooms are kept, the
-feed of their snapshots, the built-in bots' artefacts, and waiting for a moment of the
+"""The ports the rooms need beyond the arena's stores and the board (`cluster_ports.py`):
+the feed of their snapshots, the built-in bots' artefacts, and waiting for a moment of the
 clock (`Timer`, shared with RunMatch)."""
 
 from __future__ import annotations
@@ -11,27 +11,9 @@ from noitu.application.arena.live_match import Timer
 from noitu.application.arena.ports import Artefact
 
 if TYPE_CHECKING:
-    from noitu.application.arena.rooms.room import Room
     from noitu.application.arena.rooms.snapshot import RoomViews
 
-__all__ = ["BuiltinArtefacts", "MatchStarter", "RoomFeed", "RoomRegistry", "Timer"]
-
-
-class RoomRegistry(Protocol):
-    """The live rooms of this process, by code (they hold tasks and processes, so they
-    are never shared between instances: a room lives where it was made)."""
-
-    def add(self, room: Room) -> bool:
-        """Keep a new room; False (nothing kept) when its code is taken."""
-        ...
-
-    def get(self, code: str) -> Room | None: ...
-
-    def remove(self, code: str) -> None: ...
-
-    def rooms(self) -> list[Room]:
-        """Every room kept, oldest first."""
-        ...
+__all__ = ["BuiltinArtefacts", "RoomFeed", "Timer"]
 
 
 class RoomFeed(Protocol):
@@ -70,10 +52,3 @@ class BuiltinArtefacts(Protocol):
     async def artefact(self, name: str) -> Artefact:
         """The artefact of built-in bot `name`, built once; raises when it cannot be."""
         ...
-
-
-class MatchStarter(Protocol):
-    """What a match's host does with the room it took (`PlayMatch`): make its match and
-    run it (`StartMatch`)."""
-
-    async def __call__(self, room: Room) -> None: ...

@@ -7,11 +7,10 @@ from __future__ import annotations
 import msgspec
 
 from noitu.application.arena.errors import BadOwnerKey, BadRequest, BotNotBuilt, BotNotFound
-from noitu.application.arena.records import OWNER_HASH_PATTERN, BuildStatus, Seat, is_bot_id
-from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.records import OWNER_HASH_PATTERN, BuildStatus, is_bot_id
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
-from noitu.application.arena.rooms.room import RoomSeat, person_name
 from noitu.application.arena.storage import BotCatalogue
+from noitu.domain.arena.room import RoomSeat, SeatKind, person_name
 
 
 class SeatChoice(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -43,21 +42,29 @@ class Seating:
         told), BotNotBuilt, BadRequest."""
         if choice.kind == SeatKind.PERSON.value:
             name = person_name(choice.name)
-            return RoomSeat(Seat(SeatKind.PERSON, name, name, who), who, address)
+            return RoomSeat(
+                kind=SeatKind.PERSON, ref=name, name=name, owner=who, seated_by=who, address=address
+            )
         if choice.kind == SeatKind.UPLOAD.value:
             bot = await self._catalogue.get_bot(choice.ref) if is_bot_id(choice.ref) else None
             if bot is None or (bot.owner != who and not bot.public):
                 raise BotNotFound()
             if bot.build is not BuildStatus.OK or bot.artefact_dir is None:
                 raise BotNotBuilt("Bot này biên dịch bị lỗi nên không vào trận được.")
-            return RoomSeat(Seat(SeatKind.UPLOAD, bot.id, bot.name, bot.owner), who, address)
+            return RoomSeat(
+                kind=SeatKind.UPLOAD, ref=bot.id, name=bot.name, owner=bot.owner,
+                seated_by=who, address=address,
+            )
         if choice.kind == SeatKind.BUILTIN.value:
             names = self._builtins.names()
             if choice.ref not in names:
                 raise BadRequest(
                     f"Không có bot sẵn tên {choice.ref[:40]!r}: chọn {', '.join(names)}."
                 )
-            return RoomSeat(Seat(SeatKind.BUILTIN, choice.ref, choice.ref), who, address)
+            return RoomSeat(
+                kind=SeatKind.BUILTIN, ref=choice.ref, name=choice.ref, seated_by=who,
+                address=address,
+            )
         raise BadRequest(
             "Chỗ ngồi là person (bạn), upload (bot đã tải lên) hoặc builtin (bot có sẵn)."
         )

@@ -19,11 +19,11 @@ from collections.abc import Iterable
 
 import msgspec
 
-from noitu.application.arena.replay import SeatKind
-from noitu.application.arena.rooms.room import Room, RoomPhase, RoomSeat
+from noitu.application.arena.rooms.hosted_room import HostedRoom
 from noitu.domain.arena.actions import Action, Fight, Move
 from noitu.domain.arena.board import COLS, ROWS, SIDES, Board, Side
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Phase, Result
+from noitu.domain.arena.room import Room, RoomPhase, RoomSeat, SeatKind
 
 
 class PositionView(msgspec.Struct, frozen=True):
@@ -175,25 +175,33 @@ def result_view(result: Result | None) -> ResultView | None:
 def seat_view(side: Side, held: RoomSeat | None, ready: bool) -> SeatView | None:
     if held is None:
         return None
-    seat = held.seat
     return SeatView(
         side.value,
-        seat.kind.value,
-        seat.name,
+        held.kind.value,
+        held.name,
         ready,
-        seat.ref if seat.kind is SeatKind.UPLOAD else None,
-        seat.ref if seat.kind is SeatKind.BUILTIN else None,
+        held.ref if held.kind is SeatKind.UPLOAD else None,
+        held.ref if held.kind is SeatKind.BUILTIN else None,
     )
 
 
-def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnapshot:
-    """The room as a viewer answering for the sides `mine` sees it (a spectator: none)."""
+def snapshot_of(
+    room: Room | HostedRoom,
+    now_ms: int,
+    mine: Iterable[Side] = (),
+    queue_place: int | None = None,
+) -> RoomSnapshot:
+    """The room as a viewer answering for the sides `mine` sees it (a spectator: none):
+    a card (with its place in the queue while its match waits for a host), or a hosted
+    room with its match."""
     mine = tuple(mine)
-    live = room.live
+    hosted = room if isinstance(room, HostedRoom) else None
+    card = room.card if isinstance(room, HostedRoom) else room
+    live = None if hosted is None else hosted.live
     phase = room.phase
     match = None if live is None else live.match
     seats = tuple(
-        seat_view(side, room.seats[side.number], match is not None and match.is_ready(side))
+        seat_view(side, card.seats[side.number], match is not None and match.is_ready(side))
         for side in SIDES
     )
     if match is None:
@@ -216,9 +224,9 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         legal = tuple(action_view(a) for a in live.match.legal_actions())
     last = None if live is None else live.last
     return RoomSnapshot(
-        code=room.code,
+        code=card.code,
         phase=phase.value,
-        version=room.version,
+        version=card.version,
         seats=seats,  # type: ignore[arg-type]
         mine=tuple(side.value for side in mine),
         turn=0 if match is None else match.turn,
@@ -227,8 +235,8 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
         thinking=None if live is None or live.thinking is None else live.thinking.value,
         deadline_ms=None if live is None or not playing else live.deadline_ms,
         placement_deadline_ms=(
-            room.placement_deadline_ms
-            if phase is RoomPhase.PLACEMENT and match is not None and match.phase is Phase.PLACEMENT
+            hosted.placement_deadline_ms
+            if hosted is not None and phase is RoomPhase.PLACEMENT and match is not None and match.phase is Phase.PLACEMENT
             else None
         ),
         server_now_ms=now_ms,
@@ -242,11 +250,11 @@ def snapshot_of(room: Room, now_ms: int, mine: Iterable[Side] = ()) -> RoomSnaps
             )
         ),
         pieces_left=left,
-        queue_place=room.queue_place if room.queued else None,
-        result=result_view(room.result),
-        match_id=room.match_id,
-        replay_ready=room.archived and room.replay is not None,
-        ladder=room.ladder,
+        queue_place=queue_place,
+        result=None if hosted is None else result_view(hosted.result),
+        match_id=card.match_id,
+        replay_ready=hosted is not None and hosted.archived and hosted.replay is not None,
+        ladder=card.ladder,
     )
 
 
@@ -285,20 +293,21 @@ class RoomViews(msgspec.Struct, frozen=True):
         return RoomViews(msgspec.structs.replace(self.room, **changes), self.sides, own)
 
 
-def views_of(room: Room, now_ms: int) -> RoomViews:
+def views_of(room: Room | HostedRoom, now_ms: int, queue_place: int | None = None) -> RoomViews:
     """What the feed carries of `room` now (see `RoomViews`)."""
-    spectator = snapshot_of(room, now_ms)
+    spectator = snapshot_of(room, now_ms, (), queue_place)
+    card = room.card if isinstance(room, HostedRoom) else room
     owners = {
-        held.seat.owner
-        for held in room.seats
-        if held is not None and held.seat.kind is not SeatKind.BUILTIN and held.seat.owner
+        held.owner
+        for held in card.seats
+        if held is not None and held.kind is not SeatKind.BUILTIN and held.owner
     }
     sides: dict[str, tuple[str, ...]] = {}
     own: dict[str, RoomSnapshot] = {}
-    live = room.live
+    live = room.live if isinstance(room, HostedRoom) else None
     placing = live is not None and spectator.phase == RoomPhase.PLACEMENT.value
     for who in sorted(owners):
-        mine = room.sides_of(who)
+        mine = card.sides_of(who)
         if not mine:
             continue
         sides[who] = tuple(side.value for side in mine)
@@ -306,5 +315,5 @@ def views_of(room: Room, now_ms: int) -> RoomViews:
             side.value == spectator.current_player and live.is_person(side) for side in mine
         )
         if placing or to_move:
-            own[who] = snapshot_of(room, now_ms, mine)
+            own[who] = snapshot_of(room, now_ms, mine, queue_place)
     return RoomViews(spectator, sides, own)

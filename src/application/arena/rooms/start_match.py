@@ -33,6 +33,7 @@ import asyncio
 import random
 from collections.abc import Coroutine
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 from noitu.application.arena.build_queue import BuildQueue
@@ -42,13 +43,13 @@ from noitu.application.arena.live_match import LiveMatch, Timer
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.patience import Patience
 from noitu.application.arena.ports import Artefact, BotBuilder, ProcessFailure
-from noitu.application.arena.records import MAX_SEED, BotRecord, BuildStatus, MatchRecord
-from noitu.application.arena.replay import Player, SeatKind
+from noitu.application.arena.records import MAX_SEED, BotRecord, BuildStatus, MatchRecord, Seat
+from noitu.application.arena.replay import Player
 from noitu.application.arena.rooms.cluster_ports import ReplayJournal
 from noitu.application.arena.rooms.host import RoomHost
+from noitu.application.arena.rooms.hosted_room import HostedRoom
 from noitu.application.arena.rooms.journaled_replay import JournaledReplay
 from noitu.application.arena.rooms.ports import BuiltinArtefacts
-from noitu.application.arena.rooms.room import Room
 from noitu.application.arena.run_match import BotSeat, MatchSeat, PersonSeat, RunMatch
 from noitu.application.arena.storage import (
     AlreadyStored,
@@ -62,6 +63,7 @@ from noitu.application.arena.storage import (
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Match, Phase, Result
+from noitu.domain.arena.room import SeatKind
 
 #: Tries at a fresh match id before giving up (ids are 32 random bits).
 MATCH_ID_TRIES = 8
@@ -107,28 +109,25 @@ class StartMatch:
         self._patience = patience or Patience(host.clock, timer)
         self._journal = journal
 
-    async def __call__(self, room: Room) -> None:
-        """Make the room's match when both seats are filled (nothing otherwise). Raises
-        what the archive raises (nothing is then started and the room is unchanged)."""
-        if room.starting or room.live is not None or room.closed or not room.full:
+    async def __call__(self, room: HostedRoom) -> None:
+        """Make the match of the room its host took (nothing when it is not full, or
+        its match made). Raises what the archive raises (nothing is then started and the
+        room is unchanged)."""
+        card = room.card
+        if room.live is not None or card.closed or not card.full:
             return
-        room.starting = True
-        seats = list(room.seats)
         clock = self._host.clock
         created = clock.now_ms()
-        seed = room.seed if room.seed is not None else self._rng.randint(0, MAX_SEED)
-        turn_limit = room.turn_limit or MATCH_CLOCK.turn_limit
-        try:
-            match_id = await self._record(room, seed, turn_limit, created)
-        finally:
-            room.starting = False
-        if room.closed or room.seats != seats:  # somebody left meanwhile
+        seed = card.seed if card.seed is not None else self._rng.randint(0, MAX_SEED)
+        turn_limit = card.turn_limit or MATCH_CLOCK.turn_limit
+        match_id = await self._record(room, seed, turn_limit, created)
+        if room.card.closed:  # its seated owner left meanwhile (`LeaveMatch`)
             abandoned = Result(None, EndReason.ABANDONED, 0)
             await self._archive.finish_match(match_id, abandoned, clock.now_ms(), None)
             return
         match = Match(match_id, seed, turn_limit)
         persons = [
-            side for side, held in zip(SIDES, seats) if held and held.seat.kind is SeatKind.PERSON
+            side for side, held in zip(SIDES, card.seats) if held and held.kind is SeatKind.PERSON
         ]
         for side in SIDES:
             if side not in persons:
@@ -140,7 +139,7 @@ class StartMatch:
         room.live = LiveMatch(
             match, writer, persons=persons, clock=clock, on_change=self._host.on_change_of(room)
         )
-        room.match_id = match_id
+        room.card = replace(room.card, match_id=match_id)
         room.placement_deadline_ms = created + MATCH_CLOCK.placement_ms if persons else None
         self._host.changed(room)
         self._host.background.spawn(self._conduct(room, room.live, writer))
@@ -154,14 +153,14 @@ class StartMatch:
             local, self._journal, match_id, host.background, host.clock, self._timer
         )
 
-    async def _record(self, room: Room, seed: int, turn_limit: int, created: int) -> str:
-        p1, p2 = room.seats
+    async def _record(self, room: HostedRoom, seed: int, turn_limit: int, created: int) -> str:
+        p1, p2 = room.card.seats
         assert p1 is not None and p2 is not None
         for _ in range(MATCH_ID_TRIES):
             match_id = f"{self._rng.getrandbits(32):08X}"
             record = MatchRecord(
-                match_id, room.code, seed, turn_limit, created, p1.seat, p2.seat,
-                runner=self._runner, ladder=room.ladder,
+                match_id, room.code, seed, turn_limit, created, Seat.held(p1), Seat.held(p2),
+                runner=self._runner, ladder=room.card.ladder,
             )
             try:
                 await self._patience(
@@ -176,7 +175,7 @@ class StartMatch:
 
     # -- the match, in the background ----------------------------------------------
 
-    async def _conduct(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+    async def _conduct(self, room: HostedRoom, live: LiveMatch, writer: ReplayWriter) -> None:
         try:
             await self._placement(room, live)
             if not live.over:
@@ -187,7 +186,7 @@ class StartMatch:
         finally:
             await self._finish(room, live, writer)
 
-    async def _placement(self, room: Room, live: LiveMatch) -> None:
+    async def _placement(self, room: HostedRoom, live: LiveMatch) -> None:
         deadline = room.placement_deadline_ms
         while live.match.phase is Phase.PLACEMENT:
             pulse = live.pulse()
@@ -196,7 +195,7 @@ class StartMatch:
                 return
             await first_done(pulse.wait(), self._timer.sleep_until(deadline))
 
-    async def _play(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+    async def _play(self, room: HostedRoom, live: LiveMatch, writer: ReplayWriter) -> None:
         match_id = room.match_id
         assert match_id is not None
         seats = await self._patience(
@@ -215,19 +214,18 @@ class StartMatch:
             live, seats, when_over=lambda: self._conclude(room, live, writer)
         )
 
-    async def _seats(self, room: Room) -> list[MatchSeat]:
+    async def _seats(self, room: HostedRoom) -> list[MatchSeat]:
         seats: list[MatchSeat] = []
         for side in SIDES:
-            held = room.seats[side.number]
+            held = room.card.seats[side.number]
             assert held is not None
-            seat = held.seat
-            player = Player(side, seat.name, seat.kind)
-            if seat.kind is SeatKind.PERSON:
+            player = Player(side, held.name, held.kind)
+            if held.kind is SeatKind.PERSON:
                 seats.append(PersonSeat(player))
-            elif seat.kind is SeatKind.BUILTIN:
-                seats.append(BotSeat(player, await self._builtins.artefact(seat.ref)))
+            elif held.kind is SeatKind.BUILTIN:
+                seats.append(BotSeat(player, await self._builtins.artefact(held.ref)))
             else:
-                seats.append(BotSeat(player, await self._upload(seat.ref)))
+                seats.append(BotSeat(player, await self._upload(held.ref)))
         return seats
 
     async def _upload(self, bot_id: str) -> Artefact | ProcessFailure:
@@ -265,7 +263,7 @@ class StartMatch:
             name = await self._files.put_artefact(bot.id, built.artefact.directory)
             return Artefact(bot.language, await self._files.local_artefact(name))
 
-    async def _finish(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+    async def _finish(self, room: HostedRoom, live: LiveMatch, writer: ReplayWriter) -> None:
         await self._conclude(room, live, writer)
         if not room.archived:
             # The database was away at the end: its bots are closed now, the result
@@ -279,25 +277,25 @@ class StartMatch:
             await writer.forget()
         self._host.close(room)
 
-    async def _conclude(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+    async def _conclude(self, room: HostedRoom, live: LiveMatch, writer: ReplayWriter) -> None:
         """Finish the replay and archive the match (once): as soon as it is over, before
         its bots are closed, so whatever instance is asked has the result, the replay
         and the stderr tails together. With the database away, the room shows the
         result (its replay not ready) and `_finish` stores them once it is back."""
         assert room.match_id is not None
-        if room.archived or room.finished_ms is not None:
+        if room.archived or room.card.finished_ms is not None:
             return
         live.abandon()  # nothing happens when the match is over, as it should be
         live.write_setup(
             [
-                Player(side, held.seat.name, held.seat.kind)
-                for side, held in zip(SIDES, room.seats)
+                Player(side, held.name, held.kind)
+                for side, held in zip(SIDES, room.card.seats)
                 if held is not None
             ]
         )
         live.write_end()
         assert live.match.result is not None
-        room.finished_ms = self._host.clock.now_ms()
+        room.card = replace(room.card, finished_ms=self._host.clock.now_ms(), over=True)
         try:
             await self._store(room, live, writer)
         except StorageUnavailable:
@@ -305,11 +303,12 @@ class StartMatch:
             return
         self._archived(room)
 
-    async def _store(self, room: Room, live: LiveMatch, writer: ReplayWriter) -> None:
+    async def _store(self, room: HostedRoom, live: LiveMatch, writer: ReplayWriter) -> None:
         """The finishing writes: the replay (once stored, kept as `room.replay`), then
         the match's result with it. Raises StorageUnavailable when the database is away
         (try again); any other failure loses the replay, never the result's try."""
-        assert room.match_id is not None and room.finished_ms is not None
+        finished = room.card.finished_ms
+        assert room.match_id is not None and finished is not None
         result = live.match.result
         assert result is not None
         if room.replay is None and not room.replay_lost:
@@ -322,7 +321,7 @@ class StartMatch:
                 room.replay_lost = True
         try:
             await self._archive.finish_match(
-                room.match_id, result, room.finished_ms, room.replay, live.stderr
+                room.match_id, result, finished, room.replay, live.stderr
             )
         except StorageUnavailable:
             raise
@@ -330,7 +329,7 @@ class StartMatch:
             room.replay = None  # the archive does not know it: nobody can fetch it
             room.replay_lost = True
 
-    def _archived(self, room: Room) -> None:
+    def _archived(self, room: HostedRoom) -> None:
         room.archived = True
         room.concluded.set()
         self._host.changed(room)

@@ -34,12 +34,12 @@ class Surrender:
         who = check_owner(command.owner)
         host = self._host
         room = host.room(command.code)
-        sides = room.sides_of(who)
+        sides = room.card.sides_of(who)
         if not sides:
-            if room.involves(who):
+            if room.card.involves(who):
                 raise NotOwner(ONLY_OWNERS_SURRENDER)
             raise NotSeated()
-        if room.ladder:  # the ladder measures the bots: nobody gives a match away
+        if room.card.ladder:  # the ladder measures the bots: nobody gives a match away
             raise WrongRoomPhase(LADDER_PLAYS_ON)
         live = room.live
         if live is None or live.over:

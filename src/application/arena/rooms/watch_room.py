@@ -17,8 +17,8 @@ from collections.abc import AsyncGenerator, Callable
 from noitu.application.arena.errors import RoomNotFound
 from noitu.application.arena.rooms.get_room import GetRoomCommand
 from noitu.application.arena.rooms.ports import RoomFeed
-from noitu.application.arena.rooms.room import is_room_code, normalize_code
 from noitu.application.arena.rooms.snapshot import RoomSnapshot, RoomViews
+from noitu.domain.arena.room import is_room_code, normalize_code
 
 
 class WatchRoom:
