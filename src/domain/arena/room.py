@@ -158,7 +158,8 @@ class Room:
 
     def expired(self, now_ms: int) -> bool:
         """A waiting room nobody completed in time (closed by the next pass or change)."""
-        return not self.handed_over and not self.closed and now_ms - self.created_ms >= WAITING_ROOM_MS
+        waited = now_ms - self.created_ms
+        return not self.handed_over and not self.closed and waited >= WAITING_ROOM_MS
 
     def forgotten(self, now_ms: int) -> bool:
         """Over for longer than a finished room stays readable."""

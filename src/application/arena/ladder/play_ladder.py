@@ -7,17 +7,17 @@ match: the other match of a pairing it is playing, else a new pairing's first, w
 it asks `SchedulePairing` for. A pairing's two matches (same seed, sides swapped) thus
 run together when two slots are idle and one after the other when one is.
 
-Each match is the card of a room (the domain's `Room`) the driver hands over (issue
-31: the match is the unit; the ladder seats no person): a fresh room code, both seats filled with the pairing's
-bots, the pairing's seed and turn limit, marked as a ladder match. `PlayMatch` plays
-it — called in this process on one machine, a job on the workers' queue on several
-(`ladder_slots.py`) — and it is shown in the lobby as a ladder match and watchable
-under its code like any room. Once it is archived, `RecordLadderResult` rates it; a
-pairing it says to play again (a match the server spoiled) joins the matches to start,
-from the next tick on, so a server that spoils every match (its sandbox gone) tries
-again at the tick's pace rather than in a tight loop. A ranked bot found deleted leaves
-the ladder (its match is not played, nobody is rated); one found unranked starts no
-match either (the other match of a pairing under way included): its pairing ends with
+Each match is the card of a room (the domain's `Room`) the driver hands over (issue 31:
+the match is the unit; the ladder seats no person): a fresh room code, both seats filled
+with the pairing's bots, the pairing's seed and turn limit, marked as a ladder match.
+`PlayMatch` plays it — called in this process on one machine, a job on the workers'
+queue on several (`ladder_slots.py`) — and it is shown in the lobby as a ladder match
+and watchable under its code like any room. Once it is archived, `RecordLadderResult`
+rates it; a pairing it says to play again (a match the server spoiled) joins the matches
+to start, from the next tick on, so a server that spoils every match (its sandbox gone)
+tries again at the tick's pace rather than in a tight loop. A ranked bot found deleted
+leaves the ladder (its match is not played, nobody is rated); one found unranked starts
+no match either (the other match of a pairing under way included): its pairing ends with
 what was played, and is not played again.
 
 A pairing whose instance died (a worker lost, an instance gone for good) would keep its

@@ -236,7 +236,10 @@ def snapshot_of(
         deadline_ms=None if live is None or not playing else live.deadline_ms,
         placement_deadline_ms=(
             hosted.placement_deadline_ms
-            if hosted is not None and phase is RoomPhase.PLACEMENT and match is not None and match.phase is Phase.PLACEMENT
+            if hosted is not None
+            and phase is RoomPhase.PLACEMENT
+            and match is not None
+            and match.phase is Phase.PLACEMENT
             else None
         ),
         server_now_ms=now_ms,
