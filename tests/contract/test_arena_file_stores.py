@@ -17,14 +17,16 @@ import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import msgspec
 import pytest
+import zstandard
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from noitu.adapters.arena.direct import DirectLauncher
 from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.sql import migrations
 from noitu.adapters.arena.sql.engine import create_engine
-from noitu.adapters.arena.sql.files import DatabaseFiles
+from noitu.adapters.arena.sql.files import REPLAY, DatabaseFiles
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.ports import Artefact, Language
 from noitu.application.arena.replay import Event, Player, SeatKind
@@ -38,6 +40,8 @@ BOT = "0123456789abcdef"
 OTHER = "zyxwvutsrqponmlk"
 MATCH = "A1B2C3D4"
 MINIMAL_BOT = Path(__file__).resolve().parents[2] / "assets" / "bot-examples" / "minimal.py"
+RANDOM_BOT = MINIMAL_BOT.parents[1] / "builtin-bots" / "random.py"
+PADDED_BOT = Path(__file__).resolve().parents[1] / "support" / "arena_bots" / "padded.py"
 
 OpenStore = Callable[..., Awaitable[ArenaFiles]]
 
@@ -144,8 +148,10 @@ async def test_what_is_not_stored_is_file_not_found(open_store: OpenStore) -> No
             await read(f"bots/{BOT}/source.py")
     with pytest.raises(FileNotFoundError):
         await store.local_artefact(f"bots/{BOT}/artefact")
-    with pytest.raises(FileNotFoundError):
-        await store.read_replay(f"replays/{MATCH}.jsonl")
+    for read_replay in (store.read_replay, store.read_replay_zstd):
+        for name in (f"replays/{MATCH}.jsonl", f"replays/{MATCH}.jsonl.zst"):
+            with pytest.raises(FileNotFoundError):
+                await read_replay(name)
     assert await store.stored_bot_ids() == set()
     assert await store.bot_files_modified_ms(BOT) is None
 
@@ -165,9 +171,10 @@ async def test_ids_and_names_are_checked_before_they_are_used(
         with pytest.raises(ValueError):
             await store.put_artefact(bad, scratch)
     for name in (f"bots/{BOT}/../../x", "/etc/passwd", f"bots/{BOT}/source.sh", "arena.sqlite3",
-                 f"bots/{bad}/artefact", "replays/../x.jsonl"):
+                 f"bots/{bad}/artefact", "replays/../x.jsonl", f"replays/{MATCH}.zst",
+                 f"replays/{MATCH}.jsonl.zst.zst"):
         for read in (store.read_source, store.local_source, store.local_artefact,
-                     store.read_replay):
+                     store.read_replay, store.read_replay_zstd):
             with pytest.raises(ValueError):
                 await read(name)
     assert await store.stored_bot_ids() == set()
@@ -275,18 +282,73 @@ async def test_a_replay_is_readable_only_once_finished_and_from_any_machine(
     writer.record({"event": "end", "winner": None})
     for store in (a, b):
         with pytest.raises(FileNotFoundError):
-            await store.read_replay(f"replays/{MATCH}.jsonl")
+            await store.read_replay(f"replays/{MATCH}.jsonl.zst")
     name = await writer.finish()
-    assert name == f"replays/{MATCH}.jsonl"
+    assert name == f"replays/{MATCH}.jsonl.zst"
     expected = b'{"event":"setup","matchId":"A1B2C3D4"}\n{"event":"end","winner":null}\n'
     assert await a.read_replay(name) == await b.read_replay(name) == expected
+    # Spec B14: kept as one zstd frame, given as it is to a client that takes zstd.
+    frame = await b.read_replay_zstd(name)
+    assert frame is not None and zstandard.ZstdDecompressor().decompressobj().decompress(
+        frame
+    ) == expected
 
     dropped = a.replay_writer("00000000")
     dropped.record({"event": "setup"})
     dropped.discard()
     with pytest.raises(FileNotFoundError):
-        await b.read_replay("replays/00000000.jsonl")
+        await b.read_replay("replays/00000000.jsonl.zst")
     assert leftovers(data_dir("A")) == []
+
+
+async def test_a_replay_stored_before_b14_is_read_as_it_was(open_store: OpenStore) -> None:
+    """A replay stored as plain JSON Lines (under `.jsonl`) reads as before; there is
+    no zstd frame to give of it."""
+    store = await open_store("A")
+    name, lines = f"replays/{MATCH}.jsonl", b'{"event":"setup"}\n{"event":"end"}\n'
+    if isinstance(store, DataDirFiles):
+        (store.root / name).write_bytes(lines)
+    else:
+        assert isinstance(store, DatabaseFiles)
+        await store.put_blob(name, REPLAY, None, lines)
+    assert await store.read_replay(name) == lines
+    assert await store.read_replay_zstd(name) is None
+
+
+async def stored_200_turns(store: ArenaFiles, bot: Path) -> tuple[bytes, bytes]:
+    """A 200-turn match of `bot` against itself, stored: its JSON Lines and its frame."""
+    name = await put_artefact(store, BOT, {"bot.py": bot.read_bytes()})
+    artefact = Artefact(Language.PYTHON, await store.local_artefact(name))
+    seats = tuple(BotSeat(Player(side, bot.stem, SeatKind.BUILTIN), artefact) for side in Side)
+    writer = store.replay_writer(MATCH)
+    command = MatchCommand(MATCH, 1, seats, turn_limit=200)  # type: ignore[arg-type]
+    outcome = await RunMatch(DirectLauncher())(command, writer)
+    assert outcome.result.reason is EndReason.TURN_LIMIT and outcome.result.turns == 200
+    replay = await writer.finish()
+    lines, frame = await store.read_replay(replay), await store.read_replay_zstd(replay)
+    assert frame is not None
+    return lines, frame
+
+
+async def test_a_200_turn_match_of_two_builtins_is_stored_in_at_most_150_kb(
+    open_store: OpenStore,
+) -> None:
+    """Spec B14's figure, on every store: the request lines repeat the board, so the
+    stored frame is a small part of the 2.5 MB of text."""
+    lines, frame = await stored_200_turns(await open_store("A"), RANDOM_BOT)
+    assert len(lines) > 2_000_000 and len(frame) <= 150_000
+
+
+async def test_padded_replies_do_not_inflate_a_replay(open_store: OpenStore) -> None:
+    """Spec B14: ~63 KB of ignored fields a reply keep at most 4 KiB in the replay."""
+    lines, frame = await stored_200_turns(await open_store("A"), PADDED_BOT)
+    received = [
+        event for event in map(msgspec.json.decode, lines.splitlines())
+        if event["event"] == "received"
+    ]
+    assert len(received) == 200
+    assert all(len(e["line"].encode()) == 4096 and e["cut"] > 58_000 for e in received)
+    assert len(frame) <= 150_000
 
 
 # --- deleting, orphans, clean-up ------------------------------------------------------

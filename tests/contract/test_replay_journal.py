@@ -103,3 +103,24 @@ async def test_redis_away_is_busy(redis_links: Any) -> None:
         await journal.events(MATCH)
     with pytest.raises(Busy):
         await journal.drop(MATCH)
+
+
+@pytest.mark.redis
+async def test_redis_keeps_an_append_compressed_and_reads_an_item_from_before_b14(
+    redis_links: Any,
+) -> None:
+    """Spec B14: the journal is kept compressed; an item a worker from before B14 wrote
+    (one plain event) still reads, in its place."""
+    link = redis_links()
+    journal = RedisReplayJournal(link)
+    key = f"{link.prefix}arena:journal:{MATCH}"
+    await link.client.rpush(key, SETUP)  # as a worker from before B14 appended it
+    received = [
+        b'{"event":"received","player":"P1","line":"%s","ms":1}' % (b"x" * 1000)
+        for _ in range(20)
+    ]
+    await journal.append(MATCH, received)
+    assert await journal.events(MATCH) == [SETUP, *received]
+    assert await link.client.llen(key) == 2
+    stored = await link.client.execute_command("LRANGE", key, 1, 1, NEVER_DECODE=True)
+    assert len(stored[0]) < sum(map(len, received)) / 10

@@ -2,7 +2,8 @@
 
     <data>/bots/<bot id>/source.<py|cpp|java|jar>   the upload as received
     <data>/bots/<bot id>/artefact/                  what runs (see languages.ENTRY_NAME)
-    <data>/replays/<match id>.jsonl                 a finished match's replay
+    <data>/replays/<match id>.jsonl.zst             a finished match's replay (B14:
+                                                    compressed; `.jsonl` before)
     <data>/tmp/<random>/                            scratch directories (builds)
 
 Every path is built here from an id checked against its pattern (`BOT_ID_PATTERN`,
@@ -39,6 +40,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from noitu.adapters.arena import replay_codec
 from noitu.adapters.arena.replay_file import ReplayFile
 from noitu.application.arena.errors import StorageFull
 from noitu.application.arena.languages import LANGUAGES
@@ -61,7 +63,7 @@ _SOURCE_NAME = re.compile(
     + ")"
 )
 _ARTEFACT_NAME = re.compile(r"bots/([0-9a-z]{16})/artefact")
-_REPLAY_NAME = re.compile(r"replays/([0-9A-F]{8})\.jsonl")
+_REPLAY_NAME = re.compile(r"replays/([0-9A-F]{8})\.jsonl(?:\.zst)?")
 
 
 def _check_bot_id(bot_id: str) -> str:
@@ -148,7 +150,7 @@ class _Replay:
     """`ReplayWriter`: the events go to a hidden file beside the target (ReplayFile)."""
 
     def __init__(self, path: Path, name: str) -> None:
-        self._file = ReplayFile(path)
+        self._file = ReplayFile(path, compressed=True)
         self._name = name
 
     def record(self, event: object) -> None:
@@ -202,7 +204,7 @@ class DataDirFiles:
 
     @staticmethod
     def replay_name(match_id: str) -> str:
-        return f"{REPLAYS}/{_check_match_id(match_id)}.jsonl"
+        return f"{REPLAYS}/{_check_match_id(match_id)}.jsonl{replay_codec.SUFFIX}"
 
     def source_path(self, name: str) -> Path:
         return self.root / _check_name(name, _SOURCE_NAME)
@@ -327,7 +329,12 @@ class DataDirFiles:
         return _Replay(self.root / name, name)
 
     async def read_replay(self, name: str) -> bytes:
-        return await asyncio.to_thread(self.replay_path(name).read_bytes)
+        data = await asyncio.to_thread(self.replay_path(name).read_bytes)
+        return await asyncio.to_thread(replay_codec.plain, data)
+
+    async def read_replay_zstd(self, name: str) -> bytes | None:
+        data = await asyncio.to_thread(self.replay_path(name).read_bytes)
+        return data if replay_codec.is_compressed(data) else None
 
     # --- clean-up ---------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ happened. Events are plain dicts here, in the spec's field order; an adapter wri
 
     setup    {"event","matchId","seed","turnLimit","players":[{"id","name","kind"}],"pieces"}
     sent     {"event","player","sequence","line"}
-    received {"event","player","line","ms"}
+    received {"event","player","line","ms"} (+ "cut" when the line was cut, B14)
     applied  {"event","turn","player","action","fight"}
     end      {"event","winner","reason","turns","failure"}
 
@@ -65,10 +65,28 @@ def sent_event(side: Side, sequence: int, line: str) -> Event:
     return {"event": "sent", "player": side.value, "sequence": sequence, "line": line}
 
 
+#: Spec B14: what a replay keeps of a reply line, in bytes; a longer line keeps its start
+#: (padding cannot inflate a replay; `applied` carries the action the rules took).
+RECEIVED_KEPT_BYTES = 4096
+
+
 def received_event(side: Side, line: bytes, ms: int) -> Event:
-    # The line exactly as read; bytes that are not UTF-8 (a BAD_JSON reply) are kept as
-    # U+FFFD, since a JSON string cannot hold them.
-    return {"event": "received", "player": side.value, "line": line.decode("utf-8", "replace"), "ms": ms}
+    """The line as read, up to `RECEIVED_KEPT_BYTES`; a longer one is cut there (back to
+    the start of a UTF-8 character) and marked with `cut`: the bytes left out. Bytes
+    that are not UTF-8 (a BAD_JSON reply) are kept as U+FFFD, since a JSON string
+    cannot hold them."""
+    if len(line) <= RECEIVED_KEPT_BYTES:
+        return {
+            "event": "received", "player": side.value,
+            "line": line.decode("utf-8", "replace"), "ms": ms,
+        }
+    end = RECEIVED_KEPT_BYTES
+    while end > RECEIVED_KEPT_BYTES - 3 and line[end] & 0xC0 == 0x80:
+        end -= 1  # `line[end]` continues a character: cut before that character
+    return {
+        "event": "received", "player": side.value,
+        "line": line[:end].decode("utf-8", "replace"), "ms": ms, "cut": len(line) - end,
+    }
 
 
 def applied_event(turn: int, side: Side, action: Action, fight: Fight | None) -> Event:

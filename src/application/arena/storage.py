@@ -192,7 +192,12 @@ class ArenaFiles(Protocol):
     def replay_writer(self, match_id: str) -> ReplayWriter: ...
 
     async def read_replay(self, name: str) -> bytes:
-        """A finished replay's bytes (FileNotFoundError when it is not there)."""
+        """A finished replay's JSON Lines (FileNotFoundError when it is not there)."""
+        ...
+
+    async def read_replay_zstd(self, name: str) -> bytes | None:
+        """The replay as stored, one zstd frame of its JSON Lines (spec B14), for a
+        client that takes it so; None for a replay stored plain (before B14)."""
         ...
 
     async def delete_bot_files(self, bot_id: str) -> None:

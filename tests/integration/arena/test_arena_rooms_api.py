@@ -6,6 +6,7 @@ details, every room error code with its status, and sockets that go away."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import os
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 from dependency_injector import providers
 from websockets.asyncio.client import connect
 
@@ -67,6 +69,27 @@ def finished(room: dict) -> bool:
 # --- bots against bots, watched --------------------------------------------------------
 
 
+async def _replay_codings(served: Served, match_id: str, lines: bytes) -> None:
+    """Spec B14: the replay goes out as stored (zstd) to a client that takes zstd,
+    gzipped to one that takes only gzip, plain to the rest; the same lines each way."""
+    url = f"/arena/api/matches/{match_id}/replay"
+    for accept, coding in [
+        ("zstd", "zstd"), ("gzip, deflate, br, zstd", "zstd"), ("zstd;q=0, gzip", "gzip"),
+        ("gzip", "gzip"), ("identity", None), ("br;q=1.0, zstd;q=0.5", "zstd"),
+    ]:
+        request = served.http.build_request("GET", url, headers={"Accept-Encoding": accept})
+        answer = await served.http.send(request, stream=True)
+        raw = b"".join([chunk async for chunk in answer.aiter_raw()])
+        await answer.aclose()
+        assert answer.status_code == 200 and answer.headers.get("content-encoding") == coding
+        assert "accept-encoding" in answer.headers["vary"].lower()
+        if coding == "zstd":
+            raw = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        elif coding == "gzip":
+            raw = gzip.decompress(raw)
+        assert raw == lines, accept
+
+
 async def test_a_bot_match_watched_by_two_sockets_and_a_late_joiner_ends_alike(
     served: Served,
 ) -> None:
@@ -111,6 +134,7 @@ async def test_a_bot_match_watched_by_two_sockets_and_a_late_joiner_ends_alike(
     assert {"sent", "received", "applied"} <= kinds
     applied = [event for event in events if event["event"] == "applied"]
     assert [event["turn"] for event in applied] == list(range(len(applied)))
+    await _replay_codings(served, last["matchId"], replay.content)
     # A finished room still shows itself; the socket of a finished room ends at once.
     again = await watch(served, code)
     [shown] = again.rooms

@@ -245,11 +245,13 @@ async def test_downgrade_and_upgrade_again(new_url, engines) -> None:
 async def test_on_postgresql_the_files_blobs_are_compressed_with_lz4(
     database: str, url: str, engines, tmp_path: Path
 ) -> None:
-    """0007: a replay stored after the migration is compressed with lz4 (pglz, the
-    default, cost the database 20 ms a replay) and reads back whole."""
+    """0007: a blob stored after the migration is compressed with lz4 (pglz, the
+    default, cost the database 20 ms a replay when replays were stored as text) and
+    reads back whole. A replay is a zstd frame since B14: PostgreSQL keeps it as it is."""
     if database != "postgresql":
         pytest.skip("SQLite stores blobs as they are")
     from noitu.adapters.arena.sql.files import DatabaseFiles
+    from noitu.application.arena.ports import Language
     from noitu.application.arena.replay import end_event
     from noitu.domain.arena.match import EndReason, Result
     from support.fakes import FakeClock
@@ -264,8 +266,10 @@ async def test_on_postgresql_the_files_blobs_are_compressed_with_lz4(
     if not has_lz4:
         pytest.skip("this PostgreSQL was built without lz4")
     store = DatabaseFiles(engine, tmp_path / "data", FakeClock())
+    source = b"".join(b"print(%d)\n" % n for n in range(2000))  # past 2 KB: compressed
+    source_name = await store.put_source("0123456789abcdef", Language.PYTHON, source)
     writer = store.replay_writer("0A1B2C3D")
-    for turn in range(200):  # large enough to be compressed (past 2 KB), like a replay
+    for turn in range(200):
         writer.record({"event": "applied", "turn": turn, "player": "P1",
                        "action": {"type": "PASS"}, "fight": None})
     writer.record(end_event(Result(None, EndReason.TURN_LIMIT, 200)))
@@ -273,9 +277,10 @@ async def test_on_postgresql_the_files_blobs_are_compressed_with_lz4(
     async with engine.connect() as connection:
         method = await connection.scalar(
             text("SELECT pg_column_compression(data) FROM arena_files WHERE name = :name"),
-            {"name": name},
+            {"name": source_name},
         )
     assert method == "lz4"
+    assert await store.read_source(source_name) == source
     lines = (await store.read_replay(name)).splitlines()
     assert len(lines) == 201 and b'"turn":199' in lines[199]
 

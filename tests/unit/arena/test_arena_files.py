@@ -239,10 +239,10 @@ async def test_a_replay_appears_only_when_finished(store: DataDirFiles) -> None:
     writer = store.replay_writer(MATCH)
     writer.record({"event": "setup", "matchId": MATCH})
     writer.record({"event": "end", "winner": None})
-    target = store.root / "replays" / f"{MATCH}.jsonl"
+    target = store.root / "replays" / f"{MATCH}.jsonl.zst"
     assert not target.exists()
     name = await writer.finish()
-    assert name == f"replays/{MATCH}.jsonl" and store.replay_path(name) == target
+    assert name == f"replays/{MATCH}.jsonl.zst" and store.replay_path(name) == target
     lines = (await store.read_replay(name)).splitlines()
     assert [msgspec.json.decode(line)["event"] for line in lines] == ["setup", "end"]
     assert hidden_files(store.root) == []
@@ -250,7 +250,7 @@ async def test_a_replay_appears_only_when_finished(store: DataDirFiles) -> None:
     dropped = store.replay_writer("00000000")
     dropped.record({"event": "setup"})
     dropped.discard()
-    assert sorted(p.name for p in (store.root / "replays").iterdir()) == [f"{MATCH}.jsonl"]
+    assert sorted(p.name for p in (store.root / "replays").iterdir()) == [f"{MATCH}.jsonl.zst"]
 
 
 async def test_a_replay_not_there_is_file_not_found(store: DataDirFiles) -> None:

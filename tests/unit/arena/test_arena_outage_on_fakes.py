@@ -206,7 +206,7 @@ async def test_a_match_that_ends_while_the_database_is_away_is_archived_when_it_
     assert seen[-1].replay_ready and seen[-1].result == shown.result
     room = arena.host.find(created.code)
     assert room is not None and room.concluded.is_set()
-    events = arena.files.replay_path(record.replay).read_bytes().splitlines()
+    events = (await arena.files.read_replay(record.replay)).splitlines()
     assert len(events) == 2 + 3 * 200
 
 

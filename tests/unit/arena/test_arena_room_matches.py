@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+from noitu.adapters.arena import replay_codec
 from noitu.application.arena.errors import (
     BadRequest,
     IllegalAction,
@@ -44,7 +45,7 @@ def arena(tmp_path) -> Arena:
 
 def replay_events(arena: Arena, match_id: str) -> list[dict]:
     record = arena.stores.matches[match_id]
-    data = arena.files.replay_path(record.replay).read_bytes()
+    data = replay_codec.plain(arena.files.replay_path(record.replay).read_bytes())
     return [json.loads(line) for line in data.splitlines()]
 
 
@@ -473,7 +474,12 @@ async def test_a_replay_is_there_only_once_the_match_is_finished(arena):
     await arena.surrender(SurrenderCommand(code, lan))
     await arena.until_room(code, over)
     download = await arena.get_replay(GetReplayCommand(match_id))
-    assert download.data.endswith(b"\n") and download.name == f"replays/{match_id}.jsonl"
+    assert download.data.endswith(b"\n") and download.name == f"replays/{match_id}.jsonl.zst"
+    assert not download.zstd
+    # Spec B14: to a client that takes zstd, the replay as stored.
+    stored = await arena.get_replay(GetReplayCommand(match_id, zstd=True))
+    assert stored.zstd and replay_codec.is_compressed(stored.data)
+    assert replay_codec.plain(stored.data) == download.data
 
 
 async def test_a_missing_artefact_is_rebuilt_before_play(tmp_path):

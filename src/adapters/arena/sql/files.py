@@ -4,11 +4,11 @@ database share the files, and the data directory is only this machine's cache:
 
     <data>/cache/bots/<bot id>/source.<py|cpp|java|jar>     a fetched source
     <data>/cache/bots/<bot id>/artefact.<digest>/           a fetched artefact version
-    <data>/cache/replays/<match id>.jsonl                   a replay being written
+    <data>/cache/replays/<match id>.jsonl.zst               a replay being written
     <data>/cache/tmp/<random>/                              scratch directories (builds)
 
 The names the records keep are those of the directory store (`bots/<id>/source.py`,
-`bots/<id>/artefact`, `replays/<id>.jsonl`), checked the same way (the cache is a
+`bots/<id>/artefact`, `replays/<id>.jsonl.zst`), checked the same way (the cache is a
 `DataDirFiles`, whose checks and atomic writes are reused).
 - An artefact is stored as one archive (`artefact_archive.py`: equal contents give
   equal bytes and the same `digest`). A machine unpacks it into a hidden directory
@@ -48,6 +48,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from noitu.adapters.arena import replay_codec
 from noitu.adapters.arena.artefact_archive import hidden, install, pack, unpack_in_place
 from noitu.adapters.arena.files import BOTS, DataDirFiles, write_atomically
 from noitu.adapters.arena.sql.models import files
@@ -267,7 +268,12 @@ class DatabaseFiles:
     async def read_replay(self, name: str) -> bytes:
         self.cache.replay_path(name)  # the name's check
         data, _ = await self._blob(name)
-        return data
+        return await asyncio.to_thread(replay_codec.plain, data)
+
+    async def read_replay_zstd(self, name: str) -> bytes | None:
+        self.cache.replay_path(name)  # the name's check
+        data, _ = await self._blob(name)
+        return data if replay_codec.is_compressed(data) else None
 
     # --- bots -------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   ladder's matches (B8); the `*_ref` indexes serve each bot's history.
 - `arena_files` (spec B9, NOITU_ARENA_FILES=database): the files store's blobs, by the
   names the records keep (`bots/<id>/source.py`, `bots/<id>/artefact`,
-  `replays/<match id>.jsonl`): a source as uploaded, an artefact as one gzipped tar, a
-  replay as its JSON Lines. `bot_id` is set for a bot's files only; `digest` (SHA-256 of
+  `replays/<match id>.jsonl.zst`): a source as uploaded, an artefact as one gzipped tar,
+  a replay as one zstd frame of its JSON Lines (B14; plain JSON Lines under a `.jsonl`
+  name before). `bot_id` is set for a bot's files only; `digest` (SHA-256 of
   `data`) tells a machine's cached copy from a newer one; `size` is `data`'s length.
   Not referenced by the bots' rows: files a crash left without a row are found and
   removed at start-up, as in a data directory. On PostgreSQL `data` is compressed

@@ -33,6 +33,7 @@ from noitu.application.arena.bot_matches import STDERR_KEPT_MS
 from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS, STDERR_TAIL_BYTES
+from noitu.application.arena.replay import RECEIVED_KEPT_BYTES
 from noitu.domain.arena.ladder.members import FAILURES_TO_SUSPEND, MAX_RANKED_PER_OWNER
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING
 from noitu.domain.arena.ladder.rating import FIRST_RATING, ORDINAL_SIGMAS
@@ -79,6 +80,7 @@ def author_figures() -> dict[str, Figure]:
         "reply_chars": MAX_REPLY_CODE_POINTS,
         "reply_chars_over": MAX_REPLY_CODE_POINTS + 1,
         "stderr_kib": STDERR_TAIL_BYTES / 1024,
+        "received_kept_kib": RECEIVED_KEPT_BYTES / 1024,
         "jvm_max_ram_mb": jvm_max_ram_mb,
         "jvm_heap_mib": jvm_max_ram_mb * int(_jvm_flag("MaxRAMPercentage")) / 100,
         # a compile (B2)

@@ -35,6 +35,7 @@ from noitu.adapters.http.arena.room_bodies import (
     seat_choice,
 )
 from noitu.adapters.http.client_address import ClientAddresses
+from noitu.adapters.http.encodings import accepted_codings, gzipped, takes
 from noitu.adapters.http.errors import error_responses
 from noitu.adapters.http.fast_paths import JsonAnswer
 from noitu.adapters.http.paths import ARENA_API_PATH
@@ -242,7 +243,10 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
 
     @get(
         "/matches/{match_id:str}/replay",
-        summary="A finished match's replay: JSON Lines, one B4 event a line",
+        summary=(
+            "A finished match's replay: JSON Lines, one B4 event a line; zstd or gzip"
+            " Content-Encoding when Accept-Encoding takes it"
+        ),
         media_type=REPLAY_MEDIA_TYPE,
         responses={
             200: ResponseSpec(
@@ -253,15 +257,21 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
             **error_responses(MatchNotFound, ReplayNotReady, Busy),
         },
     )
-    async def replay(match_id: FromPath[str]) -> Response[bytes]:
-        download = await use_cases.get_replay()(GetReplayCommand(match_id))
-        return Response(
-            download.data,
-            media_type=REPLAY_MEDIA_TYPE,
-            headers={
-                "Content-Disposition": f'attachment; filename="match-{download.match_id}.jsonl"'
-            },
-        )
+    async def replay(request: Request, match_id: FromPath[str]) -> Response[bytes]:
+        codings = accepted_codings(request.headers.get("accept-encoding"))
+        command = GetReplayCommand(match_id, zstd=takes(codings, "zstd"))
+        download = await use_cases.get_replay()(command)
+        headers = {
+            "Content-Disposition": f'attachment; filename="match-{download.match_id}.jsonl"',
+            "Vary": "Accept-Encoding",
+        }
+        data = download.data
+        if download.zstd:
+            headers["Content-Encoding"] = "zstd"
+        elif takes(codings, "gzip"):
+            data = await gzipped(data)
+            headers["Content-Encoding"] = "gzip"
+        return Response(data, media_type=REPLAY_MEDIA_TYPE, headers=headers)
 
     @get(
         "/matches/{match_id:str}/failure",

@@ -1,5 +1,6 @@
 """GetReplay: a finished match's replay (spec B4): its name in the files store and its
-bytes, JSON Lines, for download or playback in the page."""
+bytes, JSON Lines, for download or playback in the page; to a client that takes zstd
+(`zstd`), as stored: one zstd frame of them (spec B14), when it was stored so."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from noitu.application.arena.storage import ArenaFiles, MatchArchive
 
 class GetReplayCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     match_id: str
+    zstd: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,7 @@ class ReplayDownload:
     name: str  # in the files store
     file_name: str  # what a download is called: <match id>.jsonl
     data: bytes
+    zstd: bool = False  # `data` is one zstd frame of the JSON Lines
 
 
 class GetReplay:
@@ -41,7 +44,10 @@ class GetReplay:
                 else "Trận này không có bản ghi (máy chủ đã khởi động lại giữa trận)."
             )
         try:
-            data = await self._files.read_replay(record.replay)
+            frame = await self._files.read_replay_zstd(record.replay) if command.zstd else None
+            data = frame if frame is not None else await self._files.read_replay(record.replay)
         except FileNotFoundError:
             raise ReplayNotReady("Không còn tệp bản ghi của trận này.") from None
-        return ReplayDownload(match_id, record.replay, f"{match_id}.jsonl", data)
+        return ReplayDownload(
+            match_id, record.replay, f"{match_id}.jsonl", data, zstd=frame is not None
+        )
