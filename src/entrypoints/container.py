@@ -154,6 +154,8 @@ class Container(containers.DeclarativeContainer):
     arena_database_resource = arena_storage.arena_database_resource
     arena_repository = arena_storage.arena_repository
     arena_files = arena_storage.arena_files
+    replay_sweep_lease = arena_storage.replay_sweep_lease
+    sweep_replays = arena_storage.sweep_replays
     ladder_stores = arena_storage.ladder_stores
     ladder_results = arena_storage.ladder_results
     ladder_standings = arena_storage.ladder_standings

@@ -8,7 +8,9 @@ starts them with the process and stops them before anything they use closes.
   the words added by the operators followed (B11); the arena's board pass (waiting
   rooms nobody completed closed; the matches of a worker that stopped beating abandoned,
   B9 "Faults"), and on one machine (NOITU_ARENA_QUEUE=local, where this process hosts
-  the matches) its beat as a worker's.
+  the matches) its beat as a worker's; the arena's retention sweep (B14: at start-up,
+  then hourly; every `serve` runs it, the sweep's lease makes it one at a time, so
+  workers, which never run without a web instance, leave it to them).
 - `worker` (`noitu arena worker`): its beat, and the board pass as `serve` does.
 - `cli` (a `noitu` command): none.
 
@@ -44,6 +46,8 @@ ROOM_CLOSE_EVERY_S = 60.0
 FOLLOW_EVERY_S = 1.0
 #: How often a process looks for the matches of a worker that died (B9: within 30 s).
 LOST_MATCHES_EVERY_S = 5.0
+#: B14: the retention sweep runs at start-up, then hourly.
+REPLAY_SWEEP_EVERY_S = 3600.0
 
 log = structlog.get_logger("noitu.periodic")
 
@@ -61,7 +65,7 @@ def periodic_of(container: Container) -> Periodic:
         if settings.game_enabled or settings.telegram_enabled:
             tasks.append(word_additions(container))
         if settings.arena_enabled:
-            tasks.append(lost_matches(container))
+            tasks += [lost_matches(container), replay_sweep(container)]
             if settings.arena_queue == "local":
                 tasks.append(worker_beat(container))
     return Periodic(tasks, quiet=(Busy,))
@@ -138,6 +142,21 @@ def lost_matches(container: Container) -> PeriodicTask:
             log.warning("lost_matches_abandoned", matches=abandoned)
 
     return PeriodicTask("arena_lost_matches", LOST_MATCHES_EVERY_S, look)
+
+
+def replay_sweep(container: Container) -> PeriodicTask:
+    """B14: the replays the retention settings no longer keep are deleted, with their
+    stderr tails; one process at a time sweeps (the others say they skipped)."""
+    sweep = container.sweep_replays()
+
+    async def run() -> None:
+        result = await sweep()
+        if result.busy:
+            log.info("replay_sweep_skipped", reason="another process is sweeping")
+        elif result.deleted:
+            log.info("replay_sweep", deleted=result.deleted, freed_bytes=result.freed_bytes)
+
+    return PeriodicTask("replay_sweep", REPLAY_SWEEP_EVERY_S, run, first_s=0.0)
 
 
 def worker_beat(container: Container) -> PeriodicTask:

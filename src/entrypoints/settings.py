@@ -24,6 +24,7 @@ from noitu.adapters.noitu.telegram.links import DEFAULT_DAILY_GAME
 from noitu.adapters.noitu.telegram.links import GAME_SHORT_NAME as SOLO_GAME
 from noitu.adapters.noitu.token_signer import MIN_SECRET_BYTES
 from noitu.application.arena.admission import AddressLimits
+from noitu.application.arena.retention import Retention
 from noitu.domain.noitu.rules import SessionLimits, TurnClock
 
 BASE_URL_PATTERN = re.compile(
@@ -100,6 +101,9 @@ class Settings:
     # What uploaded bots (sources and artefacts) may take in the data directory, in
     # bytes (NOITU_ARENA_UPLOADS_MIB, in MiB); past it uploads are refused (B10).
     arena_uploads_max_bytes: int = DEFAULT_ARENA_UPLOADS_MIB * 1024 * 1024
+    # Retention (B14): rooms' replays kept NOITU_ARENA_REPLAY_DAYS days, each bot's
+    # newest NOITU_ARENA_LADDER_REPLAYS ladder replays; the hourly sweep deletes the rest.
+    arena_retention: Retention = field(default_factory=Retention)
     # This instance's name among those sharing one arena database (NOITU_INSTANCE;
     # default: host name and port). A restart ends only its own live matches.
     instance: str = ""
@@ -313,6 +317,22 @@ def _per_minute(env: Mapping[str, str], name: str, default: int, problems: list[
     return default
 
 
+def _retention(env: Mapping[str, str], problems: list[str]) -> Retention:
+    """NOITU_ARENA_REPLAY_DAYS and NOITU_ARENA_LADDER_REPLAYS (B14)."""
+    counts = []
+    for name, default, unit in (
+        ("NOITU_ARENA_REPLAY_DAYS", Retention().replay_days, "days"),
+        ("NOITU_ARENA_LADDER_REPLAYS", Retention().ladder_replays, "replays per bot"),
+    ):
+        raw = env.get(name, str(default)).strip()
+        if raw.isdigit() and 1 <= int(raw) <= 1_000_000:
+            counts.append(int(raw))
+        else:
+            problems.append(f"{name}={raw!r}: expected a number from 1 to 1000000 ({unit})")
+            counts.append(default)
+    return Retention(*counts)
+
+
 def _trusted_proxies(raw: str, problems: list[str]) -> frozenset[str]:
     """NOITU_TRUSTED_PROXY: IP addresses, separated by commas or spaces."""
     proxies = set()
@@ -475,6 +495,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         problems.append(
             f"NOITU_ARENA_UPLOADS_MIB={raw_uploads!r}: expected a number of MiB from 1 to 1073741824"
         )
+    values["arena_retention"] = _retention(env, problems)
     values["instance"] = (
         env.get("NOITU_INSTANCE", "").strip() or f"{socket.gethostname()}:{values.get('port', 8080)}"
     )[:MAX_INSTANCE_NAME]

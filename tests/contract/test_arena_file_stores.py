@@ -12,7 +12,9 @@ machine, or one shared file system). "A" and "B" below are two machines.
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
+import secrets
 import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -349,6 +351,45 @@ async def test_padded_replies_do_not_inflate_a_replay(open_store: OpenStore) -> 
     assert len(received) == 200
     assert all(len(e["line"].encode()) == 4096 and e["cut"] > 58_000 for e in received)
     assert len(frame) <= 150_000
+
+
+async def finished_replay(store: ArenaFiles, match_id: str = MATCH) -> str:
+    """A finished replay of random text (so that no compression makes it tiny); its
+    name."""
+    writer = store.replay_writer(match_id)
+    writer.record({"event": "setup", "matchId": match_id})
+    line = base64.b64encode(secrets.token_bytes(15_000)).decode()  # ~15 KB compressed
+    writer.record({"event": "sent", "player": "P1", "line": line})
+    return await writer.finish()
+
+
+async def test_a_deleted_replay_is_gone_for_every_machine_and_deleting_again_is_no_error(
+    open_store: OpenStore, data_dir: Callable[[str], Path]
+) -> None:
+    a, b = await open_store("A"), await open_store("B")
+    name = await finished_replay(a)
+    other = await finished_replay(a, "00000001")
+    assert await b.delete_replay(name) > 0
+    for store in (a, b):
+        with pytest.raises(FileNotFoundError):
+            await store.read_replay(name)
+        assert await store.delete_replay(name) == 0  # idempotent: nothing there, no error
+    assert await a.read_replay(other)  # only the one named goes
+    assert leftovers(data_dir("A")) == leftovers(data_dir("B")) == []
+
+
+async def test_replays_count_toward_the_cap_until_deleted(open_store: OpenStore) -> None:
+    cap = 100_000
+    store = await open_store(uploads_max_bytes=cap)
+    assert await store.stored_bytes() == 0  # counted before the replay: kept up to date
+    name = await finished_replay(store)
+    size = await store.stored_bytes()
+    assert size > 10_000
+    with pytest.raises(StorageFull):  # bots and replays together would pass the cap
+        await store.put_source(BOT, Language.PYTHON, b"x" * (cap - size + 1))
+    assert await store.delete_replay(name) == size
+    assert await store.stored_bytes() == 0
+    await store.put_source(BOT, Language.PYTHON, b"x" * (cap - size + 1))  # room again
 
 
 # --- deleting, orphans, clean-up ------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import random
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -33,6 +34,7 @@ from noitu.application.arena.records import (
     owner_hash,
 )
 from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.retention import DAY_MS, Retention, replays_due
 from noitu.application.arena.storage import AlreadyStored, BotCatalogue, MatchArchive
 from noitu.domain.arena.match import EndReason, Result
 from support.arena_databases import ALICE, BOB, BOT_FAILED, DRAW, RNG, T0, make_bot, make_match
@@ -422,3 +424,54 @@ async def test_concurrent_match_writes(open_repository) -> None:
     )
     assert sum(results) == 20
     assert await second.live_matches() == []
+
+
+# --- retention (B14) ------------------------------------------------------------------
+
+
+async def test_the_replays_due_are_the_rules_on_every_store(repo) -> None:
+    """The archive's query gives what `retention.replays_due` gives on the same matches:
+    rooms by age, ladder matches by each bot's newest, oldest first, bounded."""
+    rule = Retention(replay_days=2, ladder_replays=3)
+    now = T0 + 10 * DAY_MS
+    bots = ("random", "tactical", "strong", new_bot_id(RNG))
+    rng = random.Random(33)
+    for i in range(60):
+        ladder = rng.random() < 0.6
+        first, second = rng.sample(bots, 2)
+        seats = [Seat(SeatKind.BUILTIN, bot, bot) if bot in bots[:3] else
+                 Seat(SeatKind.UPLOAD, bot, "Bot", ALICE) for bot in (first, second)]
+        match = make_match(created_ms=T0 + i * DAY_MS // 7, ladder=ladder, p1=seats[0],
+                           p2=seats[1])
+        await repo.add_match(match)
+        if i % 11 != 10:  # a few stay live
+            replay = None if i % 13 == 12 else f"replays/{match.id}.jsonl"
+            await repo.finish_match(match.id, DRAW, match.created_ms + 1_000, replay)
+    stored = [await repo.get_match(m.id) for m in await repo.finished_matches(100)]
+    expected = replays_due(stored, rule, now, 100)
+    assert 5 < len(expected) < 50  # rooms and ladder matches both due, not all
+    assert await repo.replays_due(rule, now, 100) == expected
+    assert await repo.replays_due(rule, now, 4) == expected[:4]
+
+
+async def test_a_swept_match_keeps_its_result_and_loses_replay_and_stderr(
+    open_repository,
+) -> None:
+    repo = await open_repository()
+    match = make_match()
+    await repo.add_match(match)
+    await repo.finish_match(match.id, BOT_FAILED, T0 + 900, "replays/X.jsonl", (b"oops", b""))
+    kept = await repo.get_match(match.id)
+    assert kept.replay_deleted_ms is None and not kept.replay_deleted  # before any sweep
+    assert await repo.mark_replay_deleted(match.id, T0 + 5_000)
+    assert not await repo.mark_replay_deleted(match.id, T0 + 6_000)  # once
+    assert not await repo.mark_replay_deleted("00000000", T0)
+    swept = await (await open_repository()).get_match(match.id)  # another instance reads it
+    assert swept == dataclasses.replace(kept, replay=None, replay_deleted_ms=T0 + 5_000)
+    assert swept.replay_deleted and swept.result == BOT_FAILED
+    assert await repo.match_stderr(match.id) == (b"", b"")
+    assert await repo.replays_due(Retention(replay_days=1), T0 + 400 * DAY_MS, 10) == []
+    # Live matches and matches without a replay are never marked.
+    live = make_match()
+    await repo.add_match(live)
+    assert not await repo.mark_replay_deleted(live.id, T0)

@@ -75,6 +75,7 @@ from noitu.application.arena.storage import AlreadyStored
 from noitu.application.ports import Clock
 from noitu.domain.arena.match import EndReason, Result
 from support.fakes import START_MS, CollectingBackground, FakeClock
+from support.memory_retention import MemoryRetention
 
 Answer = Callable[[dict], "bytes | ProcessFailure | None"]
 
@@ -221,11 +222,11 @@ class FakeBuiltins:
 
 
 @dataclass
-class MemoryStores:
+class MemoryStores(MemoryRetention):
     """`BotCatalogue` and `MatchArchive` in memory, one process's store. The storage
     contract (tests/contract/test_arena_storage.py) holds it to the SQL repository's
     rules: ids taken once, the owner's limits, the orders of the lists, the first ending
-    of a match standing."""
+    of a match standing, which replays retention deletes."""
 
     bots: dict[str, BotRecord] = field(default_factory=dict)
     matches: dict[str, MatchRecord] = field(default_factory=dict)

@@ -1,6 +1,7 @@
 """Which periodic tasks a process runs, by its role and its settings: a web server runs
 each enabled part's, a worker its beat and the look for lost matches, a CLI command
-none."""
+none. The retention sweep's run itself is tested in tests/integration/arena/
+test_replay_retention.py."""
 
 from __future__ import annotations
 
@@ -34,14 +35,17 @@ def tasks_of(tmp_path: Path, little: Lexicon, role: Role = WEB, **env: str) -> l
 
 
 def test_a_web_server_runs_the_tasks_of_the_parts_it_serves(tmp_path: Path, little: Lexicon):
-    # One machine: the arena's board pass, and this process's beat as the matches' host.
-    hosting = ["arena_lost_matches", "worker_beat"]
+    # One machine: the arena's board pass, the retention sweep (B14), and this process's
+    # beat as the matches' host.
+    hosting = ["arena_lost_matches", "replay_sweep", "worker_beat"]
     assert tasks_of(tmp_path, little) == [*NOITU, "word_additions", *hosting]
     assert tasks_of(tmp_path, little, MODULES="arena") == hosting
     assert tasks_of(tmp_path, little, MODULES="noitu") == [*NOITU, "word_additions"]
-    # Several machines: any web server also ends the matches of a worker that died.
-    assert tasks_of(tmp_path, little, MODULES="arena", **SAQ) == ["arena_lost_matches"]
-    assert tasks_of(tmp_path, little, **SAQ) == [*NOITU, "word_additions", "arena_lost_matches"]
+    # Several machines: any web server also ends the matches of a worker that died, and
+    # sweeps (its lease makes one sweep at a time); workers leave the sweep to them.
+    arena = ["arena_lost_matches", "replay_sweep"]
+    assert tasks_of(tmp_path, little, MODULES="arena", **SAQ) == arena
+    assert tasks_of(tmp_path, little, **SAQ) == [*NOITU, "word_additions", *arena]
 
 
 def test_a_worker_beats_and_looks_for_lost_matches_only(tmp_path: Path, little: Lexicon):

@@ -207,6 +207,11 @@ function matchItem(match) {
     });
     link.setAttribute("aria-label", T.watchReplay + ": " + T.against + " " + (match.opponent && !match.opponent.deleted ? match.opponent.name : T.deletedBot));
     item.appendChild(link);
+  } else if (match.replayDeleted) {
+    // The retention sweep deleted it (B14): the row stays, the link does not.
+    const gone = el("span", "small", T.replayDeleted);
+    gone.setAttribute("data-testid", "history-replay-deleted");
+    item.appendChild(gone);
   }
   return item;
 }

@@ -215,6 +215,7 @@ export const T = {
   play: "Phát",
   pause: "Dừng",
   replayLoading: "Đang tải bản ghi trận…",
+  replayDeleted: "Bản ghi đã xoá",
   replayFailed: "Không tải được bản ghi trận.",
   detail: "Chi tiết lỗi",
   stderr: (side, figures) => "stderr của bot " + side +

@@ -17,12 +17,15 @@ the old file or the new one, never half of one, and a crash leaves only a hidden
 temporary that `sweep` removes. A bot's files are deleted by renaming its directory to a
 hidden name first, so a half-deleted bot never looks whole.
 
-Uploaded bots (everything under `bots/`) may take at most `uploads_max_bytes` (spec B10,
-the operator's NOITU_ARENA_UPLOADS_MIB): a source that would pass it is refused with
-`StorageFull` before anything is written. The total is counted by walking `bots/` once,
-then kept up to date by this object's own writes and deletions, and counted again after
-`RECOUNT_S` (other instances sharing the directory write too). An artefact is written
-after its source was admitted, so the total may pass the cap by at most one artefact
+The data directory's total (uploaded bots under `bots/` and finished replays under
+`replays/`, spec B10 and B14) may reach at most `uploads_max_bytes` (the operator's
+NOITU_ARENA_UPLOADS_MIB): a source that would pass it is refused with `StorageFull`
+before anything is written. The total is counted by walking both once, then kept up to
+date by this object's own writes and deletions (a finished replay adds its size, a
+deleted one frees it), and counted again after `RECOUNT_S` (other instances sharing the
+directory write too). Matches are never refused: a replay written past the cap only
+makes the next upload wait for the retention sweep. An artefact is written after its
+source was admitted, so the total may pass the cap by at most one artefact
 (`MAX_ARTEFACT_BYTES`) per build under way.
 """
 
@@ -37,7 +40,7 @@ import secrets
 import shutil
 import stat
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from noitu.adapters.arena import replay_codec
@@ -51,7 +54,7 @@ BOTS = "bots"
 REPLAYS = "replays"
 SCRATCH = "tmp"
 ARTEFACT = "artefact"
-#: Seconds a count of the uploads' bytes is trusted before `bots/` is walked again.
+#: Seconds a count of the stored bytes is trusted before the directory is walked again.
 RECOUNT_S = 300.0
 _PARTIAL = ".partial"
 _DELETED = ".deleted"
@@ -139,6 +142,30 @@ def tree_bytes(path: Path) -> int:
     return total
 
 
+def finished_replays_bytes(directory: Path) -> int:
+    """The sizes of the finished replays in `directory` (not the hidden ones being
+    written: their size is counted when they are finished)."""
+    total = 0
+    with contextlib.suppress(FileNotFoundError), os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+    return total
+
+
+def _unlink_counted(path: Path) -> int:
+    """Remove the file at `path`; the bytes it took (0 when it was not there)."""
+    try:
+        size = os.lstat(path).st_size
+        os.unlink(path)
+    except FileNotFoundError:
+        return 0
+    return size
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
@@ -149,15 +176,22 @@ def _remove(path: Path) -> None:
 class _Replay:
     """`ReplayWriter`: the events go to a hidden file beside the target (ReplayFile)."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(
+        self, path: Path, name: str, counted: Callable[[int], None] | None = None
+    ) -> None:
         self._file = ReplayFile(path, compressed=True)
         self._name = name
+        self._path = path
+        self._counted = counted
 
     def record(self, event: object) -> None:
         self._file.record(event)  # type: ignore[arg-type]
 
     async def finish(self) -> str:
         self._file.finish()
+        if self._counted is not None:
+            with contextlib.suppress(OSError):
+                self._counted(os.stat(self._path).st_size)
         return self._name
 
     def discard(self) -> None:
@@ -168,26 +202,31 @@ class DataDirFiles:
     """The files store of one data directory (created when missing)."""
 
     def __init__(self, root: Path, uploads_max_bytes: int | None = None) -> None:
-        """`uploads_max_bytes`: what uploaded bots may take (None: no cap)."""
+        """`uploads_max_bytes`: what uploaded bots and replays may take together (None:
+        no cap)."""
         self.root = Path(root).absolute()
         for folder in (BOTS, REPLAYS, SCRATCH):
             (self.root / folder).mkdir(parents=True, exist_ok=True)
         self.uploads_max_bytes = uploads_max_bytes
-        self._uploads_bytes: int | None = None
+        self._stored_bytes: int | None = None
         self._counted_at = 0.0
         self._counting = asyncio.Lock()
 
-    async def uploads_bytes(self) -> int:
-        """What uploaded bots take in the store now (see the module's note)."""
+    async def stored_bytes(self) -> int:
+        """What uploaded bots and finished replays take in the store now (see the
+        module's note)."""
         now = time.monotonic()
-        if self._uploads_bytes is None or now - self._counted_at > RECOUNT_S:
-            self._uploads_bytes = await asyncio.to_thread(tree_bytes, self.root / BOTS)
+        if self._stored_bytes is None or now - self._counted_at > RECOUNT_S:
+            self._stored_bytes = await asyncio.to_thread(self._count)
             self._counted_at = now
-        return self._uploads_bytes
+        return self._stored_bytes
+
+    def _count(self) -> int:
+        return tree_bytes(self.root / BOTS) + finished_replays_bytes(self.root / REPLAYS)
 
     def _counted(self, change: int) -> None:
-        if self._uploads_bytes is not None:
-            self._uploads_bytes = max(0, self._uploads_bytes + change)
+        if self._stored_bytes is not None:
+            self._stored_bytes = max(0, self._stored_bytes + change)
 
     # --- names and paths --------------------------------------------------------------
 
@@ -235,7 +274,7 @@ class DataDirFiles:
         name = self.source_name(bot_id, language)
         if self.uploads_max_bytes is not None:
             async with self._counting:
-                used = await self.uploads_bytes()
+                used = await self.stored_bytes()
                 if used + len(data) > self.uploads_max_bytes:
                     raise StorageFull()
                 self._counted(len(data))  # held for it before the write
@@ -326,7 +365,7 @@ class DataDirFiles:
 
     def replay_writer(self, match_id: str) -> _Replay:
         name = self.replay_name(match_id)
-        return _Replay(self.root / name, name)
+        return _Replay(self.root / name, name, self._counted)
 
     async def read_replay(self, name: str) -> bytes:
         data = await asyncio.to_thread(self.replay_path(name).read_bytes)
@@ -335,6 +374,11 @@ class DataDirFiles:
     async def read_replay_zstd(self, name: str) -> bytes | None:
         data = await asyncio.to_thread(self.replay_path(name).read_bytes)
         return data if replay_codec.is_compressed(data) else None
+
+    async def delete_replay(self, name: str) -> int:
+        freed = await asyncio.to_thread(_unlink_counted, self.replay_path(name))
+        self._counted(-freed)
+        return freed
 
     # --- clean-up ---------------------------------------------------------------------
 

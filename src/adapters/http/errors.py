@@ -100,6 +100,7 @@ ERROR_STATUS: dict[str, int] = {
     "too_many_matches": 429,
     "match_not_found": 404,
     "replay_not_ready": 409,
+    "replay_deleted": 410,
     "one_spectacle": 429,
     # the ladder (B8)
     "too_many_ranked": 409,

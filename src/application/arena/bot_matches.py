@@ -1,7 +1,8 @@
 """A bot's matches of any kind, ladder and rooms, newest first, a page at a time (spec
 B8 "History of every bot"): each with the opponent, the bot's side, its result, the
 reason and the turns. Its owner also reads why it failed and its stderr tail, the tail
-for `STDERR_KEPT_MS` after the match (older tails are not shown).
+for `STDERR_KEPT_MS` after the match (older tails are not shown). A match whose replay
+the retention sweep deleted (B14) says so; its tails went with it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ class BotMatch:
     reason: EndReason
     turns: int
     has_replay: bool
+    #: The retention sweep deleted its replay (B14): shown as "bản ghi đã xoá".
+    replay_deleted: bool
     #: The owner's alone (None for anyone else): why this bot failed the match.
     failure: FailureShown | None
     #: The owner's alone, for `STDERR_KEPT_MS`: the last bytes it wrote to stderr.
@@ -124,6 +127,7 @@ class BotMatches:
                     reason=result.reason,
                     turns=result.turns,
                     has_replay=match.replay is not None,
+                    replay_deleted=match.replay_deleted,
                     failure=failure,
                     stderr=stderr,
                 )

@@ -179,6 +179,13 @@ class ReplayNotReady(GameError):
     default_message = "Trận chưa kết thúc nên chưa có bản ghi."
 
 
+class ReplayDeleted(GameError):
+    """The retention sweep deleted the match's replay (B14); its result stays."""
+
+    code = "replay_deleted"
+    default_message = "Bản ghi đã xoá: máy chủ chỉ giữ bản ghi các trận trong một thời gian."
+
+
 class OneSpectacle(GameError):
     code = "one_spectacle"
     default_message = (
@@ -190,7 +197,7 @@ class OneSpectacle(GameError):
 ROOM_ERRORS: tuple[type[GameError], ...] = (
     RoomNotFound, RoomFull, SeatTaken, AlreadySeated, NotSeated, WrongRoomPhase,
     NotYourTurn, IllegalAction, PlacementRefused, TimeUp, TooManyMatches, MatchNotFound,
-    ReplayNotReady, OneSpectacle,
+    ReplayNotReady, ReplayDeleted, OneSpectacle,
 )
 
 ARENA_ERRORS: tuple[type[GameError], ...] = (*SHARED_ERRORS, *BOT_ERRORS, *ROOM_ERRORS)

@@ -194,9 +194,9 @@ class MatchStatus(StrEnum):
 @dataclass(frozen=True, slots=True)
 class MatchRecord:
     """A match, live or finished. `result` and `finished_ms` are set exactly when it is
-    finished; `replay` is the replay's name in the files store (None while live, and
-    for a match abandoned on restart). `runner` names the server instance that runs it
-    ("" when there is only one)."""
+    finished; `replay` is the replay's name in the files store (None while live, for a
+    match abandoned on restart, and once the retention sweep deleted it, spec B14).
+    `runner` names the server instance that runs it ("" when there is only one)."""
 
     id: str
     room: str
@@ -213,6 +213,9 @@ class MatchRecord:
     runner: str = ""
     #: A ladder match (spec B8): made by the server between two ranked bots.
     ladder: bool = False
+    #: When the retention sweep deleted its replay and stderr tails (B14); None while
+    #: they are kept, and for a match that never had a replay.
+    replay_deleted_ms: int | None = None
 
     def __post_init__(self) -> None:
         _require(is_match_id(self.id), f"bad match id {self.id!r}")
@@ -225,6 +228,13 @@ class MatchRecord:
             finished == (self.result is not None) == (self.finished_ms is not None),
             "a finished match has a result and a finishing time; a live one neither",
         )
+        if self.replay_deleted_ms is not None:
+            _require(finished and self.replay is None, "only a finished match's replay goes")
+
+    @property
+    def replay_deleted(self) -> bool:
+        """Its replay was kept, then deleted by the retention sweep ("bản ghi đã xoá")."""
+        return self.replay_deleted_ms is not None
 
     @property
     def seats(self) -> tuple[Seat, Seat]:

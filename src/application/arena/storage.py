@@ -16,6 +16,7 @@ from typing import Protocol
 from noitu.application.arena.ports import Language
 from noitu.application.arena.records import BotCursor, BotRecord, MatchCursor, MatchRecord
 from noitu.application.arena.replay import MatchEvents
+from noitu.application.arena.retention import Retention
 from noitu.domain.arena.match import Result
 
 
@@ -133,6 +134,29 @@ class MatchArchive(Protocol):
         ABANDONED at `now_ms` (no winner, 0 turns, no replay); how many were."""
         ...
 
+    async def replays_due(
+        self, retention: Retention, now_ms: int, limit: int
+    ) -> list[MatchRecord]:
+        """The finished matches whose replay the retention rule deletes at `now_ms`
+        (`retention.replays_due`'s rule and order, oldest first), at most `limit`."""
+        ...
+
+    async def mark_replay_deleted(self, match_id: str, at_ms: int) -> bool:
+        """The match's replay and stderr tails are gone (B14): its `replay` becomes None,
+        its tails empty, `replay_deleted_ms` `at_ms`; result, seats and the rest stay.
+        False (nothing changed) unless it is finished with a replay kept."""
+        ...
+
+
+class Lease(Protocol):
+    """One holder at a time across every process of a deployment (a row in the arena's
+    database). A holder that dies loses it after `ttl_ms`; asking again while holding it
+    extends it."""
+
+    async def acquire(self, holder: str, now_ms: int, ttl_ms: int) -> bool: ...
+
+    async def release(self, holder: str) -> None: ...
+
 
 # --- files ----------------------------------------------------------------------------
 
@@ -198,6 +222,11 @@ class ArenaFiles(Protocol):
     async def read_replay_zstd(self, name: str) -> bytes | None:
         """The replay as stored, one zstd frame of its JSON Lines (spec B14), for a
         client that takes it so; None for a replay stored plain (before B14)."""
+        ...
+
+    async def delete_replay(self, name: str) -> int:
+        """Delete a finished replay (a name the archive kept); the bytes it took in the
+        store, 0 when it was not there (deleting twice is no error)."""
         ...
 
     async def delete_bot_files(self, bot_id: str) -> None:

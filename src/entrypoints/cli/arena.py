@@ -7,6 +7,7 @@ exactly what a match on the server runs — the sandbox, the protocol, the clock
     noitu arena check FILE [--no-sandbox]
     noitu arena ladder rebuild [--json]
     noitu arena worker [--builds N]   (entrypoints/cli/arena_worker.py)
+    noitu arena sweep                 (entrypoints/cli/arena_sweep.py)
 
 P1 and P2 are bot files (.py .cpp .cc .cxx .java .jar) or built-in bots
 (builtin:random, builtin:tactical, builtin:strong). Untrusted files run only in the
@@ -52,6 +53,7 @@ from noitu.application.arena.storage import StorageUnavailable
 from noitu.domain.arena.board import SIDES
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT
+from noitu.entrypoints.cli.arena_sweep import add_sweep_parser
 from noitu.entrypoints.cli.arena_view import (
     CheckProgress,
     MatchProgress,
@@ -514,3 +516,4 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     rebuild.set_defaults(run=ladder_rebuild_command)
 
     add_worker_parser(kinds)
+    add_sweep_parser(kinds)

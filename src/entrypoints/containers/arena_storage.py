@@ -11,7 +11,9 @@ from noitu.adapters.arena.files import DataDirFiles
 from noitu.adapters.arena.sql.engine import create_engine
 from noitu.adapters.arena.sql.files import DatabaseFiles
 from noitu.adapters.arena.sql.ladder import SqlLadder
+from noitu.adapters.arena.sql.lease import REPLAY_SWEEP, SqlLease
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
+from noitu.adapters.arena.sql.transactions import SqlTransactions
 from noitu.adapters.http.client_address import ClientAddresses
 from noitu.application.arena.admission import Admission
 from noitu.application.arena.bot_figures import BotFiguresOf
@@ -26,12 +28,14 @@ from noitu.application.arena.ladder.record_ladder_result import RecordLadderResu
 from noitu.application.arena.ladder.resume_bot import ResumeBot
 from noitu.application.arena.ladder.schedule_pairing import SchedulePairing
 from noitu.application.arena.ladder.show_ladder import ShowLadder
+from noitu.application.arena.sweep_replays import SweepReplays
 from noitu.entrypoints.containers.resources import (
     arena_database,
 )
 from noitu.entrypoints.containers.support import (
     build_slots,
     on_off,
+    sweep_holder,
 )
 
 
@@ -65,6 +69,20 @@ class ArenaStorage(containers.DeclarativeContainer):
             clock,
             settings.provided.arena_uploads_max_bytes,
         ),
+    )
+
+    # --- retention (B14): the sweep, one at a time under a lease in the same database
+    replay_sweep_lease = providers.Singleton(
+        SqlLease, providers.Singleton(SqlTransactions, arena_engine), REPLAY_SWEEP
+    )
+    sweep_replays = providers.Singleton(
+        SweepReplays,
+        arena_repository,
+        arena_files,
+        replay_sweep_lease,
+        clock,
+        settings.provided.arena_retention,
+        providers.Callable(sweep_holder, settings.provided.instance),
     )
 
     # --- the ladder (B8): its stores in the arena's database, on the same engine ------

@@ -148,6 +148,12 @@ def tell_waiting_write(
         )
 
 
+def sweep_holder(instance: str) -> str:
+    """This process's name on the retention sweep's lease: its instance's, made unique
+    (a CLI's sweep and `serve` may share an instance name on one machine)."""
+    return f"{instance[:40]}/{secrets.token_hex(8)}"
+
+
 def build_slots() -> int:
     """Builds at once on this machine: one per core (spec B10)."""
     return os.cpu_count() or 1

@@ -144,7 +144,7 @@ async def test_a_bots_matches_newest_first_with_side_result_and_opponent(arena: 
         "ladder": False, "side": "P1",
         "opponent": {"botId": "random", "name": "random", "builtin": True, "deleted": False},
         "result": "loss", "reason": "BOT_FAILED", "turns": 3,
-        "replay": f"/arena/api/matches/{third.id}/replay",
+        "replay": f"/arena/api/matches/{third.id}/replay", "replayDeleted": False,
         "failure": {"code": "TIMEOUT", "detail": "Quá 2 giây."}, "stderr": "oops\n",
     }
     assert (ladder["ladder"], ladder["side"], ladder["result"]) == (True, "P2", "win")
@@ -275,9 +275,31 @@ async def test_ladder_matches_newest_first_rated_and_filtered(arena: Arena):
         "p1": {"botId": bot, "name": "bot.py", "builtin": False, "deleted": False},
         "p2": {"botId": "tactical", "name": "tactical", "builtin": True, "deleted": False},
         "winner": "P1", "reason": "BASE_CAPTURED", "turns": 41,
-        "replay": f"/arena/api/matches/{rated.id}/replay", "rated": True,
+        "replay": f"/arena/api/matches/{rated.id}/replay", "replayDeleted": False,
+        "rated": True,
     }
     one = (await arena.get(f"{LADDER}/matches", params={"bot": bot})).json()["matches"]
     assert [m["matchId"] for m in one] == [rated.id]
     bad = await arena.get(f"{LADDER}/matches", params={"bot": "Nope!"})
     assert (bad.status_code, bad.json()["error"]) == (400, "bad_request")
+
+
+async def test_a_swept_match_stays_in_the_histories_saying_its_replay_is_gone(arena: Arena):
+    """B14: the sweep deletes an old room's replay and stderr; the match stays in the
+    bot's history with its result, marked, and the replay route answers 410."""
+    bot = await arena.upload(public=True)
+    old = await arena.play(mine(bot), TACTICAL, P1_WINS, stderr=(b"old\n", b""))
+    arena.clock.advance(30 * DAY_MS + 1)
+    young = await arena.play(mine(bot), RANDOM, DRAW)
+    result = await arena.container.sweep_replays()()
+    assert (result.deleted, result.busy) == (1, False) and result.freed_bytes > 0
+    newest, swept = (await arena.get(f"{BOTS_API}/{bot}/matches", KEY_A)).json()["matches"]
+    assert (newest["matchId"], newest["replayDeleted"]) == (young.id, False)
+    assert swept["matchId"] == old.id and (swept["result"], swept["turns"]) == ("win", 41)
+    assert (swept["replay"], swept["replayDeleted"], swept["stderr"]) == (None, True, None)
+    gone = await arena.get(f"/arena/api/matches/{old.id}/replay")
+    assert (gone.status_code, gone.json()["error"]) == (410, "replay_deleted")
+    assert "Bản ghi đã xoá" in gone.json()["message"]
+    kept = await arena.get(f"/arena/api/matches/{young.id}/replay")
+    assert kept.status_code == 200
+    assert (await arena.container.sweep_replays()()).deleted == 0  # nothing left to do

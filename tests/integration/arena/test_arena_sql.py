@@ -25,14 +25,15 @@ from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.models import VERSION_TABLE, metadata
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.application.arena.records import new_bot_id
+from noitu.application.arena.retention import DAY_MS, Retention
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.ladder.results import LadderResult
 from noitu.domain.arena.ladder.standings import history_from
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0008: each bot's standing after each of its ladder results).
-HEAD = "0008"
+#: The newest revision (0009: when the retention sweep deleted a match's replay).
+HEAD = "0009"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -113,6 +114,36 @@ async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
     stored = await repo.get_match(old.id)
     assert stored is not None and stored.result == DRAW and stored.p1 == old.p1
     assert await repo.match_stderr(old.id) == (b"", b"")
+
+
+async def test_a_match_stored_before_0009_keeps_its_replay_until_a_sweep_finds_it_due(
+    new_url, engines
+) -> None:
+    engine = create_engine(new_url(False))
+    engines.append(engine)
+    await migrations.upgrade(engine, "0008")
+    old = make_match()
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
+                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
+                " finished_ms, runner, replay) VALUES (:id, :room, 5, 200, :t, 'upload', :ref,"
+                " :name, :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT',"
+                " 200, :t, '', :replay)"
+            ),
+            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
+             "owner": old.p1.owner, "replay": f"replays/{old.id}.jsonl"},
+        )
+    await migrations.upgrade(engine)
+    repo = SqlArenaRepository(engine)
+    stored = await repo.get_match(old.id)
+    assert stored.replay == f"replays/{old.id}.jsonl" and not stored.replay_deleted
+    rule = Retention(replay_days=30)
+    assert await repo.replays_due(rule, T0 + 30 * DAY_MS, 10) == []
+    assert await repo.replays_due(rule, T0 + 30 * DAY_MS + 1, 10) == [stored]
+    assert await repo.mark_replay_deleted(old.id, T0 + 31 * DAY_MS)
+    assert (await repo.get_match(old.id)).replay_deleted
 
 
 async def test_ladder_results_stored_before_0008_get_their_points_as_a_rebuild_folds_them(

@@ -56,7 +56,7 @@ async def test_uploads_are_refused_once_the_data_directorys_room_is_used_up(
 
     first = await send()
     await send()  # 2 S stored + S fits; its artefact then passes the cap by one artefact
-    assert await files.uploads_bytes() == 4 * S
+    assert await files.stored_bytes() == 4 * S
     stored = sorted(p.name for p in (directory / "bots").iterdir())
     with pytest.raises(StorageFull):
         await send()
@@ -70,7 +70,7 @@ async def test_uploads_are_refused_once_the_data_directorys_room_is_used_up(
                         clock, random.Random(2))(UploadBotCommand("bot.py", SOURCE, owner_key=KEY))
 
     await DeleteBot(repository, repository, files, MemoryMembers())(first, KEY)
-    assert await files.uploads_bytes() == 2 * S
+    assert await files.stored_bytes() == 2 * S
     await send()  # room again
 
 

@@ -24,10 +24,12 @@ The names the records keep are those of the directory store (`bots/<id>/source.p
   versions that are no longer the stored one. Nothing cached is ever used without the
   database saying it is current, except sources (immutable) when rebuilding.
 
-Uploaded bots (sources and artefacts) may take at most `uploads_max_bytes` of blobs
-(the operator's NOITU_ARENA_UPLOADS_MIB): a source that would pass it is refused with
+The store's total is every blob it keeps, sources, artefacts and finished replays
+alike (spec B10, B14: what the operator pays for is the database; the cache in the data
+directory is a copy, not counted). It may reach at most `uploads_max_bytes` (the
+operator's NOITU_ARENA_UPLOADS_MIB): a source that would pass it is refused with
 `StorageFull`; artefacts are written after their source was admitted, as in the
-directory store.
+directory store, and replays whatever the total (the retention sweep frees room).
 
 Database trouble is `StorageUnavailable` (503 `busy` for a client); each method is one
 short transaction. On SQLite the writers of this object queue on an asyncio lock, as
@@ -142,14 +144,14 @@ class DatabaseFiles:
         cap: int | None = None,
     ) -> str:
         """Store (or replace) one blob; its digest. With `cap`, refuse with
-        `StorageFull` (nothing written) when the bots' blobs, this one in place of any
+        `StorageFull` (nothing written) when the store's blobs, this one in place of any
         it replaces, would take more than `cap` bytes."""
         digest = _digest(data)
         async with self._transactions.write() as connection:
             if cap is not None:
                 used = await connection.scalar(
                     select(func.coalesce(func.sum(files.c.size), 0)).where(
-                        files.c.kind.in_((SOURCE, ARTEFACT)), files.c.name != name
+                        files.c.name != name
                     )
                 )
                 if int(used or 0) + len(data) > cap:
@@ -188,14 +190,10 @@ class DatabaseFiles:
             raise FileNotFoundError(name)
         return str(digest)
 
-    async def uploads_bytes(self) -> int:
-        """What uploaded bots' blobs take in the database now."""
+    async def stored_bytes(self) -> int:
+        """What the store's blobs (bots' files and replays) take in the database now."""
         async with self._transactions.read() as connection:
-            used = await connection.scalar(
-                select(func.coalesce(func.sum(files.c.size), 0)).where(
-                    files.c.kind.in_((SOURCE, ARTEFACT))
-                )
-            )
+            used = await connection.scalar(select(func.coalesce(func.sum(files.c.size), 0)))
         return int(used or 0)
 
     # --- sources ----------------------------------------------------------------------
@@ -274,6 +272,14 @@ class DatabaseFiles:
         self.cache.replay_path(name)  # the name's check
         data, _ = await self._blob(name)
         return data if replay_codec.is_compressed(data) else None
+
+    async def delete_replay(self, name: str) -> int:
+        self.cache.replay_path(name)  # the name's check
+        gone = (files.c.name == name) & (files.c.kind == REPLAY)
+        async with self._transactions.write() as connection:
+            size = await connection.scalar(select(files.c.size).where(gone))
+            await connection.execute(delete(files).where(gone))
+        return int(size or 0)
 
     # --- bots -------------------------------------------------------------------------
 

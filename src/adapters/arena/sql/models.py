@@ -10,7 +10,10 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   reference bots: history outlives a deleted bot, and keeps the name it had. The last
   8 KiB of each bot's stderr (`p1_stderr`, `p2_stderr`, bytes as read) are written by
   the same UPDATE that finishes the match; NULL while it is live. `ladder` marks the
-  ladder's matches (B8); the `*_ref` indexes serve each bot's history.
+  ladder's matches (B8); the `*_ref` indexes serve each bot's history. The retention
+  sweep (B14, 0009) deletes a replay and its tails: `replay` and the tails become NULL
+  and `replay_deleted_ms` says when (NULL on every row before 0009); the index on
+  (`ladder`, `replay`) finds the replays still kept.
 - `arena_files` (spec B9, NOITU_ARENA_FILES=database): the files store's blobs, by the
   names the records keep (`bots/<id>/source.py`, `bots/<id>/artefact`,
   `replays/<match id>.jsonl.zst`): a source as uploaded, an artefact as one gzipped tar,
@@ -160,6 +163,7 @@ matches = Table(
     Column("p1_stderr", LargeBinary, nullable=True),
     Column("p2_stderr", LargeBinary, nullable=True),
     Column("ladder", Boolean(create_constraint=False), nullable=False, server_default=false()),
+    Column("replay_deleted_ms", BigInteger, nullable=True),
     CheckConstraint(f"p1_kind IN {_SEAT_KINDS}", name="p1_kind"),
     CheckConstraint(f"p2_kind IN {_SEAT_KINDS}", name="p2_kind"),
     CheckConstraint("status IN ('live', 'finished')", name="status"),
@@ -184,6 +188,7 @@ matches = Table(
     Index(None, "p1_ref", "finished_ms"),
     Index(None, "p2_ref", "finished_ms"),
     Index(None, "ladder", "finished_ms"),
+    Index(None, "ladder", "replay"),
 )
 
 

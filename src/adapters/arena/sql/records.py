@@ -110,6 +110,7 @@ def match_row(match: MatchRecord) -> dict[str, Any]:
         "replay": match.replay,
         "runner": match.runner,
         "ladder": match.ladder,
+        "replay_deleted_ms": match.replay_deleted_ms,
     }
     if match.result is not None:
         row.update(result_row(match.result))
@@ -132,4 +133,5 @@ def match_of(row: Row) -> MatchRecord:
         replay=row["replay"],
         runner=row["runner"],
         ladder=bool(row["ladder"]),
+        replay_deleted_ms=row["replay_deleted_ms"],
     )

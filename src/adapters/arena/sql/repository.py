@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Select, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Select, and_, delete, func, insert, or_, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -33,6 +33,7 @@ from noitu.application.arena.records import (
     kept_stderr,
 )
 from noitu.application.arena.replay import SeatKind
+from noitu.application.arena.retention import Retention
 from noitu.application.arena.storage import AlreadyStored
 from noitu.domain.arena.match import EndReason, Result
 
@@ -282,6 +283,60 @@ class SqlArenaRepository:
                 )
             )
         return int(result.rowcount or 0)
+
+    # --- retention (B14) --------------------------------------------------------------
+
+    async def replays_due(
+        self, retention: Retention, now_ms: int, limit: int
+    ) -> list[MatchRecord]:
+        finished = matches.c.status == MatchStatus.FINISHED.value
+        kept = and_(finished, matches.c.replay.is_not(None))
+        rooms = (
+            select(*_RECORD_COLUMNS)
+            .where(kept, matches.c.ladder.is_(False))
+            .where(matches.c.finished_ms < retention.rooms_before_ms(now_ms))
+            .order_by(matches.c.finished_ms, matches.c.id)
+            .limit(limit)
+        )
+        # Each ladder replay kept, once per seat, ranked among its bot's newest first; a
+        # match is due when no bot ranks it within its newest `ladder_replays`.
+        in_ladder = and_(kept, matches.c.ladder.is_(True))
+        seats = union_all(
+            select(matches.c.id, matches.c.finished_ms, matches.c.p1_ref.label("bot"))
+            .where(in_ladder),
+            select(matches.c.id, matches.c.finished_ms, matches.c.p2_ref.label("bot"))
+            .where(in_ladder),
+        ).subquery()
+        rank = func.row_number().over(
+            partition_by=seats.c.bot, order_by=(seats.c.finished_ms.desc(), seats.c.id.desc())
+        )
+        ranked = select(seats.c.id, rank.label("rank")).subquery()
+        beyond = (
+            select(ranked.c.id)
+            .group_by(ranked.c.id)
+            .having(func.min(ranked.c.rank) > retention.ladder_replays)
+        )
+        ladder = (
+            select(*_RECORD_COLUMNS)
+            .where(matches.c.id.in_(beyond))
+            .order_by(matches.c.finished_ms, matches.c.id)
+            .limit(limit)
+        )
+        found = await self._matches(rooms) + await self._matches(ladder)
+        return sorted(found, key=lambda match: match.cursor)[: max(limit, 0)]
+
+    async def mark_replay_deleted(self, match_id: str, at_ms: int) -> bool:
+        async with self._write() as connection:
+            result = await connection.execute(
+                update(matches)
+                .where(
+                    matches.c.id == match_id,
+                    matches.c.status == MatchStatus.FINISHED.value,
+                    matches.c.replay.is_not(None),
+                )
+                .values(replay=None, p1_stderr=None, p2_stderr=None, replay_deleted_ms=at_ms)
+            )
+        return bool(result.rowcount)
 
     async def _matches(self, query: Select[Any]) -> list[MatchRecord]:
         async with self._read() as connection:

@@ -64,8 +64,11 @@ class BotMatchView(msgspec.Struct, frozen=True, rename="camel"):
     result: str  # "win", "loss", "draw" or "abandoned"
     reason: str
     turns: int
-    #: The replay's URL; null when the match has none (abandoned on a restart).
+    #: The replay's URL; null when the match has none (abandoned on a restart, or
+    #: deleted by the retention sweep: then `replayDeleted`).
     replay: str | None
+    #: The retention sweep deleted its replay and stderr (B14): "bản ghi đã xoá".
+    replay_deleted: bool
     failure: FailureView | None  # the owner's alone: why this bot failed
     stderr: str | None  # the owner's alone, 7 days: its stderr's last bytes
 
@@ -114,6 +117,7 @@ def bot_match_view(match: BotMatch) -> BotMatchView:
         ladder=match.ladder, side=match.side.value, opponent=seat_view(match.opponent),
         result=match.result, reason=match.reason.value, turns=match.turns,
         replay=replay_url(match.match_id) if match.has_replay else None,
+        replay_deleted=match.replay_deleted,
         failure=None if failure is None else FailureView(failure.code, failure.detail),
         stderr=match.stderr,
     )

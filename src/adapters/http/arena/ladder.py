@@ -121,8 +121,11 @@ class LadderMatchView(msgspec.Struct, frozen=True, rename="camel"):
     winner: str | None  # "P1", "P2", or null for a draw or an abandoned match
     reason: str
     turns: int
-    #: The replay's URL; null when the match has none (abandoned on a restart).
+    #: The replay's URL; null when the match has none (abandoned on a restart, or
+    #: deleted by the retention sweep: then `replayDeleted`).
     replay: str | None
+    #: The retention sweep deleted its replay (B14): "bản ghi đã xoá".
+    replay_deleted: bool
     #: False for a match the ladder did not rate (abandoned, or the server's failure).
     rated: bool
 
@@ -139,7 +142,8 @@ def ladder_match_view(match: LadderMatch) -> LadderMatchView:
         p1=seat_view(match.p1), p2=seat_view(match.p2),
         winner=None if match.winner is None else match.winner.value,
         reason=match.reason.value, turns=match.turns,
-        replay=replay_url(match.match_id) if match.has_replay else None, rated=match.rated,
+        replay=replay_url(match.match_id) if match.has_replay else None,
+        replay_deleted=match.replay_deleted, rated=match.rated,
     )
 
 

@@ -54,6 +54,7 @@ from noitu.application.arena.errors import (
     NotYourTurn,
     OneSpectacle,
     PlacementRefused,
+    ReplayDeleted,
     ReplayNotReady,
     RoomFull,
     RoomNotFound,
@@ -254,7 +255,7 @@ def rooms_router(use_cases: ArenaRoomUseCases) -> Router:
                 media_type=REPLAY_MEDIA_TYPE,
                 description="The replay as a download, match-<id>.jsonl",
             ),
-            **error_responses(MatchNotFound, ReplayNotReady, Busy),
+            **error_responses(MatchNotFound, ReplayNotReady, ReplayDeleted, Busy),
         },
     )
     async def replay(request: Request, match_id: FromPath[str]) -> Response[bytes]:

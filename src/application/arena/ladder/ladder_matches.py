@@ -46,6 +46,8 @@ class LadderMatch:
     reason: EndReason
     turns: int
     has_replay: bool
+    #: The retention sweep deleted its replay (B14): shown as "bản ghi đã xoá".
+    replay_deleted: bool
     rated: bool
 
 
@@ -98,6 +100,7 @@ class LadderMatches:
                     reason=result.reason,
                     turns=result.turns,
                     has_replay=match.replay is not None,
+                    replay_deleted=match.replay_deleted,
                     rated=match.id in rated,
                 )
             )

@@ -1,6 +1,7 @@
 """GetReplay: a finished match's replay (spec B4): its name in the files store and its
 bytes, JSON Lines, for download or playback in the page; to a client that takes zstd
-(`zstd`), as stored: one zstd frame of them (spec B14), when it was stored so."""
+(`zstd`), as stored: one zstd frame of them (spec B14), when it was stored so. A replay
+the retention sweep deleted (B14) is `ReplayDeleted`, 410, "bản ghi đã xoá"."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from noitu.application.arena.errors import MatchNotFound, ReplayNotReady
+from noitu.application.arena.errors import MatchNotFound, ReplayDeleted, ReplayNotReady
 from noitu.application.arena.records import MatchStatus, is_match_id
 from noitu.application.arena.storage import ArenaFiles, MatchArchive
 
@@ -37,6 +38,8 @@ class GetReplay:
         record = await self._archive.get_match(match_id) if is_match_id(match_id) else None
         if record is None:
             raise MatchNotFound()
+        if record.replay_deleted:
+            raise ReplayDeleted()
         if record.status is not MatchStatus.FINISHED or record.replay is None:
             raise ReplayNotReady(
                 None

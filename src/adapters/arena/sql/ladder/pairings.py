@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from sqlalchemy import delete, insert, or_, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from noitu.adapters.arena.sql.ladder.link import LadderLink
 from noitu.adapters.arena.sql.ladder.rows import Row, pairing_of, pairing_row
+from noitu.adapters.arena.sql.lease import SqlLease
 from noitu.adapters.arena.sql.models import (
     ladder_busy,
-    ladder_lease,
     ladder_pairings,
     ladder_previous,
 )
@@ -98,33 +98,11 @@ class SqlLadderPairings:
         return (await connection.execute(self._link.locked(query))).mappings().first()
 
 
-class SqlLadderLease:
-    """The lease is one row: taken when free, expired or already this holder's, in one
-    conditional upsert."""
+class SqlLadderLease(SqlLease):
+    """The scheduler's lease (B8): `lease.SqlLease` under its own name."""
 
     def __init__(self, link: LadderLink) -> None:
-        self._link = link
-
-    async def acquire(self, holder: str, now_ms: int, ttl_ms: int) -> bool:
-        upsert = self._link.upsert(ladder_lease)
-        statement = upsert.values(
-            name=_LEASE, holder=holder, until_ms=now_ms + ttl_ms
-        ).on_conflict_do_update(
-            index_elements=[ladder_lease.c.name],
-            set_={"holder": upsert.excluded.holder, "until_ms": upsert.excluded.until_ms},
-            where=or_(ladder_lease.c.holder == holder, ladder_lease.c.until_ms <= now_ms),
-        )
-        async with self._link.write() as connection:
-            result = await connection.execute(statement)
-        return bool(result.rowcount)
-
-    async def release(self, holder: str) -> None:
-        async with self._link.write() as connection:
-            await connection.execute(
-                delete(ladder_lease).where(
-                    ladder_lease.c.name == _LEASE, ladder_lease.c.holder == holder
-                )
-            )
+        super().__init__(link, _LEASE)
 
 
 async def _insert_pairing(connection: AsyncConnection, pairing: Pairing) -> None:
