@@ -135,12 +135,13 @@ class PipeBotProcess:
         self._request = request
         self._asked += 1
         timer = self._loop.call_at(request.deadline, self._on_timeout, request)
-        drain = asyncio.create_task(self._drain())
+        # A line the pipe took whole needs no drain (a task a turn, for nothing).
+        drain = asyncio.create_task(self._drain()) if _buffered(stdin) else None
         try:
             return await future
         finally:
             timer.cancel()
-            if not drain.done():
+            if drain is not None and not drain.done():
                 drain.cancel()
             self._request = None
             self._resume.set()
@@ -210,7 +211,11 @@ class PipeBotProcess:
         return bool(readable)
 
     async def _settle(self) -> None:
-        """Let the reader judge what already arrived before a request is written."""
+        """Let the reader judge what already arrived before a request is written. When
+        nothing did (nothing read and unjudged, nothing in the pipe: the usual case
+        between instant bots), there is nothing to wait for."""
+        if self._leftover is None and not self._stdout_waiting():
+            return
         for _ in range(100):
             if self._failed.done() or self._stdout_done:
                 return
@@ -388,3 +393,11 @@ class PipeBotProcess:
         self._stderr.catch_up()
         self._stderr.close()
         await self._containment.release()
+
+
+def _buffered(stdin: asyncio.StreamWriter) -> bool:
+    """Whether bytes written to `stdin` wait in its transport for the pipe."""
+    try:
+        return stdin.transport.get_write_buffer_size() > 0
+    except (AttributeError, NotImplementedError, RuntimeError):
+        return True  # not known: drain, as always

@@ -166,6 +166,15 @@ class RunMatch:
         return await self._launcher.launch(seat.artefact)
 
     async def _play(self, live: LiveMatch, processes: Sequence[BotProcess | None]) -> None:
+        watch = _Watch(live, processes)
+        try:
+            await self._turns(live, processes, watch)
+        finally:
+            await watch.stop()
+
+    async def _turns(
+        self, live: LiveMatch, processes: Sequence[BotProcess | None], watch: _Watch
+    ) -> None:
         match = live.match
         asked = [False, False]
         while match.phase is Phase.PLAYING:
@@ -175,13 +184,13 @@ class RunMatch:
             assert side is not None
             process = processes[side.number]
             if process is None:
-                await self._person_turn(live, processes)
+                await self._person_turn(live, watch)
                 continue
             request = your_turn(match)
             timeout = self._timing.request_s if asked[side.number] else self._timing.first_request_s
             asked[side.number] = True
             live.events.record(sent_event(side, request.sequence, request.line))
-            answer = await self._wait(live, processes, side, process.ask(request.line, timeout))
+            answer = await watch.wait(side, process.ask(request.line, timeout))
             if answer is _ENDED or match.phase is not Phase.PLAYING:
                 return  # ended from outside: the late reply, if any, is dropped
             if isinstance(answer, tuple):  # the other side failed while this one thought
@@ -199,7 +208,7 @@ class RunMatch:
                 return
             live.play(side, verdict.action)
 
-    async def _person_turn(self, live: LiveMatch, processes: Sequence[BotProcess | None]) -> None:
+    async def _person_turn(self, live: LiveMatch, watch: _Watch) -> None:
         """Wait until the person to move acts, the match ends, the other side's process
         fails, or the deadline passes (TIME_UP)."""
         assert self._timer is not None and live.deadline_ms is not None
@@ -207,9 +216,7 @@ class RunMatch:
         assert side is not None
         deadline = live.deadline_ms
         pulse = live.pulse()
-        answer = await self._wait(
-            live, processes, side, _first(pulse.wait(), self._timer.sleep_until(deadline))
-        )
+        answer = await watch.wait(side, _first(pulse.wait(), self._timer.sleep_until(deadline)))
         if isinstance(answer, tuple):
             failed, failure = answer
             live.fail(failed, failure.code, failure.detail)
@@ -230,21 +237,28 @@ class RunMatch:
                 return True
         return False
 
-    @staticmethod
-    async def _wait(
-        live: LiveMatch,
-        processes: Sequence[BotProcess | None],
-        side: Side,
-        waiting: Coroutine[Any, Any, T],
+
+class _Watch:
+    """What may end a wait for a side, watched for the whole match rather than once a
+    turn (creating and cancelling two tasks a turn was a third of the server's CPU per
+    turn between instant bots): the match ending from outside, and each bot's process
+    failing."""
+
+    def __init__(self, live: LiveMatch, processes: Sequence[BotProcess | None]) -> None:
+        self._ending = asyncio.ensure_future(live.ended().wait())
+        self._failing = [
+            asyncio.ensure_future(p.failure()) if p is not None else None for p in processes
+        ]
+
+    async def wait(
+        self, side: Side, waiting: Coroutine[Any, Any, T]
     ) -> T | tuple[Side, ProcessFailure] | _Ended:
         """What `waiting` gives for `side`; or (the other side, its failure) when the
         other side's process fails first; or _ENDED when the match ends from outside
-        first. Whatever did not finish is cancelled."""
+        first. `waiting` is cancelled when it did not finish."""
         asking = asyncio.ensure_future(waiting)
-        other = processes[side.other.number]
-        watching = asyncio.ensure_future(other.failure()) if other is not None else None
-        ending = asyncio.ensure_future(live.ended().wait())
-        tasks: list[asyncio.Future[Any]] = [asking, ending]
+        watching = self._failing[side.other.number]
+        tasks: list[asyncio.Future[Any]] = [asking, self._ending]
         if watching is not None:
             tasks.append(watching)
         try:
@@ -255,10 +269,15 @@ class RunMatch:
                 return side.other, watching.result()
             return _ENDED
         finally:
-            for task in tasks:
-                if not task.done():
-                    task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            if not asking.done():
+                asking.cancel()
+                await asyncio.gather(asking, return_exceptions=True)
+
+    async def stop(self) -> None:
+        watchers = [self._ending, *(f for f in self._failing if f is not None)]
+        for watcher in watchers:
+            watcher.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
 
 
 async def _first(*waits: Coroutine[Any, Any, object]) -> int:
