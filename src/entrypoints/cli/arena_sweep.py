@@ -21,8 +21,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from noitu.application.arena.storage import StorageUnavailable
+from noitu.entrypoints.cli.noitu import settings_or_exit
 from noitu.entrypoints.role import Role
-from noitu.entrypoints.settings import SettingsError, load_settings
 
 if TYPE_CHECKING:  # imported when the command runs (`noitu --help` stays fast)
     from noitu.application.arena.sweep_replays import SweepResult
@@ -36,13 +36,7 @@ async def sweep_once() -> SweepResult:
     """One sweep with the server's settings and database."""
     from noitu.entrypoints.container import Container
 
-    try:
-        settings = load_settings()
-    except SettingsError as error:
-        for problem in error.problems:
-            print(f"noitu: {problem}", file=sys.stderr)
-        raise SystemExit(2) from None
-    settings = dataclasses.replace(settings, modules=("arena",))
+    settings = dataclasses.replace(settings_or_exit(), modules=("arena",))
     container = Container(settings=settings, role=Role.cli())
     # The one Resource this needs: the database, migrated (no sandbox, no Redis).
     await container.arena_database_resource.init()

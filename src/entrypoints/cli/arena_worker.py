@@ -38,8 +38,9 @@ from noitu.adapters.arena.cores import usable_cores
 from noitu.application.arena.match_queue import CPU_PER_THINKING_BOT
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.application.errors import Busy
+from noitu.entrypoints.cli.noitu import settings_or_exit
 from noitu.entrypoints.role import Role
-from noitu.entrypoints.settings import Settings, SettingsError, load_settings
+from noitu.entrypoints.settings import Settings
 
 if TYPE_CHECKING:  # the worker's own parts are imported when it runs (fast `noitu --help`)
     from noitu.entrypoints.container import Container
@@ -53,12 +54,7 @@ MATCHES_PER_CORE = round(1 / CPU_PER_THINKING_BOT)
 
 
 def _settings_or_exit() -> Settings:
-    try:
-        settings = load_settings()
-    except SettingsError as error:
-        for problem in error.problems:
-            print(f"noitu: {problem}", file=sys.stderr)
-        raise SystemExit(2) from None
+    settings = settings_or_exit()
     if settings.arena_queue != "saq":
         print(
             "noitu: `noitu arena worker` takes the jobs of NOITU_ARENA_QUEUE=saq; with the"
