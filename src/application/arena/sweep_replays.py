@@ -11,7 +11,8 @@ many times over; a holder that dies frees it after that minute.
 
 Each match: its file first, then its row. A crash between the two leaves a row whose
 file is gone, which the next sweep finds due again: deleting a missing file is no error
-and the row is marked then. Should two sweeps ever overlap (a lease lost under a stalled
+and the row is marked then. A row naming no file the store could hold (a broken
+record) is marked with nothing deleted, so it never stops the sweep. Should two sweeps ever overlap (a lease lost under a stalled
 batch), each file is deleted once and each row marked once, whoever comes first.
 """
 
@@ -71,7 +72,10 @@ class SweepReplays:
                 marked = 0
                 for match in due:
                     assert match.replay is not None, "a due match has a replay"
-                    freed += await self._files.delete_replay(match.replay)
+                    try:
+                        freed += await self._files.delete_replay(match.replay)
+                    except ValueError:
+                        pass  # a name the store never gives: no file of it to delete
                     if await self._archive.mark_replay_deleted(match.id, now):
                         marked += 1
                 deleted += marked

@@ -116,6 +116,26 @@ async def test_a_sweep_that_stopped_between_file_and_row_is_finished_by_the_next
     assert (await first.archive.get_match(match_id)).replay_deleted
 
 
+async def test_a_row_naming_no_file_of_the_store_is_marked_and_the_sweep_goes_on(
+    two: list[Instance], clock: FakeClock
+) -> None:
+    """A broken record (a replay name the files store refuses) must not stop every
+    hourly sweep: it is marked with nothing deleted, and the rest is swept."""
+    first, _ = two
+    broken = make_match(created_ms=clock.now_ms() - 1_000)
+    await first.archive.add_match(broken)
+    bogus = "replays/../../etc/passwd"
+    assert await first.archive.finish_match(broken.id, DRAW, clock.now_ms(), bogus, (b"", b""))
+    good, name = await finish(first, clock.now_ms() + 1)
+    assert good != broken.id
+    clock.advance(31 * DAY_MS)
+    result = await first.sweep()
+    assert result.deleted == 2 and result.freed_bytes > 0
+    assert (await first.archive.get_match(broken.id)).replay_deleted
+    with pytest.raises(FileNotFoundError):
+        await first.files.read_replay(name)
+
+
 def test_the_cli_sweeps_once_and_says_what_it_deleted(
     template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
