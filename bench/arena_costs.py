@@ -2,7 +2,7 @@
 + cgroups) of this machine, through the runner and the replay the stores write:
 
     .venv/bin/python bench/arena_costs.py [--matches 5] [--core-matches 20] [--starts 5]
-                                          [--profile FILE] [--json]
+        [--profile FILE] [--loop uvloop|asyncio] [--json]
 
 - CPU per turn: `--matches` 200-turn matches between two instant bots (the C++ minimal
   sample against itself), one at a time, each written to a replay file as a data
@@ -18,7 +18,11 @@
 - Bytes a replay, as JSON Lines and as stored, from the C++ matches.
 
 `--profile FILE` writes a cProfile of the CPU-per-turn matches to FILE (read it with
-`python -m pstats FILE`). Prints medians (min, max) with the machine's core count.
+`python -m pstats FILE`). The matches run on uvloop, as in `noitu serve` (uvicorn's
+loop, where one machine's matches run); `--loop asyncio` for the standard library's, as
+`noitu arena worker` runs (3 alternated invocations each on 2 cores showed no
+difference beyond the noise: 0.42–0.47 against 0.38–0.50 ms a turn). Prints medians
+(min, max) with the machine's core count.
 """
 
 from __future__ import annotations
@@ -218,7 +222,7 @@ def spread(values: dict[str, float], unit: str, digits: int = 2) -> str:
 def format_report(report: dict) -> str:
     turns, core = report["per_turn"], report["one_core"]
     lines = [
-        f"arena costs ({format_machine(report['machine'])})",
+        f"arena costs, {report['loop']} ({format_machine(report['machine'])})",
         ("  server CPU per turn, two instant C++ bots, replay written:"
         f" {spread(turns['cpu_ms_per_turn'], 'ms', 3)}"),
         ("  a replay of 200 turns: "
@@ -240,9 +244,19 @@ def main() -> None:
     parser.add_argument("--core-matches", type=int, default=20)
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--profile", default="", help="write a cProfile of the C++ matches")
+    parser.add_argument(
+        "--loop", choices=("uvloop", "asyncio"), default="uvloop",
+        help="the event loop (noitu serve's is uvloop; the worker's asyncio's)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    report = asyncio.run(measure(args))
+    if args.loop == "uvloop":
+        import uvloop
+
+        report = uvloop.run(measure(args))
+    else:
+        report = asyncio.run(measure(args))
+    report["loop"] = args.loop
     print(json.dumps(report) if args.json else format_report(report), flush=True)
 
 
