@@ -176,7 +176,8 @@ def test_the_table_has_the_built_ins_and_a_long_history_pages_50_at_a_time(
     fixtures.pages = {
         "": {"matches": [a_match(n) for n in range(50, 0, -1)], "next": "c50"},
         "c50": {"matches": [a_match(0, "loss", opponent={"botId": None, "name": "x", "builtin": False,
-                                                          "deleted": True})], "next": None},
+                                                          "deleted": True},
+                                    replay=None, replayDeleted=True)], "next": None},
     }
     page.open_home()
 
@@ -225,6 +226,9 @@ def test_the_table_has_the_built_ins_and_a_long_history_pages_50_at_a_time(
     expect(history).to_have_count(51)
     expect(history.last).to_contain_text("bot đã xoá")
     expect(history.last).to_contain_text("Thua")
+    # B14: a replay the retention sweep deleted: the row stays, saying so, with no link.
+    expect(history.last.get_by_test_id("history-replay-deleted")).to_have_text("Bản ghi đã xoá")
+    expect(history.last.get_by_test_id("history-replay")).to_have_count(0)
     expect(page.by_id("history-more")).to_be_hidden()
     assert fixtures.asked_before == ["", "c50"]
 
