@@ -317,15 +317,34 @@ async def test_a_replay_stored_before_b14_is_read_as_it_was(open_store: OpenStor
     assert await store.read_replay_zstd(name) is None
 
 
-async def stored_200_turns(store: ArenaFiles, bot: Path) -> tuple[bytes, bytes]:
+#: The events of a 200-turn match of a bot against itself, by the bot's file: played once
+#: per test process (a match costs seconds of CPU), then written through each store.
+_PLAYED: dict[Path, list[Event]] = {}
+
+
+class Recorded(list):  # type: ignore[type-arg]
+    def record(self, event: Event) -> None:
+        self.append(event)
+
+
+async def stored_200_turns(store: ArenaFiles, bot: Path, scratch: Path) -> tuple[bytes, bytes]:
     """A 200-turn match of `bot` against itself, stored: its JSON Lines and its frame."""
-    name = await put_artefact(store, BOT, {"bot.py": bot.read_bytes()})
-    artefact = Artefact(Language.PYTHON, await store.local_artefact(name))
-    seats = tuple(BotSeat(Player(side, bot.stem, SeatKind.BUILTIN), artefact) for side in Side)
+    if bot not in _PLAYED:
+        folder = scratch / "artefact"
+        folder.mkdir()
+        (folder / "bot.py").write_bytes(bot.read_bytes())
+        artefact = Artefact(Language.PYTHON, folder)
+        seats = tuple(
+            BotSeat(Player(side, bot.stem, SeatKind.BUILTIN), artefact) for side in Side
+        )
+        events = Recorded()
+        command = MatchCommand(MATCH, 1, seats, turn_limit=200)  # type: ignore[arg-type]
+        outcome = await RunMatch(DirectLauncher())(command, events)
+        assert outcome.result.reason is EndReason.TURN_LIMIT and outcome.result.turns == 200
+        _PLAYED[bot] = events
     writer = store.replay_writer(MATCH)
-    command = MatchCommand(MATCH, 1, seats, turn_limit=200)  # type: ignore[arg-type]
-    outcome = await RunMatch(DirectLauncher())(command, writer)
-    assert outcome.result.reason is EndReason.TURN_LIMIT and outcome.result.turns == 200
+    for event in _PLAYED[bot]:
+        writer.record(event)
     replay = await writer.finish()
     lines, frame = await store.read_replay(replay), await store.read_replay_zstd(replay)
     assert frame is not None
@@ -333,17 +352,19 @@ async def stored_200_turns(store: ArenaFiles, bot: Path) -> tuple[bytes, bytes]:
 
 
 async def test_a_200_turn_match_of_two_builtins_is_stored_in_at_most_150_kb(
-    open_store: OpenStore,
+    open_store: OpenStore, tmp_path: Path
 ) -> None:
     """Spec B14's figure, on every store: the request lines repeat the board, so the
     stored frame is a small part of the 2.5 MB of text."""
-    lines, frame = await stored_200_turns(await open_store("A"), RANDOM_BOT)
+    lines, frame = await stored_200_turns(await open_store("A"), RANDOM_BOT, tmp_path)
     assert len(lines) > 2_000_000 and len(frame) <= 150_000
 
 
-async def test_padded_replies_do_not_inflate_a_replay(open_store: OpenStore) -> None:
+async def test_padded_replies_do_not_inflate_a_replay(
+    open_store: OpenStore, tmp_path: Path
+) -> None:
     """Spec B14: ~63 KB of ignored fields a reply keep at most 4 KiB in the replay."""
-    lines, frame = await stored_200_turns(await open_store("A"), PADDED_BOT)
+    lines, frame = await stored_200_turns(await open_store("A"), PADDED_BOT, tmp_path)
     received = [
         event for event in map(msgspec.json.decode, lines.splitlines())
         if event["event"] == "received"
