@@ -18,13 +18,14 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from noitu.adapters.arena.sql import migrations
 from noitu.adapters.arena.sql.engine import create_engine, default_url, normalize_url
 from noitu.adapters.arena.sql.ladder import SqlLadder
 from noitu.adapters.arena.sql.models import VERSION_TABLE, metadata
 from noitu.adapters.arena.sql.repository import SqlArenaRepository
-from noitu.application.arena.records import new_bot_id
+from noitu.application.arena.records import MatchRecord, new_bot_id
 from noitu.application.arena.retention import DAY_MS, Retention
 from noitu.application.arena.storage import StorageUnavailable
 from noitu.domain.arena.board import Side
@@ -90,6 +91,25 @@ async def test_migrations_build_an_empty_database_and_are_idempotent(
     assert await repo.get_bot(bot.id) == bot
 
 
+async def insert_finished_match(engine: AsyncEngine, match: MatchRecord, **more: str) -> None:
+    """`match` as an older revision stored it: finished (a draw at the turn limit), with
+    only the columns that revision had, plus `more` (column: value)."""
+    columns = "".join(f", {name}" for name in more)
+    values = "".join(f", :{name}" for name in more)
+    async with engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
+                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
+                f" finished_ms, runner{columns}) VALUES (:id, :room, 5, 200, :t, 'upload',"
+                " :ref, :name, :owner, 'builtin', 'tactical', 'tactical', 'finished',"
+                f" 'TURN_LIMIT', 200, :t, ''{values})"
+            ),
+            {"id": match.id, "room": match.room, "t": T0, "ref": match.p1.ref,
+             "name": match.p1.name, "owner": match.p1.owner, **more},
+        )
+
+
 async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
     new_url, engines
 ) -> None:
@@ -97,18 +117,7 @@ async def test_matches_finished_before_0002_keep_everything_and_have_no_stderr(
     engines.append(engine)
     await migrations.upgrade(engine, "0001")
     old = make_match()
-    async with engine.begin() as connection:
-        await connection.execute(
-            text(
-                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
-                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
-                " finished_ms, runner) VALUES (:id, :room, 5, 200, :t, 'upload', :ref, :name,"
-                " :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT', 200,"
-                " :t, '')"
-            ),
-            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
-             "owner": old.p1.owner},
-        )
+    await insert_finished_match(engine, old)
     await migrations.upgrade(engine)
     repo = SqlArenaRepository(engine)
     stored = await repo.get_match(old.id)
@@ -123,18 +132,7 @@ async def test_a_match_stored_before_0009_keeps_its_replay_until_a_sweep_finds_i
     engines.append(engine)
     await migrations.upgrade(engine, "0008")
     old = make_match()
-    async with engine.begin() as connection:
-        await connection.execute(
-            text(
-                "INSERT INTO arena_matches (id, room, seed, turn_limit, created_ms, p1_kind,"
-                " p1_ref, p1_name, p1_owner, p2_kind, p2_ref, p2_name, status, reason, turns,"
-                " finished_ms, runner, replay) VALUES (:id, :room, 5, 200, :t, 'upload', :ref,"
-                " :name, :owner, 'builtin', 'tactical', 'tactical', 'finished', 'TURN_LIMIT',"
-                " 200, :t, '', :replay)"
-            ),
-            {"id": old.id, "room": old.room, "t": T0, "ref": old.p1.ref, "name": old.p1.name,
-             "owner": old.p1.owner, "replay": f"replays/{old.id}.jsonl"},
-        )
+    await insert_finished_match(engine, old, replay=f"replays/{old.id}.jsonl")
     await migrations.upgrade(engine)
     repo = SqlArenaRepository(engine)
     stored = await repo.get_match(old.id)
