@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+import msgspec
+
 from noitu.domain.arena.actions import Action, Fight
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.match import Match, Result
@@ -61,7 +63,9 @@ def unplaced_setup_event(
     }
 
 
-def sent_event(side: Side, sequence: int, line: str) -> Event:
+def sent_event(side: Side, sequence: int, line: str | msgspec.Raw) -> Event:
+    """`line` as written to the bot; or as a JSON string already (`TurnRequest.quoted`),
+    which an encoder copies as it is instead of escaping 10 KB of quotes every turn."""
     return {"event": "sent", "player": side.value, "sequence": sequence, "line": line}
 
 

@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 import random
 
+import msgspec
 import pytest
 
 from noitu.application.arena.judge import Accepted, Rejected, judge
-from noitu.application.arena.protocol import TurnRequest, action_line, turn_request, your_turn
+from noitu.application.arena.protocol import (
+    TurnRequest,
+    action_line,
+    encoded_your_turn,
+    turn_request,
+    your_turn,
+)
 from noitu.domain.arena.actions import PASS, Move, Pass
 from noitu.domain.arena.board import Board, Side, Square
 from noitu.domain.arena.failure import FailureCode
@@ -75,6 +82,27 @@ def test_a_request_for_p2_in_a_real_match() -> None:
     assert data["legalActions"] == [a.to_json() for a in second.legal_actions]
     assert all(a["pieceId"].startswith("P2-") for a in data["legalActions"])
     assert json.dumps(data, separators=(",", ":"), ensure_ascii=False) == second.line
+
+
+def test_the_line_joined_from_its_parts_is_the_structs_encoding_byte_for_byte() -> None:
+    """`your_turn` joins the line from a frame cut out of the structs' encoding; it must
+    stay the same bytes as encoding the structs (and `quoted` the line as a JSON string,
+    what the replay's `sent` event holds), through whole matches."""
+    rng = random.Random(7)
+    requests = []
+    for seed in range(4):
+        match = Match.between_bots(f"PR{seed:06d}", seed, 200)
+        while match.result is None:
+            requests.append(your_turn(match))
+            match.apply(rng.choice(match.legal_actions()))
+    odd_id = 'Trận "số" 1 \\ ✓'
+    board = Match.between_bots("PR000009", 9).board
+    requests.append(turn_request(odd_id, Side.P2, 9, 4, board, [PASS]))
+    for request in requests:
+        assert request.data == encoded_your_turn(request)
+        assert request.line == request.data.decode()
+        assert bytes(request.quoted) == msgspec.json.encode(request.line)
+    assert json.loads(requests[-1].line)["matchId"] == odd_id
 
 
 def test_eliminated_pieces_leave_the_board_but_stay_in_piece_ids() -> None:
