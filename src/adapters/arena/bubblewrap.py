@@ -143,7 +143,7 @@ class BubblewrapLauncher:
         memory_mb = self.limits.memory_bytes // MIB
         process = spawned.process
         tree = ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, staging=stage)
-        bot = PipeBotProcess(process, tree, spawned.stderr_fd)
+        bot = PipeBotProcess(spawned, tree)
         info = await read_all(read_end, START_TIMEOUT_S)
         try:
             init_pid = int(json.loads(info)["child-pid"])

@@ -99,7 +99,6 @@ class DirectLauncher:
         memory_mb = self.limits.memory_bytes // MIB if cgroup else None
         process = spawned.process
         return PipeBotProcess(
-            process,
+            spawned,
             ProcessTree(process, cgroup=cgroup, memory_limit_mb=memory_mb, kill_group=True),
-            spawned.stderr_fd,
         )

@@ -1,21 +1,24 @@
 """The I/O of one bot process, shared by both launchers (spec B2, B3, A6).
 
-stdout and stderr are read all the time by background tasks. A small state machine
-decides what every stdout byte is:
+The process's stdin and stdout are plain pipes this object owns, both non-blocking on
+our side. A request is written with one `write` (what a full pipe did not take is
+written as the pipe drains); stdout is read by a callback of the event loop's, the
+moment it is readable, with no reader task and no stream buffer between the pipe and
+the judge (a turn between instant bots is one write, one wake-up, one read). A small
+state machine decides what every stdout byte is:
 
 - while a request is outstanding, bytes build the reply line; the first newline ends it
   (`Reply`), and more than 65,536 code points (counted as bytes that are not UTF-8
   continuation bytes, newline excluded) fail at once with REPLY_TOO_LONG, so at most
   that much is ever buffered;
-- at any other time a byte is EXTRA_OUTPUT, the moment it arrives. Bytes that follow a
-  reply in the same read are held back until `ask()` has handed that reply over (and
-  before the next request is written they are looked at first), so the caller can judge
-  and apply the reply before learning of them;
-- what arrived before a request is written is never its reply, however late the reader
-  gets to it: at the instant of writing, `ask()` counts the bytes nobody has judged yet
-  (the stream's buffer and, by FIONREAD, the pipe) and any is EXTRA_OUTPUT. So the
-  verdict depends only on when the bytes arrived, not on how the event loop (asyncio's
-  or uvloop's, whose pipes are socket pairs) scheduled the reader;
+- at any other time a byte is EXTRA_OUTPUT, the moment it is read. Bytes that follow a
+  reply in the same read are held back (and reading pauses) until the reply was handed
+  over, so the caller can judge and apply the reply before learning of them; they are
+  looked at first by anything asked next (`ask`, `pending_failure`, `failure`);
+- what arrived before a request is written is never its reply, however late the event
+  loop got to it: at the instant of writing, `ask()` counts the bytes in the pipe (by
+  FIONREAD) and any is EXTRA_OUTPUT. So the verdict depends only on when the bytes
+  arrived, not on how the event loop scheduled the reading;
 - the end of stdout (or the process's exit) is RESOURCE_LIMIT when the cgroup's OOM
   counter moved, INCOMPLETE_LINE when part of a reply was pending, EXITED otherwise.
 
@@ -27,11 +30,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import select
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from noitu.adapters.arena.process_tree import Containment, ExitWatch
+from noitu.adapters.arena.process_tree import Containment, ExitWatch, Spawned
 from noitu.adapters.arena.stderr_reader import StderrReader, bytes_waiting
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS, ProcessFailure, Reply
 from noitu.domain.arena.failure import FailureCode
@@ -65,38 +68,39 @@ class _Request:
     asked_at: float
     deadline: float
     timeout_s: float
+    timer: asyncio.TimerHandle | None = None
 
 
 class PipeBotProcess:
     """`BotProcess` over a subprocess's stdin/stdout/stderr pipes."""
 
-    def __init__(
-        self, process: asyncio.subprocess.Process, containment: Containment, stderr_fd: int
-    ) -> None:
-        """`stderr_fd`: the read end of the process's stderr pipe (non-blocking), now
-        owned by this object (closed by `close()`)."""
-        assert process.stdin and process.stdout
-        self._process = process
+    def __init__(self, spawned: Spawned, containment: Containment) -> None:
+        """`spawned`: the process and our ends of its three pipes, now owned by this
+        object (closed by `close()`)."""
+        self._process = spawned.process
         self._containment = containment
         self._loop = asyncio.get_running_loop()
+        self._stdin_fd: int | None = spawned.stdin_fd
+        self._stdout_fd: int | None = spawned.stdout_fd
+        self._unsent = b""  # what the stdin pipe did not take yet
         self._request: _Request | None = None
         self._line = bytearray()
         self._points = 0
         self._leftover: bytes | None = None
-        self._resume = asyncio.Event()
+        self._reading = False
         self._failed: asyncio.Future[ProcessFailure] = self._loop.create_future()
         self._asked = 0
-        self._stderr = StderrReader(stderr_fd)
+        self._stderr = StderrReader(spawned.stderr_fd)
         self._stdout_done = False
+        self._stdout_ended: asyncio.Future[None] = self._loop.create_future()
         self._ending = False
         self._closing = False
         self._close_task: asyncio.Task[None] | None = None
-        self._stdout_fd = self._pipe_fd(1)
-        self._exit = ExitWatch(process)
-        self._reader = asyncio.create_task(self._read_stdout())
+        self._exit = ExitWatch(self._process)
+        self._read()
         self._stderr_reader = asyncio.create_task(self._stderr.run())
         watching = asyncio.create_task(self._watch_exit())
-        self._tasks = [*self._exit.tasks, self._reader, self._stderr_reader, watching]
+        self._tasks = [*self._exit.tasks, self._stderr_reader, watching]
 
     @property
     def pid(self) -> int:
@@ -108,64 +112,50 @@ class PipeBotProcess:
 
     # ------------------------------------------------------------ the port
 
-    async def ask(self, line: str, timeout_s: float) -> Reply | ProcessFailure:
-        if self._request is not None:
+    def ask(self, line: str, timeout_s: float) -> asyncio.Future[Reply | ProcessFailure]:
+        """The request is written before this returns; await the answer."""
+        if self._outstanding() is not None:
             raise RuntimeError("ask() while another request is outstanding")
         if "\n" in line or "\r" in line:
             raise ValueError("a request is one line")
+        future: asyncio.Future[Reply | ProcessFailure] = self._loop.create_future()
         if self._closing:
-            return ProcessFailure(FailureCode.EXITED, "Tiến trình bot đã bị đóng.")
+            future.set_result(ProcessFailure(FailureCode.EXITED, "Tiến trình bot đã bị đóng."))
+            return future
         # Whatever the bot wrote before this request must be judged as such.
         self._take_leftover()
-        await self._settle()
-        if self.unread_stdout() > 0 and not self._failed.done():
+        if not self._failed.done() and self.unread_stdout() > 0:
             self._extra_output()  # it arrived before this request: never its reply
         failure = self.pending_failure()
         if failure is not None:
-            return failure
-        future: asyncio.Future[Reply | ProcessFailure] = self._loop.create_future()
-        stdin = self._process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(line.encode("utf-8") + b"\n")
-        except (OSError, RuntimeError):
-            pass  # the bot is gone: its end shows up on stdout
+            future.set_result(failure)
+            return future
+        self._write(line.encode("utf-8") + b"\n")
         asked_at = self._loop.time()
         request = _Request(future, asked_at, asked_at + timeout_s, timeout_s)
+        request.timer = self._loop.call_at(request.deadline, self._on_timeout, request)
         self._request = request
         self._asked += 1
-        timer = self._loop.call_at(request.deadline, self._on_timeout, request)
-        # A line the pipe took whole needs no drain (a task a turn, for nothing).
-        drain = asyncio.create_task(self._drain()) if _buffered(stdin) else None
-        try:
-            return await future
-        finally:
-            timer.cancel()
-            if drain is not None and not drain.done():
-                drain.cancel()
-            self._request = None
-            self._resume.set()
+        return future
 
     async def failure(self) -> ProcessFailure:
-        if self._request is None:
+        if self._outstanding() is None:
             self._take_leftover()
         return await asyncio.shield(self._failed)
 
     def pending_failure(self) -> ProcessFailure | None:
-        if self._request is None:
+        if self._outstanding() is None:
             self._take_leftover()
         return self._failed.result() if self._failed.done() else None
 
     def unread_stdout(self) -> int:
-        """How many bytes the bot wrote to stdout that were not judged yet (in the
-        stream's buffer, or still in the pipe)."""
-        buffered = len(getattr(self._process.stdout, "_buffer", b""))
+        """How many bytes the bot wrote to stdout that were not read yet (in the pipe)."""
         if self._stdout_fd is None:
-            return buffered
+            return 0
         try:
-            return buffered + bytes_waiting(self._stdout_fd)
+            return bytes_waiting(self._stdout_fd)
         except OSError:
-            return buffered
+            return 0
 
     def stderr_tail(self) -> bytes:
         """The last bytes of stderr, including what waits in the pipe now (a pass at
@@ -182,55 +172,107 @@ class PipeBotProcess:
             self._close_task = asyncio.create_task(self._close())
         await asyncio.shield(self._close_task)
 
-    # ------------------------------------------------------------ internals
+    # ------------------------------------------------------------ stdin
 
-    def _pipe_fd(self, number: int) -> int | None:
-        """The descriptor our end of the child's pipe `number` reads: asyncio's pipe
-        transports name it "pipe", uvloop's (a socket pair) "socket"."""
-        try:
-            transport = self._process._transport  # type: ignore[attr-defined]
-            pipe = transport.get_pipe_transport(number)
-            for key in ("pipe", "socket"):
-                end = pipe.get_extra_info(key)
-                if end is not None:
-                    return int(end.fileno())
-        except Exception:  # noqa: BLE001 - a private transport shape: no descriptor, no fast path
-            return None
-        return None
-
-    def _stdout_waiting(self) -> bool:
-        """Bytes (or the end) sit in the pipe or the stream buffer, not yet judged."""
-        if len(getattr(self._process.stdout, "_buffer", b"")) > 0:
-            return True
-        if self._stdout_fd is None:
-            return False
-        try:
-            readable, _, _ = select.select([self._stdout_fd], [], [], 0)
-        except (OSError, ValueError):
-            return False
-        return bool(readable)
-
-    async def _settle(self) -> None:
-        """Let the reader judge what already arrived before a request is written. When
-        nothing did (nothing read and unjudged, nothing in the pipe: the usual case
-        between instant bots), there is nothing to wait for."""
-        if self._leftover is None and not self._stdout_waiting():
+    def _write(self, data: bytes) -> None:
+        """Write what the pipe takes now; the rest as it drains. A bot that is gone
+        takes nothing (its end shows up on stdout)."""
+        if self._stdin_fd is None:
             return
-        for _ in range(100):
-            if self._failed.done() or self._stdout_done:
-                return
-            await asyncio.sleep(0)
-            if not self._stdout_waiting() and self._leftover is None:
-                await asyncio.sleep(0)
-                if not self._stdout_waiting():
-                    return
-            self._take_leftover()
+        if self._unsent:  # the bot has not read an earlier request: this one queues
+            self._unsent += data
+            return
+        try:
+            written = os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            return
+        if written < len(data):
+            self._unsent = data[written:]
+            self._loop.add_writer(self._stdin_fd, self._on_writable)
 
-    async def _drain(self) -> None:
-        stdin = self._process.stdin
-        assert stdin is not None
-        with contextlib.suppress(OSError, RuntimeError, asyncio.CancelledError):
-            await stdin.drain()
+    def _on_writable(self) -> None:
+        fd = self._stdin_fd
+        if fd is None:
+            return
+        try:
+            written = os.write(fd, self._unsent)
+        except BlockingIOError:
+            return
+        except OSError:
+            written = len(self._unsent)  # gone: nothing more to write
+        self._unsent = self._unsent[written:]
+        if not self._unsent:
+            self._loop.remove_writer(fd)
+
+    def _close_stdin(self) -> None:
+        fd, self._stdin_fd = self._stdin_fd, None
+        if fd is not None:
+            if self._unsent:
+                self._loop.remove_writer(fd)
+                self._unsent = b""
+            os.close(fd)
+
+    # ------------------------------------------------------------ stdout
+
+    def _read(self) -> None:
+        if not self._reading and self._stdout_fd is not None and not self._stdout_done:
+            self._reading = True
+            self._loop.add_reader(self._stdout_fd, self._on_readable)
+
+    def _pause_reading(self) -> None:
+        if self._reading and self._stdout_fd is not None:
+            self._reading = False
+            self._loop.remove_reader(self._stdout_fd)
+
+    def _on_readable(self) -> None:
+        fd = self._stdout_fd
+        if fd is None:
+            return
+        try:
+            chunk = os.read(fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._pause_reading()
+            self._stdout_done = True
+            if not self._stdout_ended.done():
+                self._stdout_ended.set_result(None)
+            self._tasks.append(asyncio.create_task(self._ended()))
+            return
+        if self._closing or self._failed.done():
+            return
+        self._feed(chunk)
+        if self._leftover is not None:
+            # Hold on until the reply was handed over (the caller's next step).
+            self._pause_reading()
+            self._loop.call_soon(self._release_hold)
+
+    def _release_hold(self) -> None:
+        self._take_leftover()
+        self._read()
+
+    def _outstanding(self) -> _Request | None:
+        """The request waiting for its reply; one whose waiter gave up is forgotten."""
+        request = self._request
+        if request is not None and request.future.done():
+            self._forget(request)
+            return None
+        return request
+
+    def _forget(self, request: _Request) -> None:
+        if request.timer is not None:
+            request.timer.cancel()
+        if self._request is request:
+            self._request = None
+
+    def _answer(self, request: _Request, answer: Reply | ProcessFailure) -> None:
+        self._forget(request)
+        if not request.future.done():
+            request.future.set_result(answer)
 
     def _fail(self, code: FailureCode, detail: str) -> None:
         if self._closing or self._failed.done():
@@ -238,8 +280,8 @@ class PipeBotProcess:
         failure = ProcessFailure(code, detail)
         self._failed.set_result(failure)
         request = self._request
-        if request is not None and not request.future.done():
-            request.future.set_result(failure)
+        if request is not None:
+            self._answer(request, failure)
 
     def _on_timeout(self, request: _Request) -> None:
         if self._request is request and not request.future.done():
@@ -280,57 +322,39 @@ class PipeBotProcess:
                 )
             self._fail(FailureCode.REPLY_TOO_LONG, detail)
             return
-        self._line += piece
-        self._points = points
         if newline < 0:
+            self._line += piece
+            self._points = points
             return
         now = self._loop.time()
-        line = bytes(self._line)
+        line = bytes(self._line) + piece if self._line else piece
         self._line = bytearray()
         self._points = 0
         if now > request.deadline:
             self._on_timeout(request)
             return
-        self._resume.clear()
-        self._leftover = data[newline + 1 :]
-        request.future.set_result(Reply(line, round((now - request.asked_at) * 1000)))
+        rest = data[newline + 1 :]
+        self._leftover = rest or None
+        self._answer(request, Reply(line, round((now - request.asked_at) * 1000)))
 
     def _take_leftover(self) -> None:
         rest, self._leftover = self._leftover, None
         if rest and not self._closing and not self._failed.done():
             self._extra_output()
 
-    async def _read_stdout(self) -> None:
-        stdout = self._process.stdout
-        assert stdout is not None
-        try:
-            while True:
-                chunk = await stdout.read(READ_SIZE)
-                if not chunk:
-                    break
-                if self._closing or self._failed.done():
-                    continue
-                self._feed(chunk)
-                if self._leftover is not None:
-                    # Hold on until ask() handed the reply over.
-                    await self._resume.wait()
-                    self._take_leftover()
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._stdout_done = True
-        await self._ended()
-
     async def _watch_exit(self) -> None:
         await asyncio.shield(self._exit.exited)
         # stdout normally ends with the process; a child may still hold it open.
-        while not self._reader.done():
-            done, _ = await asyncio.wait({self._reader}, timeout=STDOUT_AFTER_EXIT_S)
-            if done:
+        while not self._stdout_done:
+            try:
+                await asyncio.wait_for(
+                    asyncio.shield(self._stdout_ended), STDOUT_AFTER_EXIT_S
+                )
                 return
-            if self._leftover is None:
-                await self._ended()
-                return
+            except TimeoutError:
+                if self._leftover is None:
+                    await self._ended()
+                    return
 
     async def _ended(self) -> None:
         """stdout ended, or the process exited: say how."""
@@ -369,13 +393,10 @@ class PipeBotProcess:
     async def _close(self) -> None:
         self._closing = True
         request = self._request
-        if request is not None and not request.future.done():
+        if request is not None:
             closed = ProcessFailure(FailureCode.EXITED, "Tiến trình bot đã bị đóng.")
-            request.future.set_result(closed)
-        stdin = self._process.stdin
-        assert stdin is not None
-        with contextlib.suppress(OSError, RuntimeError):
-            stdin.close()
+            self._answer(request, closed)
+        self._close_stdin()
         await self._exit.wait(CLOSE_GRACE_S)
         # Whether or not it left in time: it and everything it started go now.
         await self._containment.kill_all()
@@ -383,7 +404,10 @@ class PipeBotProcess:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._process.wait()), 1.0)
         self._exit.close()
-        self._resume.set()
+        self._pause_reading()
+        fd, self._stdout_fd = self._stdout_fd, None
+        if fd is not None:
+            os.close(fd)
         _, pending = await asyncio.wait(self._tasks, timeout=0.5)
         for task in pending:
             task.cancel()
@@ -393,11 +417,3 @@ class PipeBotProcess:
         self._stderr.catch_up()
         self._stderr.close()
         await self._containment.release()
-
-
-def _buffered(stdin: asyncio.StreamWriter) -> bool:
-    """Whether bytes written to `stdin` wait in its transport for the pipe."""
-    try:
-        return stdin.transport.get_write_buffer_size() > 0
-    except (AttributeError, NotImplementedError, RuntimeError):
-        return True  # not known: drain, as always

@@ -40,12 +40,24 @@ def joined(
 
 @dataclass(frozen=True, slots=True)
 class Spawned:
-    """A started process and the read end of its stderr pipe (non-blocking, ours to
-    close: `PipeBotProcess` drains it in bounded passes (`StderrReader`), not through
-    asyncio's pipe transport, which would read every byte as eagerly as the bot writes)."""
+    """A started process and our ends of its three pipes, all non-blocking and ours to
+    close: `PipeBotProcess` writes stdin and reads stdout itself (a callback when the
+    pipe is readable, no stream in between), and drains stderr in bounded passes
+    (`StderrReader`), not through asyncio's pipe transport, which would read every byte
+    as eagerly as the bot writes."""
 
     process: asyncio.subprocess.Process
+    stdin_fd: int
+    stdout_fd: int
     stderr_fd: int
+
+
+def _pipe(ours: int) -> tuple[int, int]:
+    """A pipe whose end `ours` (0: read, 1: write) is non-blocking; the bot's end
+    blocks (a full pipe makes the bot wait, an empty one makes it read on)."""
+    ends = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    os.set_blocking(ends[1 - ours], True)
+    return ends
 
 
 async def spawn(
@@ -53,26 +65,29 @@ async def spawn(
 ) -> Spawned:
     """Start `argv` with three pipes in a new session (so it never shares our process
     group); the server's other file descriptors are not inherited."""
-    read_end, write_end = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-    os.set_blocking(write_end, True)  # the bot's end: a full pipe makes it wait
-    grow_stderr_pipe(read_end)
+    stdin_read, stdin_write = _pipe(1)
+    stdout_read, stdout_write = _pipe(0)
+    stderr_read, stderr_write = _pipe(0)
+    grow_stderr_pipe(stderr_read)
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=write_end,
+            stdin=stdin_read,
+            stdout=stdout_write,
+            stderr=stderr_write,
             cwd=str(cwd),
             env=env,
             pass_fds=tuple(pass_fds),
             start_new_session=True,
         )
     except BaseException:
-        os.close(read_end)
+        for fd in (stdin_write, stdout_read, stderr_read):
+            os.close(fd)
         raise
     finally:
-        os.close(write_end)
-    return Spawned(process, read_end)
+        for fd in (stdin_read, stdout_write, stderr_write):
+            os.close(fd)
+    return Spawned(process, stdin_write, stdout_read, stderr_read)
 
 
 class Containment(Protocol):

@@ -8,7 +8,7 @@ carrying a `FailureCode` from the domain and a short Vietnamese text for its own
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -114,7 +114,11 @@ class BotProcess(Protocol):
       `line` must not contain a newline (ValueError).
     """
 
-    async def ask(self, line: str, timeout_s: float) -> Reply | ProcessFailure: ...
+    def ask(self, line: str, timeout_s: float) -> Awaitable[Reply | ProcessFailure]:
+        """Awaiting the result gives the answer. The pipes' adapter writes the line at
+        once and returns a future (no task a turn); a coroutine writes it when first
+        awaited. Cancelling the future gives the request up."""
+        ...
 
     async def failure(self) -> ProcessFailure: ...
 

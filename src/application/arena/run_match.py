@@ -189,7 +189,7 @@ class RunMatch:
             request = your_turn(match)
             timeout = self._timing.request_s if asked[side.number] else self._timing.first_request_s
             asked[side.number] = True
-            live.events.record(sent_event(side, request.sequence, request.line))
+            live.events.record(sent_event(side, request.sequence, request.quoted))
             answer = await watch.wait(side, process.ask(request.line, timeout))
             if answer is _ENDED or match.phase is not Phase.PLAYING:
                 return  # ended from outside: the late reply, if any, is dropped
@@ -251,24 +251,36 @@ class _Watch:
         ]
 
     async def wait(
-        self, side: Side, waiting: Coroutine[Any, Any, T]
+        self, side: Side, waiting: Awaitable[T]
     ) -> T | tuple[Side, ProcessFailure] | _Ended:
         """What `waiting` gives for `side`; or (the other side, its failure) when the
         other side's process fails first; or _ENDED when the match ends from outside
-        first. `waiting` is cancelled when it did not finish."""
+        first. `waiting` is cancelled when it did not finish. A future (a pipe's
+        answer) is awaited as it is: no task around it, and the answer wakes this
+        task at once (the watches cancel it instead of racing it)."""
         asking = asyncio.ensure_future(waiting)
         watching = self._failing[side.other.number]
-        tasks: list[asyncio.Future[Any]] = [asking, self._ending]
-        if watching is not None:
-            tasks.append(watching)
+        watches = [self._ending] if watching is None else [self._ending, watching]
+
+        def interrupt(_: object) -> None:
+            asking.cancel()
+
+        for watch in watches:
+            watch.add_done_callback(interrupt)
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            if asking.done():
-                return asking.result()
+            return await asking
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # this runner itself is being cancelled
             if watching is not None and watching.done():
                 return side.other, watching.result()
-            return _ENDED
+            if self._ending.done():
+                return _ENDED
+            raise
         finally:
+            for watch in watches:
+                watch.remove_done_callback(interrupt)
             if not asking.done():
                 asking.cancel()
                 await asyncio.gather(asking, return_exceptions=True)
