@@ -57,15 +57,29 @@ TURNS = 200
 
 
 class Replay:
-    """The replay as a store writes it (compressed), counting the applied actions."""
+    """The replay as a store writes it (compressed), counting the applied actions and
+    reading this process's CPU at the first request and at the last applied action
+    (what the turns cost, the bots' start and close left out)."""
 
     def __init__(self, path: Path) -> None:
         self.file = ReplayFile(path, compressed=True)
         self.applied = 0
+        self.first_sent_cpu: float | None = None
+        self.last_applied_cpu = 0.0
 
     def record(self, event: Event) -> None:
-        self.applied += event["event"] == "applied"
+        kind = event["event"]
+        if kind == "sent" and self.first_sent_cpu is None:
+            self.first_sent_cpu = cpu_self()
         self.file.record(event)
+        if kind == "applied":
+            self.applied += 1
+            self.last_applied_cpu = cpu_self()
+
+    def turns_cpu(self) -> float:
+        """CPU seconds from the first request written to the last action applied."""
+        assert self.first_sent_cpu is not None
+        return self.last_applied_cpu - self.first_sent_cpu
 
 
 def cpu_self() -> float:
@@ -99,6 +113,7 @@ async def per_turn(
     launcher: BotLauncher, bot: Artefact, matches: int, folder: Path, profile: str
 ) -> dict:
     cpus: list[float] = []
+    turn_cpus: list[float] = []
     plain: list[int] = []
     stored: list[int] = []
     profiler = cProfile.Profile() if profile else None
@@ -111,37 +126,52 @@ async def per_turn(
         if profiler is not None:
             profiler.disable()
         cpus.append((cpu_self() - before) / max(replay.applied, 1))
+        turn_cpus.append(replay.turns_cpu() / max(replay.applied, 1))
         data = path.read_bytes()
         stored.append(len(data))
         plain.append(len(replay_codec.plain(data)))
     if profiler is not None:
         profiler.dump_stats(profile)
     return {
-        "cpu_ms_per_turn": figures([cpu * 1000 for cpu in cpus]),
+        "cpu_ms_per_turn": figures([cpu * 1000 for cpu in turn_cpus]),
+        "cpu_ms_per_turn_with_starts": figures([cpu * 1000 for cpu in cpus]),
         "replay_plain_bytes": figures([float(b) for b in plain]),
         "replay_stored_bytes": figures([float(b) for b in stored]),
     }
 
 
+async def two_slots(launcher: BotLauncher, bot: Artefact, matches: int, folder: Path) -> dict:
+    """`matches` matches, two at a time as a worker's slots play them: the wall time, and
+    this process's CPU (the worker's: every request, reply, replay, start and close)."""
+    queue = list(range(matches))
+    began, cpu = time.perf_counter(), cpu_self()
+
+    async def slot() -> None:
+        while queue:
+            seed = queue.pop()
+            await play(launcher, bot, seed, folder / f"slots-{seed}.jsonl.zst")
+
+    await asyncio.gather(slot(), slot())
+    wall, used = time.perf_counter() - began, cpu_self() - cpu
+    return {
+        "matches": matches,
+        "wall_s": wall,
+        "per_minute": matches * 60 / wall,
+        "worker_cpu_ms_per_match": used * 1000 / matches,
+        "per_worker_core_minute": matches * 60 / used,
+    }
+
+
 async def on_one_core(launcher: BotLauncher, bot: Artefact, matches: int, folder: Path) -> dict:
-    """`matches` matches, two at a time, this process and its bots on one CPU."""
+    """`two_slots` with this process and every bot it starts held to one CPU
+    (`sched_setaffinity`, which the sandboxed bots inherit)."""
     cpu = min(os.sched_getaffinity(0))
     held = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {cpu})
     try:
-        queue = list(range(matches))
-        began = time.perf_counter()
-
-        async def slot() -> None:
-            while queue:
-                seed = queue.pop()
-                await play(launcher, bot, seed, folder / f"core-{seed}.jsonl.zst")
-
-        await asyncio.gather(slot(), slot())
-        wall = time.perf_counter() - began
+        return {"cpu": cpu, **await two_slots(launcher, bot, matches, folder)}
     finally:
         os.sched_setaffinity(0, held)
-    return {"cpu": cpu, "matches": matches, "wall_s": wall, "per_minute": matches * 60 / wall}
 
 
 async def first_reply(launcher: BotLauncher, bot: Artefact, starts: int) -> dict:
@@ -200,6 +230,9 @@ async def measure(args: argparse.Namespace) -> dict:
             report["per_turn"] = await per_turn(
                 launcher, built["cpp"], args.matches, folder, args.profile
             )
+            report["slots"] = await two_slots(
+                launcher, built["python"], args.core_matches, folder
+            )
             report["one_core"] = await on_one_core(
                 launcher, built["python"], args.core_matches, folder
             )
@@ -220,16 +253,22 @@ def spread(values: dict[str, float], unit: str, digits: int = 2) -> str:
 
 
 def format_report(report: dict) -> str:
-    turns, core = report["per_turn"], report["one_core"]
+    turns, slots, core = report["per_turn"], report["slots"], report["one_core"]
     lines = [
         f"arena costs, {report['loop']} ({format_machine(report['machine'])})",
         ("  server CPU per turn, two instant C++ bots, replay written:"
         f" {spread(turns['cpu_ms_per_turn'], 'ms', 3)}"),
+        ("  … with the bots' start and close spread over the turns:"
+        f" {spread(turns['cpu_ms_per_turn_with_starts'], 'ms', 3)}"),
         ("  a replay of 200 turns: "
         f"{turns['replay_plain_bytes']['median'] / 1000:.0f} KB as JSON Lines,"
         f" {turns['replay_stored_bytes']['median'] / 1000:.1f} KB stored"),
-        (f"  matches a minute on one core (CPU {core['cpu']}), two instant Python bots:"
-        f" {core['per_minute']:.0f} ({core['matches']} in {core['wall_s']:.1f} s)"),
+        ("  two instant Python bots, 200 turns, two matches at once:"
+        f" the worker's CPU {slots['worker_cpu_ms_per_match']:.1f} ms a match, so"
+        f" {slots['per_worker_core_minute']:.0f} matches a minute per worker core;"
+        f" {slots['per_minute']:.0f} a minute on this machine, bots included"),
+        (f"  … everything (worker and bots) on one core (CPU {core['cpu']}):"
+        f" {core['per_minute']:.0f} a minute ({core['matches']} in {core['wall_s']:.1f} s)"),
     ]
     lines += [
         f"  start to first reply, {name}: {spread(values, 'ms', 1)}"
