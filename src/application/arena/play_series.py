@@ -10,7 +10,9 @@ the games' order.
 
 Per bot the summary counts wins, draws and losses overall and per side, the end reasons
 of each outcome, the reply times of every reply it gave (p50, p99 and max in ms,
-nearest-rank), and its failures with the game, seed and side to reproduce them.
+nearest-rank), and its failures with the game, seed and side to reproduce them. A's
+score against B is judged as spec B11's version check judges a new version against the
+previous one (`noitu arena match new old --games N`: is the new one better?).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from noitu.application.arena.ports import Artefact, ProcessFailure
 from noitu.application.arena.replay import Event, MatchEvents, Player, SeatKind
 from noitu.application.arena.run_match import BotSeat, MatchCommand, MatchOutcome, StderrSink
 from noitu.domain.arena.board import SIDES, Side
+from noitu.domain.arena.ladder.version_check import Score, judged
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Result
 
 OUTCOMES = ("win", "draw", "loss")
@@ -160,13 +163,26 @@ class SeriesResult:
     games: tuple[GameResult, ...]  # in the games' order
     bots: tuple[BotSummary, BotSummary]  # A, B
 
+    def score(self) -> Score:
+        """Bot A's score against bot B."""
+        outcomes = self.bots[0].outcomes
+        return Score(outcomes["win"], outcomes["draw"], outcomes["loss"])
+
     def to_json(self) -> dict[str, object]:
+        score = self.score()
+        low, high = score.interval()
         return {
             "games": len(self.games),
             "seed": self.command.seed,
             "swapSides": self.command.swap_sides,
             "turnLimit": self.command.turn_limit,
             "bots": [bot.to_json() for bot in self.bots],
+            "comparison": {
+                "rate": round(score.rate, 4),
+                "low": round(low, 4),
+                "high": round(high, 4),
+                "verdict": judged(score).value,
+            },
         }
 
 

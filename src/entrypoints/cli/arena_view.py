@@ -20,6 +20,13 @@ from noitu.application.arena.check_bot import CaseStart, Verdict
 from noitu.application.arena.play_series import OUTCOMES, Game, GameResult, SeriesResult
 from noitu.application.arena.replay import Event, MatchEvents
 from noitu.domain.arena.board import SIDES, Side
+from noitu.domain.arena.ladder.version_check import (
+    MIN_MATCHES,
+    VERDICT_WORDS,
+    VersionVerdict,
+    judged,
+    score_line,
+)
 from noitu.domain.arena.match import DEFAULT_TURN_LIMIT, Result
 
 PREFIX = "noitu arena:"
@@ -232,6 +239,17 @@ def _counts(counts: dict[str, object]) -> str:
     return f"{counts['wins']} thắng, {counts['draws']} hòa, {counts['losses']} thua"
 
 
+def comparison_line(series: SeriesResult, specs: tuple[str, str]) -> str:
+    """A against B as the version check says it (spec B11): "a.py so với b.py: 14 thắng,
+    2 hoà, 6 thua — 68% (47–84%): tốt hơn"."""
+    score = series.score()
+    verdict = judged(score)
+    words = VERDICT_WORDS[verdict]
+    if verdict is VersionVerdict.UNCLEAR and score.matches < MIN_MATCHES:
+        words += f" (cần từ {MIN_MATCHES} ván)"
+    return f"{specs[0]} so với {specs[1]}: {score_line(score)}: {words}"
+
+
 def print_series(
     series: SeriesResult, specs: tuple[str, str], write: Callable[[str], None] = print
 ) -> None:
@@ -240,6 +258,7 @@ def print_series(
     seeds = sorted({g.game.seed for g in series.games})
     sides = ", mỗi seed chơi cả hai bên" if series.command.swap_sides else ""
     write(f"Kết quả {summary['games']} ván (seed {seeds[0]}–{seeds[-1]}{sides}):")
+    write(comparison_line(series, specs))
     for number, bot in enumerate(summary["bots"]):  # type: ignore[arg-type]
         write(f"{specs[number]}: {_counts(bot)}")
         write(f"  là P1: {_counts(bot['asP1'])} · là P2: {_counts(bot['asP2'])}")

@@ -261,6 +261,12 @@ def test_a_series_sums_up_each_bot_and_ends_with_one_json_line(tmp_path):
     ]
     assert theirs["wins"] == 3 and theirs["failures"] == []
     assert f"noitu arena match builtin:random {BOTS / 'answers_once.py'} --seed 40" in done.stdout
+    # The first bot against the second, as the version check (B11) says it.
+    assert (summary["comparison"]["rate"], summary["comparison"]["verdict"]) == (0, "unclear")
+    assert (
+        f"{BOTS / 'answers_once.py'} so với builtin:random: 0 thắng, 0 hoà, 3 thua — 0% (0–56%):"
+        " chưa rõ (cần từ 10 ván)"
+    ) in done.stdout.splitlines()
     assert sorted(p.name for p in (tmp_path / "err").iterdir()) == [
         f"game-00{n}-{side}.stderr.txt" for n in (1, 2, 3) for side in ("P1", "P2")
     ]

@@ -15,6 +15,7 @@ from noitu.application.arena.run_match import MatchOutcome
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Result
+from noitu.entrypoints.cli.arena_view import comparison_line
 
 A = SeriesBot("a.py", SeatKind.UPLOAD, Artefact(Language.PYTHON, Path("/a")))
 B = SeriesBot("random", SeatKind.BUILTIN, Artefact(Language.PYTHON, Path("/b")))
@@ -72,6 +73,26 @@ async def test_swapped_games_play_each_seed_from_both_sides_and_count_per_bot_an
     ]
     assert (b["wins"], b["losses"], b["failures"]) == (3, 2, [])
     assert b["asP1"] == {"games": 2, "wins": 2, "draws": 0, "losses": 0}
+    # A against B, judged as spec B11's version check: 2 of 5 says nothing yet.
+    assert summary["comparison"]["rate"] == 0.4
+    assert summary["comparison"]["verdict"] == "unclear"
+    line = comparison_line(series, ("a.py", "random"))
+    assert line.startswith("a.py so với random: 2 thắng, 0 hoà, 3 thua — 40% (")
+    assert line.endswith(": chưa rõ (cần từ 10 ván)")
+
+
+async def test_a_series_says_whether_a_is_better_than_b_by_the_version_checks_interval():
+    """P1 wins every game but seed 11's: without swapping sides a.py is always P1."""
+    series = await PlaySeries(Matches())(SeriesCommand((A, B), games=12, seed=20))
+    assert series.to_json()["comparison"]["verdict"] == "better"
+    assert comparison_line(series, ("new.py", "old.py")) == (
+        "new.py so với old.py: 12 thắng, 0 hoà, 0 thua — 100% (76–100%): tốt hơn"
+    )
+    # Sides swapped, P1's win is each bot's half: even after 12 games.
+    swapped = await PlaySeries(Matches())(SeriesCommand((A, B), 12, seed=20, swap_sides=True))
+    assert comparison_line(swapped, ("new.py", "old.py")) == (
+        "new.py so với old.py: 6 thắng, 0 hoà, 6 thua — 50% (25–75%): chưa rõ"
+    )
 
 
 async def test_without_swapping_a_plays_p1_on_consecutive_seeds_one_at_a_time():

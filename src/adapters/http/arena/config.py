@@ -34,6 +34,7 @@ from noitu.application.arena.languages import LANGUAGES
 from noitu.application.arena.match_clock import MATCH_CLOCK
 from noitu.application.arena.ports import MAX_REPLY_CODE_POINTS, STDERR_TAIL_BYTES
 from noitu.application.arena.replay import RECEIVED_KEPT_BYTES
+from noitu.domain.arena.ladder import version_check
 from noitu.domain.arena.ladder.members import FAILURES_TO_SUSPEND, MAX_RANKED_PER_OWNER
 from noitu.domain.arena.ladder.pairing import MATCHES_PER_PAIRING
 from noitu.domain.arena.ladder.rating import FIRST_RATING, ORDINAL_SIGMAS
@@ -104,6 +105,8 @@ def author_figures() -> dict[str, Figure]:
         "rating_sigma": FIRST_RATING.sigma,
         "ordinal_sigmas": ORDINAL_SIGMAS,
         "stderr_days": STDERR_KEPT_MS / 86_400_000,
+        # the version check (B11), also a local series' verdict
+        "version_check_min_games": version_check.MIN_MATCHES,
     }
     return {name: _figure(value) for name, value in figures.items()}
 
