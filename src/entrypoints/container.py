@@ -191,6 +191,7 @@ class Container(containers.DeclarativeContainer):
     builtin_bots = arena_runtime.builtin_bots
     run_match = arena_runtime.run_match
     check_bot = arena_runtime.check_bot
+    replay_requests = arena_runtime.replay_requests
     upload_builder = arena_runtime.upload_builder
     job_queue_kind = arena_runtime.job_queue_kind
     job_queue = arena_runtime.job_queue

@@ -23,6 +23,7 @@ from noitu.domain.arena.board import (
     Board,
     Side,
     pieces_of,
+    square,
 )
 from noitu.domain.arena.match import Match, Phase
 from noitu.domain.arena.rules import legal_actions as legal_actions_of
@@ -314,3 +315,73 @@ def turn_request(
 def action_line(sequence: int, action: Action) -> str:
     """The ACTION line a bot would answer with this action (no newline)."""
     return _encode({"type": "ACTION", "sequence": sequence, "action": action.to_json()}).decode()
+
+
+# -- a request read back -------------------------------------------------------------
+
+
+class _SquareIn(msgspec.Struct):
+    row: int
+    col: int
+
+
+class _PieceIn(msgspec.Struct):
+    id: str
+    position: _SquareIn
+
+
+class _BoardIn(msgspec.Struct):
+    pieces: list[_PieceIn]
+
+
+class _StateIn(msgspec.Struct):
+    board: _BoardIn
+
+
+class _ActionIn(msgspec.Struct, rename="camel"):
+    type: str
+    piece_id: str | None = None
+    from_: _SquareIn | None = msgspec.field(default=None, name="from")
+    to: _SquareIn | None = None
+
+
+class _YourTurnIn(msgspec.Struct, rename="camel"):
+    type: str
+    match_id: str
+    turn: int
+    sequence: int
+    player: str
+    state: _StateIn
+    legal_actions: list[_ActionIn]
+
+
+_read_your_turn = msgspec.json.Decoder(_YourTurnIn).decode
+
+
+def request_from_line(line: str) -> TurnRequest:
+    """A recorded YOUR_TURN line (a replay's `sent`) as the request it was, to judge a
+    reply against (ValueError, saying what is wrong, for a line that is not one)."""
+    try:
+        message = _read_your_turn(line)
+        if message.type != "YOUR_TURN":
+            raise ValueError(f"type là {message.type!r}, không phải YOUR_TURN")
+        side = Side(message.player)
+        board = Board.with_pieces(
+            {piece.id: (piece.position.row, piece.position.col) for piece in message.state.board.pieces}
+        )
+        actions = [_action_in(action) for action in message.legal_actions]
+    except (msgspec.DecodeError, KeyError, ValueError) as error:
+        raise ValueError(f"không phải một dòng YOUR_TURN đọc được: {error}") from None
+    return turn_request(message.match_id, side, message.sequence, message.turn, board, actions)
+
+
+def _action_in(action: _ActionIn) -> Action:
+    if action.type == "PASS":
+        return PASS
+    if action.type != "MOVE" or action.piece_id is None or action.from_ is None or action.to is None:
+        raise ValueError(f"nước đi không đọc được: {action}")
+    return Move(
+        action.piece_id,
+        square(action.from_.row, action.from_.col),
+        square(action.to.row, action.to.col),
+    )

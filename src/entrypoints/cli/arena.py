@@ -8,6 +8,7 @@ exactly what a match on the server runs — the sandbox, the protocol, the clock
     noitu arena ladder rebuild [--json]
     noitu arena worker [--builds N]   (entrypoints/cli/arena_worker.py)
     noitu arena sweep                 (entrypoints/cli/arena_sweep.py)
+    noitu arena replay-requests REPLAY --side P1|P2 BOT   (cli/arena_replay_requests.py)
 
 P1 and P2 are bot files (.py .cpp .cc .cxx .java .jar) or built-in bots
 (builtin:random, builtin:tactical, builtin:strong). Untrusted files run only in the
@@ -100,6 +101,9 @@ class BotSpec:
     @property
     def name(self) -> str:
         return self.builtin or (self.path.name if self.path else self.text)
+
+
+SANDBOX_HELP = "run your own trusted files without the sandbox (a warning is printed)"
 
 
 def parse_spec(text: str) -> BotSpec:
@@ -468,7 +472,6 @@ def check_command(args: argparse.Namespace) -> None:
 def add_arguments(commands: argparse._SubParsersAction) -> None:
     arena = commands.add_parser("arena", help="the bot arena: a match, a bot's self-check")
     kinds = arena.add_subparsers(dest="arena_command", required=True)
-    sandbox_help = "run your own trusted files without the sandbox (a warning is printed)"
 
     match = kinds.add_parser(
         "match", help="one match, or a series, between two bots (files or builtin:random|tactical|strong)"
@@ -480,7 +483,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     match.add_argument("--replay", help="where to write the replay (JSON Lines); one match only")
     match.add_argument("--turn-limit", type=int, default=DEFAULT_TURN_LIMIT,
                        help="for tests only: rooms always play 200 turns")
-    match.add_argument("--no-sandbox", action="store_true", help=sandbox_help)
+    match.add_argument("--no-sandbox", action="store_true", help=SANDBOX_HELP)
     match.add_argument("--quiet", action="store_true", help="no progress")
     match.add_argument("--stderr", metavar="DIR",
                        help="write each bot's whole stderr to DIR/P1.stderr.txt and DIR/P2.stderr.txt"
@@ -500,7 +503,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
 
     check = kinds.add_parser("check", help="run a bot through the self-check requests (spec A7)")
     check.add_argument("file", help="the bot file")
-    check.add_argument("--no-sandbox", action="store_true", help=sandbox_help)
+    check.add_argument("--no-sandbox", action="store_true", help=SANDBOX_HELP)
     check.add_argument("--turn-limit", type=int, default=DEFAULT_TURN_LIMIT,
                        help="turns of the whole matches against builtin:random")
     check.set_defaults(run=check_command)
@@ -517,3 +520,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
 
     add_worker_parser(kinds)
     add_sweep_parser(kinds)
+    # Imported here: that module builds on this one's session and bot helpers.
+    from noitu.entrypoints.cli.arena_replay_requests import add_replay_requests_parser
+
+    add_replay_requests_parser(kinds)

@@ -23,6 +23,7 @@ from noitu.application.arena.patience import Patience
 from noitu.application.arena.public_bots import PublicBots
 from noitu.application.arena.publish_bot import PublishBot
 from noitu.application.arena.recover_at_start import RecoverAtStart
+from noitu.application.arena.replay_requests import ReplayRequests
 from noitu.application.arena.rooms.abandon_lost_matches import AbandonLostMatches
 from noitu.application.arena.rooms.board_rooms import BoardRooms
 from noitu.application.arena.rooms.close_rooms import CloseRooms
@@ -110,6 +111,7 @@ class ArenaRuntime(containers.DeclarativeContainer):
     builtin_bots = providers.Singleton(BuiltinBots, arena_builder, settings.provided.cache_dir)
     run_match = providers.Singleton(RunMatch, arena_launcher)
     check_bot = providers.Singleton(CheckBot, arena_launcher)
+    replay_requests = providers.Singleton(ReplayRequests, arena_launcher)
     # Uploads are built only in the sandbox, never directly: without one, the upload
     # builder is None and uploads are refused.
     upload_builder = arena_runners.provided.uploads

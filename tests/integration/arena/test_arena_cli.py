@@ -282,6 +282,43 @@ def test_a_series_sums_up_each_bot_and_ends_with_one_json_line(tmp_path):
     assert games(again) == games(summary)
 
 
+def test_replay_requests_shows_where_a_build_answers_differently(tmp_path):
+    """Spec B12: one side's recorded requests go to a bot in the sandbox; per turn where
+    it answers otherwise a line, then how many; a failure stops the run (exit 1); a
+    replay without request lines (ABANDONED) is refused (exit 2)."""
+    replay = tmp_path / "r.jsonl"
+    made = noitu("arena", "match", "assets/bot-examples/minimal.py", "builtin:random",
+                 "--seed", "3", "--turn-limit", "20", "--replay", str(replay), "--quiet")
+    assert made.returncode == 0, made.stderr
+    same = noitu("arena", "replay-requests", str(replay), "--side", "P1",
+                 "assets/bot-examples/minimal.py")
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.splitlines() == ["Giống hệt ở cả 10 lượt."]
+    assert "gửi lại 10 yêu cầu của P1 trong r.jsonl" in same.stderr
+
+    # P2 was builtin:random; the minimal sample always takes the first legal action.
+    other = noitu("arena", "replay-requests", str(replay), "--side", "P2",
+                  "assets/bot-examples/minimal.py")
+    assert other.returncode == 0, other.stderr
+    *turns, summary = other.stdout.splitlines()
+    assert summary == f"Khác nhau ở {len(turns)}/10 lượt." and turns
+    assert all(line.startswith("lượt ") and " · bây giờ P2-" in line and line.endswith(" ms")
+               for line in turns)
+
+    once = noitu("arena", "replay-requests", str(replay), "--side", "P1",
+                 str(BOTS / "answers_once.py"))
+    assert once.returncode == 1
+    assert once.stdout.splitlines()[-1].startswith("Dừng ở lượt 2 (sequence ")
+    assert "vì EXITED" in once.stdout
+
+    journaled = tmp_path / "abandoned.jsonl"
+    kept = [line for line in replay.read_text().splitlines() if '"event":"sent"' not in line]
+    journaled.write_text("\n".join(kept) + "\n")
+    refused = noitu("arena", "replay-requests", str(journaled), "--side", "P1",
+                    "assets/bot-examples/minimal.py")
+    assert refused.returncode == 2 and "ABANDONED" in refused.stderr
+
+
 def test_a_build_of_identical_source_is_reused(tmp_path):
     cache = str(tmp_path / "cache")
     args = ("arena", "match", "assets/bot-examples/minimal.cpp", "builtin:random", "--seed", "1",

@@ -13,6 +13,7 @@ from noitu.application.arena.protocol import (
     TurnRequest,
     action_line,
     encoded_your_turn,
+    request_from_line,
     turn_request,
     your_turn,
 )
@@ -103,6 +104,20 @@ def test_the_line_joined_from_its_parts_is_the_structs_encoding_byte_for_byte() 
         assert request.line == request.data.decode()
         assert bytes(request.quoted) == msgspec.json.encode(request.line)
     assert json.loads(requests[-1].line)["matchId"] == odd_id
+
+
+def test_a_recorded_line_reads_back_as_the_request_it_was() -> None:
+    rng = random.Random(11)
+    match = Match.between_bots("RB000001", 11, 200)
+    while match.result is None:
+        request = your_turn(match)
+        back = request_from_line(request.line)
+        assert back.line == request.line and back.positions == request.positions
+        assert back.legal_actions == request.legal_actions and back.complete
+        match.apply(rng.choice(match.legal_actions()))
+    for line in ("{}", "not json", '{"type":"ACTION"}', request.line.replace('"player":"', '"player":"X', 1)):
+        with pytest.raises(ValueError, match="YOUR_TURN"):
+            request_from_line(line)
 
 
 def test_eliminated_pieces_leave_the_board_but_stay_in_piece_ids() -> None:
