@@ -61,6 +61,15 @@ def upload_by_api(http: httpx.Client, path: Path, name: str, key: str) -> str:
     return answer.json()["bot"]["id"]
 
 
+def api_client(server: ServerProcess) -> httpx.Client:
+    """A client of the server's API that opens a connection a request: these tests hold
+    one across long browser steps, and a kept-alive connection the server closed after
+    its idle timeout can be reused just as it closes (a reset, on a loaded machine)."""
+    return httpx.Client(
+        base_url=server.base, timeout=30, limits=httpx.Limits(max_keepalive_connections=0)
+    )
+
+
 def ladder_bot(http: httpx.Client, bot: str) -> dict[str, Any]:
     answer = http.get(f"{LADDER_API}/bots/{bot}")
     assert answer.status_code == 200, answer.text
@@ -72,7 +81,7 @@ def played_bot(server: ServerProcess) -> Iterator[str]:
     """A bot uploaded and ranked through the API, once the server has played and rated
     at least one ladder pairing (two matches) with it; unranked at the end."""
     key = {"X-Owner-Key": "e" * 32}
-    with httpx.Client(base_url=server.base, timeout=30) as http:
+    with api_client(server) as http:
         bot = upload_by_api(http, MINIMAL_BOT, "Bot thật trên bảng", key["X-Owner-Key"])
         assert http.put(f"{LADDER_API}/bots/{bot}", headers=key).status_code == 200
         deadline = time.monotonic() + LADDER_WAIT_S
@@ -250,7 +259,7 @@ def test_a_ranked_bots_row_opens_its_page_with_its_real_ladder_matches(
     """The real server end to end: the table, the bot's rating chart, history, figures
     and a replay, all from the routes, after ladder matches the server played itself."""
     page = arena(open_page, server, DEVICES[device])
-    with httpx.Client(base_url=server.base, timeout=30) as http:
+    with api_client(server) as http:
         before = ladder_bot(http, played_bot)
         matches_before = http.get(f"/arena/api/bots/{played_bot}/matches").json()["matches"]
         page.open_home()
@@ -358,6 +367,7 @@ def test_an_owner_ranks_a_bot_sees_its_failures_and_takes_it_off_the_table(
     expect(mine).to_have_attribute("data-ranked", "true")
     expect(mine.get_by_test_id("rank-bot")).to_have_count(0)
     expect(mine).to_contain_text("đang xếp hạng")
+    expect(mine).to_contain_text("Công khai")  # ranking made it public
 
     # A ranked bot stays public: the server's refusal is shown in words.
     watch.allow("a ranked bot cannot be made private (409)", CONFLICT, f"{server.base}/arena/api/bots/{bot}")
@@ -481,7 +491,7 @@ def test_a_ladder_rooms_owner_has_no_surrender_button(
     expect(page.upload(slow, name="Bot chậm leo hạng")).to_have_attribute("data-build", "ok")
     bot = page.page.locator("#my-bots > li").first.get_attribute("data-bot-id")
     key = {"X-Owner-Key": page.owner_key() or ""}
-    with httpx.Client(base_url=server.base, timeout=30) as http:
+    with api_client(server) as http:
         assert http.put(f"{LADDER_API}/bots/{bot}", headers=key).status_code == 200
         try:
             code = None
@@ -530,6 +540,6 @@ def test_ranking_a_fourth_bot_says_why_in_vietnamese(open_page, server: ServerPr
         check_overflow(page, "the owner told a fourth ranked bot is too many")
         page.shot("phone-too-many-ranked")
     finally:
-        with httpx.Client(base_url=server.base, timeout=30) as http:
+        with api_client(server) as http:
             for bot in ids[:3]:
                 http.delete(f"{LADDER_API}/bots/{bot}", headers=key)

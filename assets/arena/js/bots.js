@@ -60,6 +60,10 @@ function setPublic(bot, value) {
 function rankBot(bot) {
   putJson("/ladder/bots/" + encodeURIComponent(bot.id)).then(() => {
     showError($("bots-error"), "");
+    // Ranking made it public: say so at once, not only once the lists are read again
+    // (the table's redraw comes first, and would show it ranked yet private).
+    mine.filter((known) => known.id === bot.id).forEach((known) => { known.public = true; });
+    render();
     loadLadder().then(() => loadBots());
   }, (err) => showError($("bots-error"), errorText(err, T.tryAgain)));
 }
