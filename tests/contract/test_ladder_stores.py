@@ -29,7 +29,7 @@ from noitu.adapters.arena.sql.repository import SqlArenaRepository
 from noitu.application.arena.ladder.history import fold_in
 from noitu.application.arena.ladder.ports import Written
 from noitu.domain.arena.board import Side
-from noitu.domain.arena.ladder.members import Member, founding_members
+from noitu.domain.arena.ladder.members import Member, address_digest, founding_members
 from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
 from noitu.domain.arena.ladder.results import LadderResult
 from noitu.domain.arena.ladder.standings import Standings, history_from
@@ -329,6 +329,18 @@ async def test_members_the_cap_per_owner_is_checked_in_the_same_write(stores):
     assert [m.bot for m in await stores.members.members()] == ["m1", "m2", "o1"]
     await stores.members.update("m1", lambda m: replace(m, suspended=True))
     assert not await stores.members.rank(Member("m3", OWNER, 1), max_per_owner=2)  # still counts
+
+
+async def test_a_member_keeps_the_address_it_was_ranked_from(stores):
+    """B13's fair play reads it back: as ranked, after a change, and in the listing."""
+    digest = address_digest("203.0.113.7")
+    await stores.members.rank(Member("m1", OWNER, 1, ranked_from=digest), max_per_owner=3)
+    await stores.members.rank(Member("m2", OTHER, 1), max_per_owner=3)
+    assert (await stores.members.get("m1")).ranked_from == digest
+    await stores.members.update("m1", lambda m: m.after_match(failed=True))
+    assert [(m.bot, m.ranked_from) for m in await stores.members.members()] == [
+        ("m1", digest), ("m2", None),
+    ]
 
 
 async def test_members_update_and_unrank(stores):

@@ -33,8 +33,8 @@ from noitu.domain.arena.ladder.results import LadderResult
 from noitu.domain.arena.ladder.standings import history_from
 from support.arena_databases import ALICE, DRAW, RNG, T0, make_bot, make_match
 
-#: The newest revision (0009: when the retention sweep deleted a match's replay).
-HEAD = "0009"
+#: The newest revision (0010: the client address that ranked a ladder member, digested).
+HEAD = "0010"
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

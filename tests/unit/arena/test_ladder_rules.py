@@ -14,7 +14,9 @@ from noitu.domain.arena.ladder.members import (
     FAILURES_TO_SUSPEND,
     MAX_RANKED_PER_OWNER,
     Member,
+    address_digest,
     founding_members,
+    related,
 )
 from noitu.domain.arena.ladder.pairing import Pairing, PairingEnd
 from noitu.domain.arena.ladder.placement import placement_opponent, step_after
@@ -335,9 +337,18 @@ def test_placement_a_replayed_pairing_keeps_the_step():
 def contender(
     bot: str, mu: float = 25.0, sigma: float = 5.0, games: int = 0, last: int | None = None,
     *, previous: str | None = None, suspended: bool = False, step: int | None = None,
+    owner: str | None = None, address: str = "",
 ) -> Contender:
-    owner = None if bot in BUILTINS else OWNER
-    member = Member(bot, owner, 1, suspended=suspended, placement_step=step)
+    """An uploaded bot has an owner of its own unless told (fair play keeps one owner's
+    bots apart), and no ranking address unless told."""
+    if bot in BUILTINS:
+        owner = None
+    elif owner is None:
+        owner = bot.encode().hex().ljust(64, "0")
+    member = Member(
+        bot, owner, 1, suspended=suspended, placement_step=step,
+        ranked_from=address_digest(address),
+    )
     return Contender(member, Standing(Rating(mu, sigma), wins=games, last_game_ms=last), previous)
 
 
@@ -400,6 +411,28 @@ def test_scheduling_the_previous_opponent_when_it_is_the_only_one_free():
     pool = [contender("me", sigma=9, previous="x"), contender("x"), contender("y")]
     choice = choose_pairing(pool, {"y"}, BUILTINS, random.Random(0))
     assert choice is not None and (choice.bot, choice.opponent) == ("me", "x")
+
+
+def test_fair_play_never_pairs_two_bots_of_one_owner_or_one_ranking_address():
+    pool = [contender("me", sigma=9, owner=OWNER), contender("twin", owner=OWNER),
+            contender("alias", address="198.51.100.4"), contender("other")]
+    pool[0] = contender("me", sigma=9, owner=OWNER, address="198.51.100.4")
+    seen = {choose_pairing(pool, (), BUILTINS, random.Random(s)).opponent for s in range(60)}
+    assert seen == {"other"}
+    # With only related bots free, the next bot in order plays instead.
+    choice = choose_pairing(pool, {"other"}, BUILTINS, random.Random(0))
+    assert choice is not None and choice.bot == "twin" and choice.opponent == "alias"
+    assert related(pool[0].member, pool[1].member) and related(pool[0].member, pool[2].member)
+    assert not related(pool[1].member, pool[2].member)
+    # The built-ins have no owner and no address: never related to anyone.
+    assert not any(related(m, n) for m in founding_members(BUILTINS) for n in founding_members(BUILTINS))
+
+
+def test_fair_play_keeps_a_digest_of_the_ranking_address_not_the_address():
+    digest = address_digest("203.0.113.7")
+    assert digest is not None and "203.0.113.7" not in digest and len(digest) == 32
+    assert digest == address_digest("203.0.113.7") != address_digest("203.0.113.8")
+    assert address_digest("") is None
 
 
 def test_scheduling_no_pairing_when_fewer_than_two_bots_are_free():

@@ -403,6 +403,29 @@ async def test_scheduling_never_the_previous_pairings_opponent():
     assert checked >= 2
 
 
+async def test_scheduling_fair_play_one_owners_bots_and_one_address_never_meet():
+    """B13: A and B share an owner key, A and D were ranked from one address; over many
+    pairings none of those meet, while every other pair may."""
+    ladder = Ladder()
+    await _played_builtins(ladder)
+    address = "198.51.100.4"
+    for n, key, at in ((1, "a" * 32, address), (2, "a" * 32, ""), (3, "c" * 32, ""),
+                       (4, "d" * 32, address)):
+        ladder.bots.add(bot_id(n), key, created_ms=1)
+        await ladder.rank(RankBotCommand(bot_id(n), key, address=at))
+        await ladder.members.update(bot_id(n), lambda m: replace(m, placement_step=None))
+    apart = {frozenset((bot_id(1), bot_id(2))), frozenset((bot_id(1), bot_id(4)))}
+    met: set[frozenset[str]] = set()
+    for _ in range(60):
+        pairing = await ladder.schedule(SchedulePairingCommand("one"))
+        assert pairing is not None
+        met.add(frozenset(pairing.bots))
+        await ladder.play(pairing, 0, DRAW)
+        await ladder.play(pairing, 1, DRAW)
+    assert not met & apart
+    assert frozenset((bot_id(2), bot_id(4))) in met  # related to A, not to each other
+
+
 async def test_scheduling_the_pairing_is_the_asking_instances():
     ladder = Ladder()
     pairing = await ladder.schedule(SchedulePairingCommand("host-1:8080"))

@@ -25,7 +25,7 @@ these; a contract test compares the two on SQLite and PostgreSQL.
   with lz4 where the server has it (0007: pglz cost 20 ms a replay).
 - `arena_ladder_*` (spec B8): the ranked bots (`members`, in ranking order by `seq`,
   each with its place's keys in the table, μ − 3σ and games, copied from its standing:
-  0008),
+  0008; and a digest of the client address that ranked it, B13's fair play: 0010),
   the rated results (the whole history), every rated bot's standing with the one-row
   `ladder_state` saying which result they are folded through, each bot's standing
   after each of its results (`points`, written with the result: its rating over time,
@@ -230,6 +230,8 @@ ladder_members = Table(
     # with its standing's every write, so a page of the table walks this index.
     Column("ordinal", Double, nullable=False, server_default="0"),
     Column("games", Integer, nullable=False, server_default="0"),
+    # Fair play (0010): a digest of the client address that ranked the bot (B13).
+    Column("ranked_from", String(32), nullable=True),
     Index(None, "owner"),
 )
 

@@ -18,7 +18,7 @@ from noitu.application.arena.errors import BotNotBuilt, BotNotFound
 from noitu.application.arena.ladder.errors import TooManyRanked
 from noitu.application.arena.ladder.ports import LadderBots, LadderMembers, LadderStandings
 from noitu.application.arena.records import BuildStatus
-from noitu.domain.arena.ladder.members import MAX_RANKED_PER_OWNER, Member
+from noitu.domain.arena.ladder.members import MAX_RANKED_PER_OWNER, Member, address_digest
 from noitu.domain.arena.ladder.placement import FIRST_PLACEMENT_STEP
 
 
@@ -72,6 +72,7 @@ class RankBot:
         member = Member(
             bot=bot.id, owner=bot.owner, created_ms=bot.created_ms,
             placement_step=FIRST_PLACEMENT_STEP if played == 0 else None,
+            ranked_from=address_digest(command.address),
         )
         if not await self._members.rank(member, max_per_owner=MAX_RANKED_PER_OWNER):
             raise TooManyRanked()

@@ -9,10 +9,14 @@ Failures: `FAILURES_TO_SUSPEND` failed ladder matches in a row suspend a bot. It
 the table with its rating, plays no ladder match, still counts toward its owner's
 ranked bots; resuming resets the count. A match the bot did not fail resets it too; a
 match that is not rated (the server's fault) changes nothing.
+
+Fair play (B13): two bots of one owner key, or ranked from one client address, are
+`related` and never meet on the ladder, so one cannot throw matches to the other.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -33,6 +37,9 @@ class Member:
     failures_in_row: int = 0
     suspended: bool = False
     placement_step: int | None = None
+    #: Who ranked it, as a digest of the client's address (`address_digest`); None for
+    #: a built-in, or a bot ranked before the ladder kept it.
+    ranked_from: str | None = None
 
     @property
     def builtin(self) -> bool:
@@ -53,6 +60,22 @@ class Member:
     def resumed(self) -> Member:
         """B8: the owner resumes a suspended bot, which resets the count."""
         return replace(self, failures_in_row=0, suspended=False)
+
+
+def related(one: Member, other: Member) -> bool:
+    """Fair play (B13): one owner, or ranked from one client address."""
+    return (one.owner is not None and one.owner == other.owner) or (
+        one.ranked_from is not None and one.ranked_from == other.ranked_from
+    )
+
+
+def address_digest(address: str) -> str | None:
+    """What a member keeps of the address that ranked it: enough to tell two equal, not
+    the address itself (a digest; not anonymous: IPv4's few billion addresses can all
+    be tried). None for no address (not a network client)."""
+    if not address:
+        return None
+    return hashlib.sha256(b"noitu ladder address\0" + address.encode()).hexdigest()[:32]
 
 
 def founding_members(builtin_names: Iterable[str]) -> tuple[Member, ...]:

@@ -9,6 +9,8 @@
 - A bot in placement (placement.py) meets its placement opponent; when that built-in
   is busy the bot waits and the next bot in order is tried. Nobody else picks a bot in
   placement as its opponent, so its first pairings are the placement ones.
+- Fair play (B13): never a bot `related` to it (one owner key, or ranked from one
+  client address); when only such bots are free, the next bot in order is tried.
 - (ours) The ladder plays only while someone asked for it: at least one uploaded bot
   ranked and not suspended. With only the built-ins it plays nothing, so an idle
   server's slots are not kept busy by matches nobody looks at.
@@ -20,7 +22,7 @@ import random
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from noitu.domain.arena.ladder.members import Member
+from noitu.domain.arena.ladder.members import Member, related
 from noitu.domain.arena.ladder.placement import placement_opponent
 from noitu.domain.arena.ladder.standings import Standing
 
@@ -93,7 +95,9 @@ def choose_pairing(
                 continue  # its placement opponent is busy: it waits
         others = [
             c for c in free
-            if c.bot != contender.bot and placement_opponent(c.member, placement_order) is None
+            if c.bot != contender.bot
+            and placement_opponent(c.member, placement_order) is None
+            and not related(contender.member, c.member)
         ]
         if not others:
             continue

@@ -108,6 +108,7 @@ def member_row(member: Member) -> dict[str, Any]:
         "failures_in_row": member.failures_in_row,
         "suspended": member.suspended,
         "placement_step": member.placement_step,
+        "ranked_from": member.ranked_from,
     }
 
 
@@ -119,6 +120,8 @@ def member_of(row: Row) -> Member:
         failures_in_row=row["failures_in_row"],
         suspended=bool(row["suspended"]),
         placement_step=row["placement_step"],
+        # The table's pages select the members' columns they show, not this one.
+        ranked_from=row.get("ranked_from"),
     )
 
 
