@@ -4,13 +4,13 @@ bot's stderr."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 from noitu.application.arena.check_bot import CheckBot, fixtures
 from noitu.application.arena.ports import Artefact, Language, ProcessFailure, Reply
 from noitu.domain.arena.failure import FailureCode
+from support.scripted_process import QuietProcess
 
 BOT = Artefact(Language.PYTHON, Path("/bot"))
 RANDOM = Artefact(Language.PYTHON, Path("/random"))
@@ -81,7 +81,7 @@ async def test_every_failing_request_keeps_the_bots_stderr_and_the_check_goes_on
     assert all(v.stderr == b"Traceback: boom\n" and not v.hint for v in single)
 
 
-class Answering:
+class Answering(QuietProcess):
     """A bot that answers every request with its first legal action, and never fails
     while the other side thinks."""
 
@@ -93,21 +93,6 @@ class Answering:
         reply = {"type": "ACTION", "sequence": request["sequence"], "action": request["legalActions"][0]}
         return Reply(json.dumps(reply).encode(), 2)
 
-    async def failure(self) -> ProcessFailure:
-        await asyncio.Event().wait()  # never: this bot does not fail
-        raise AssertionError("unreachable")
-
-    def pending_failure(self) -> ProcessFailure | None:
-        return None
-
-    def stderr_tail(self) -> bytes:
-        return b""
-
-    def on_stderr(self, listener) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
 
 
 async def test_each_case_is_told_as_it_starts_before_it_runs_and_as_it_ends():

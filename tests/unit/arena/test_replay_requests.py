@@ -27,6 +27,7 @@ from noitu.application.arena.replay_requests import (
 from noitu.domain.arena.board import Side
 from noitu.domain.arena.failure import FailureCode
 from noitu.domain.arena.match import EndReason, Failure, Match, Result
+from support.scripted_process import QuietProcess
 
 BOT = Artefact(Language.PYTHON, Path("/bot"))
 
@@ -54,32 +55,16 @@ def recorded_match(seed: int, turns: int, failing_last: Side | None = None) -> l
     return events
 
 
-class Process:
+class Process(QuietProcess):
     """Answers each request line with `answer(request dict, how many asked before)`."""
 
     def __init__(self, answer) -> None:
         self.answer = answer
         self.asked = 0
-        self.closed = False
 
     async def ask(self, line: str, timeout_s: float) -> Reply | ProcessFailure:
         self.asked += 1
         return self.answer(json.loads(line), self.asked - 1)
-
-    async def failure(self) -> ProcessFailure:
-        raise AssertionError("never waited on")
-
-    def pending_failure(self) -> ProcessFailure | None:
-        return None
-
-    def stderr_tail(self) -> bytes:
-        return b""
-
-    def on_stderr(self, listener) -> None:
-        return None
-
-    async def close(self) -> None:
-        self.closed = True
 
 
 class Launcher:
